@@ -1,0 +1,81 @@
+import { DynamicModule, Module, ValidationPipe } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
+import { EventEmitterModule } from '@nestjs/event-emitter';
+import { ThrottlerModule } from '@nestjs/throttler';
+import { LoggerModule } from 'nestjs-pino';
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { AllExceptionsFilter } from './common/errors/http-exception.filter';
+import { validationExceptionFactory } from './common/errors/validation';
+import { RateLimitGuard, rateLimitStorage, throttlerOptions } from './common/http/rate-limit';
+import { AppConfig } from './config/app-config';
+import { CoreModule } from './config/core.module';
+import { DatabaseModule } from './database/database.module';
+import { AuthGuard } from './modules/auth/auth.guard';
+import { AuthModule } from './modules/auth/auth.module';
+import { HealthModule } from './modules/health/health.module';
+import { MessConfigModule } from './modules/mess-config/mess-config.module';
+import { UsersModule } from './modules/users/users.module';
+
+const QUIET_PATHS = new Set(['/api/live', '/api/ready']);
+
+@Module({})
+export class AppModule {
+  static register(config: AppConfig): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        CoreModule.register(config),
+        LoggerModule.forRoot({
+          pinoHttp: {
+            level: config.logLevel,
+            genReqId: (req: IncomingMessage, res: ServerResponse) => {
+              const incoming = req.headers['x-request-id'];
+              const id =
+                typeof incoming === 'string' && /^[\w.-]{1,100}$/.test(incoming) ? incoming : randomUUID();
+              res.setHeader('x-request-id', id);
+              return id;
+            },
+            // Never log credentials, tokens or personal numbers.
+            redact: {
+              paths: ['req.headers.authorization', 'req.headers.cookie', '*.password', '*.token', '*.phone'],
+              censor: '[redacted]',
+            },
+            serializers: {
+              req: (req: { id: string; method: string; url: string }) => ({
+                id: req.id,
+                method: req.method,
+                url: req.url,
+              }),
+              res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+            },
+            autoLogging: { ignore: (req: IncomingMessage) => QUIET_PATHS.has((req.url ?? '').split('?')[0]) },
+          },
+        }),
+        DatabaseModule,
+        ThrottlerModule.forRoot(throttlerOptions(config, rateLimitStorage(config))),
+        EventEmitterModule.forRoot(),
+        UsersModule,
+        AuthModule,
+        MessConfigModule,
+        HealthModule,
+      ],
+      providers: [
+        // Order matters: rate limits before authentication, so floods never reach the database.
+        { provide: APP_GUARD, useClass: RateLimitGuard },
+        { provide: APP_GUARD, useClass: AuthGuard },
+        { provide: APP_FILTER, useClass: AllExceptionsFilter },
+        {
+          provide: APP_PIPE,
+          useValue: new ValidationPipe({
+            whitelist: true,
+            forbidNonWhitelisted: true,
+            transform: true,
+            stopAtFirstError: true,
+            exceptionFactory: validationExceptionFactory,
+          }),
+        },
+      ],
+    };
+  }
+}

@@ -1,0 +1,90 @@
+import fastifyHelmet from '@fastify/helmet';
+import { INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { Logger } from 'nestjs-pino';
+import { AppConfig } from './config/app-config';
+import { AppModule } from './app.module';
+import { RequestMetrics } from './modules/health/request-metrics';
+
+export const API_PREFIX = 'api';
+
+export function fastifyAdapter(config: AppConfig): FastifyAdapter {
+  return new FastifyAdapter({
+    bodyLimit: config.bodyLimitBytes,
+    trustProxy: process.env.TRUST_PROXY === 'true',
+    // Finish in-flight requests on close, drop idle keep-alive connections at once.
+    forceCloseConnections: 'idle',
+    return503OnClosing: true,
+  });
+}
+
+/** Builds the whole service; used by main.ts and by the end-to-end tests alike. */
+export async function createApp(config: AppConfig): Promise<NestFastifyApplication> {
+  const app = await NestFactory.create<NestFastifyApplication>(
+    AppModule.register(config),
+    fastifyAdapter(config),
+    {
+      bufferLogs: true,
+    },
+  );
+  await configureApp(app, config);
+  return app;
+}
+
+export async function configureApp(app: NestFastifyApplication, config: AppConfig): Promise<void> {
+  app.useLogger(app.get(Logger));
+  app.setGlobalPrefix(API_PREFIX);
+  app.enableShutdownHooks();
+  app.enableCors({
+    origin: config.corsOrigins.length ? config.corsOrigins : false,
+    methods: ['GET', 'POST', 'PUT', 'DELETE', 'OPTIONS'],
+    allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id'],
+    exposedHeaders: ['X-Request-Id', 'Retry-After'],
+    maxAge: 600,
+  });
+  await app.register(fastifyHelmet, {
+    contentSecurityPolicy: {
+      directives: {
+        defaultSrc: ["'self'"],
+        scriptSrc: ["'self'"],
+        styleSrc: ["'self'", "'unsafe-inline'"],
+        imgSrc: ["'self'", 'data:'],
+      },
+    },
+  });
+
+  const fastify = app.getHttpAdapter().getInstance();
+  const metrics = app.get(RequestMetrics);
+  fastify.addHook('onResponse', (request, reply, done) => {
+    metrics.record(reply.elapsedTime, reply.statusCode);
+    done();
+  });
+  SwaggerModule.setup('docs', app, buildOpenApiDocument(app), {
+    useGlobalPrefix: true,
+    jsonDocumentUrl: 'docs.json',
+    yamlDocumentUrl: 'docs.yaml',
+    customSiteTitle: 'Mess API',
+  });
+}
+
+export function buildOpenApiDocument(app: INestApplication) {
+  const description = [
+    'Hostel mess management: members and approval, mess configuration, menu, expenses, attendance, feedback,',
+    'analytics and notifications.',
+    '',
+    'Authenticate with `Authorization: Bearer <token>` from `POST /auth/login` or `POST /auth/idp` (valid 7 days).',
+    'Guard failures answer exactly `{"error":"No token"}` or `{"error":"Invalid token"}` (401) and',
+    '`{"error":"Forbidden"}` (403). Every other error is `{"success":false,"error":"…","details":[{field,message}]}`.',
+    'Admin passes every role check.',
+  ].join('\n');
+  const options = new DocumentBuilder()
+    .setTitle('Mess API')
+    .setDescription(description)
+    .setVersion('2.0')
+    .addServer('/')
+    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' })
+    .build();
+  return SwaggerModule.createDocument(app, options);
+}

@@ -1,0 +1,38 @@
+import { HttpException, HttpStatus } from '@nestjs/common';
+
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+/** Every error but the guards' is `{success: false, error, details?}`; this carries one. */
+export class ApiError extends HttpException {
+  constructor(
+    status: number,
+    readonly error: string,
+    readonly details?: FieldError[],
+  ) {
+    super({ success: false, error, ...(details?.length ? { details } : {}) }, status);
+  }
+}
+
+/** The contract's exact guard bodies: `{error: 'No token'}`, `{error: 'Invalid token'}`, `{error: 'Forbidden'}`. */
+export class GuardError extends HttpException {
+  constructor(status: 401 | 403, error: 'No token' | 'Invalid token' | 'Forbidden') {
+    super({ error }, status);
+  }
+}
+
+export const badRequest = (error: string, details?: FieldError[]) =>
+  new ApiError(HttpStatus.BAD_REQUEST, error, details);
+export const notFound = (error: string) => new ApiError(HttpStatus.NOT_FOUND, error);
+export const conflict = (error: string) => new ApiError(HttpStatus.CONFLICT, error);
+export const forbidden = (error: string) => new ApiError(HttpStatus.FORBIDDEN, error);
+export const unauthorized = (error: string) => new ApiError(HttpStatus.UNAUTHORIZED, error);
+
+/** A body that must reach the client exactly as given (health probes report their own shape). */
+export class RawBodyError extends HttpException {
+  constructor(status: number, body: object) {
+    super(body, status);
+  }
+}

@@ -1,0 +1,62 @@
+import { HttpStatus } from '@nestjs/common';
+import { ApiError } from './api-error';
+
+interface PgLikeError {
+  code?: string;
+  constraint?: string;
+  constraint_name?: string;
+}
+
+const constraintMessages = new Map<string, { status: number; message: string }>();
+
+/**
+ * Modules name the answer for a violation of their own constraints once, beside their schema;
+ * the exception filter turns any such violation into that answer instead of a 500.
+ */
+export function describeConstraint(constraint: string, status: number, message: string): void {
+  constraintMessages.set(constraint, { status, message });
+}
+
+/** Finds the PostgreSQL error under a driver or Drizzle wrapper (Drizzle puts it in `cause`). */
+function findPgError(error: unknown): PgLikeError | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && current && typeof current === 'object'; depth += 1) {
+    const candidate = current as PgLikeError & { cause?: unknown };
+    if (typeof candidate.code === 'string' && /^[0-9A-Z]{5}$/.test(candidate.code)) return candidate;
+    current = candidate.cause;
+  }
+  return undefined;
+}
+
+/** Maps an integrity or input violation reported by PostgreSQL to a 4xx; undefined for anything else. */
+export function translateDatabaseError(error: unknown): ApiError | undefined {
+  const pg = findPgError(error);
+  if (!pg?.code) return undefined;
+  const constraint = pg.constraint ?? pg.constraint_name;
+  const known = constraint ? constraintMessages.get(constraint) : undefined;
+  if (known) return new ApiError(known.status, known.message);
+  switch (pg.code) {
+    case '23505':
+      return new ApiError(HttpStatus.CONFLICT, 'A record with these values already exists');
+    case '23503':
+      return new ApiError(HttpStatus.NOT_FOUND, 'A referenced record does not exist');
+    case '23514':
+    case '23502':
+      return new ApiError(HttpStatus.BAD_REQUEST, 'The values break a rule of the data');
+    case '22P02':
+    case '22007':
+    case '22008':
+    case '22003':
+    case '22001':
+      return new ApiError(HttpStatus.BAD_REQUEST, 'A value has the wrong format or is out of range');
+    case '40001':
+    case '40P01':
+      return new ApiError(HttpStatus.CONFLICT, 'The record was changed at the same time; try again');
+    default:
+      return undefined;
+  }
+}
+
+export function isUniqueViolation(error: unknown): boolean {
+  return findPgError(error)?.code === '23505';
+}

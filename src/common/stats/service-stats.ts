@@ -1,0 +1,49 @@
+import { Injectable } from '@nestjs/common';
+
+/** Counters the health summary reports; parts that do not exist yet report zeros. */
+@Injectable()
+export class RateLimitStats {
+  totalRequests = 0;
+  blockedRequests = 0;
+}
+
+@Injectable()
+export class CacheStats {
+  hits = 0;
+  misses = 0;
+
+  record(hit: boolean): void {
+    if (hit) this.hits += 1;
+    else this.misses += 1;
+  }
+
+  /** The contract writes the hit rate as a string, e.g. "87.50%". */
+  hitRate(): string {
+    const total = this.hits + this.misses;
+    return `${total === 0 ? '0.00' : ((this.hits / total) * 100).toFixed(2)}%`;
+  }
+}
+
+export interface JobCounts {
+  pending: number;
+  failed: number;
+  processed: number;
+}
+
+/** Implemented by the job queue once one exists; until then there is nothing pending, failed or processed. */
+@Injectable()
+export class JobQueueStats {
+  private source?: () => Promise<JobCounts>;
+
+  attach(source: () => Promise<JobCounts>): void {
+    this.source = source;
+  }
+
+  get attached(): boolean {
+    return this.source !== undefined;
+  }
+
+  async counts(): Promise<JobCounts> {
+    return this.source ? this.source() : { pending: 0, failed: 0, processed: 0 };
+  }
+}

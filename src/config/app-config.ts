@@ -1,0 +1,145 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export type NodeEnv = 'development' | 'production' | 'test';
+
+/** Typed, validated configuration. Also the injection token: inject `AppConfig` by type. */
+export abstract class AppConfig {
+  declare readonly env: NodeEnv;
+  declare readonly port: number;
+  declare readonly host: string;
+  /** postgres://… when a PostgreSQL server is used; undefined for the embedded engine. */
+  declare readonly databaseUrl: string | undefined;
+  /** Folder of the embedded database and generated secrets; `memory://` keeps everything in memory. */
+  declare readonly dataDir: string;
+  declare readonly jwtSecret: string;
+  declare readonly corsOrigins: string[];
+  declare readonly bodyLimitBytes: number;
+  declare readonly logLevel: string;
+  declare readonly messTimezone: string;
+  declare readonly admin: { email?: string; password?: string };
+  declare readonly idp: { clientId?: string; allowedDomain?: string; certsUrl?: string };
+  declare readonly redisUrl: string | undefined;
+  declare readonly rateLimit: {
+    perMinute: number;
+    loginPerMinutePerIp: number;
+    loginPer15MinPerEmail: number;
+  };
+  declare readonly db: { poolMax: number; statementTimeoutMs: number; connectionTimeoutMs: number };
+  declare readonly readyTimeoutMs: number;
+  declare readonly bcryptCost: number;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n - ${problems.join('\n - ')}`);
+  }
+}
+
+export const IN_MEMORY = 'memory://';
+
+/** Reads and validates the environment. The one place that looks at process.env. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
+  const problems: string[] = [];
+  const nodeEnv = (env.NODE_ENV ?? 'development') as NodeEnv;
+  if (!['development', 'production', 'test'].includes(nodeEnv)) {
+    problems.push(`NODE_ENV must be development, production or test (got "${nodeEnv}")`);
+  }
+  const production = nodeEnv === 'production';
+
+  const int = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < min || value > max) {
+      problems.push(`${name} must be an integer from ${min} to ${max} (got "${raw}")`);
+      return fallback;
+    }
+    return value;
+  };
+  const str = (name: string): string | undefined => {
+    const raw = env[name]?.trim();
+    return raw ? raw : undefined;
+  };
+
+  const databaseUrl = str('DATABASE_URL');
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    problems.push('DATABASE_URL must start with postgres:// or postgresql://');
+  }
+  if (production && !databaseUrl) {
+    problems.push('DATABASE_URL is required in production (the embedded database is for one small instance)');
+  }
+  const dataDir = str('DATA_DIR') ?? './data';
+
+  const jwtSecret = str('JWT_SECRET');
+  if (jwtSecret && jwtSecret.length < 32) {
+    problems.push('JWT_SECRET must be at least 32 characters long');
+  } else if (!jwtSecret && production) {
+    problems.push('JWT_SECRET is required in production (at least 32 characters)');
+  }
+
+  const timezone = str('MESS_TIMEZONE') ?? 'Asia/Kolkata';
+  try {
+    new Intl.DateTimeFormat('en-CA', { timeZone: timezone });
+  } catch {
+    problems.push(`MESS_TIMEZONE is not a known IANA time zone (got "${timezone}")`);
+  }
+
+  const adminEmail = str('ADMIN_EMAIL');
+  const adminPassword = str('ADMIN_PASSWORD');
+  if ((adminEmail && !adminPassword) || (!adminEmail && adminPassword)) {
+    problems.push('ADMIN_EMAIL and ADMIN_PASSWORD must be set together');
+  }
+  if (adminPassword && adminPassword.length < 8)
+    problems.push('ADMIN_PASSWORD must be at least 8 characters');
+
+  const config = {
+    env: nodeEnv,
+    port: int('PORT', 3000, 0, 65535),
+    host: str('HOST') ?? '0.0.0.0',
+    databaseUrl,
+    dataDir,
+    jwtSecret: jwtSecret ?? '',
+    corsOrigins: (str('CORS_ORIGINS') ?? '')
+      .split(',')
+      .map((o) => o.trim())
+      .filter(Boolean),
+    bodyLimitBytes: int('BODY_LIMIT_BYTES', 100 * 1024, 1024, 50 * 1024 * 1024),
+    logLevel: str('LOG_LEVEL') ?? (nodeEnv === 'test' ? 'silent' : 'info'),
+    messTimezone: timezone,
+    admin: { email: adminEmail?.toLowerCase(), password: adminPassword },
+    idp: {
+      clientId: str('IDP_CLIENT_ID'),
+      allowedDomain: str('IDP_ALLOWED_DOMAIN'),
+      certsUrl: str('IDP_CERTS_URL'),
+    },
+    redisUrl: str('REDIS_URL'),
+    rateLimit: {
+      perMinute: int('RATE_LIMIT_PER_MINUTE', 600, 1, 1_000_000),
+      loginPerMinutePerIp: int('LOGIN_RATE_LIMIT_PER_MINUTE', 30, 1, 100_000),
+      loginPer15MinPerEmail: int('LOGIN_RATE_LIMIT_PER_EMAIL', 10, 1, 100_000),
+    },
+    db: {
+      poolMax: int('DB_POOL_MAX', 10, 1, 200),
+      statementTimeoutMs: int('DB_STATEMENT_TIMEOUT_MS', 10_000, 100, 600_000),
+      connectionTimeoutMs: int('DB_CONNECTION_TIMEOUT_MS', 1_500, 100, 60_000),
+    },
+    readyTimeoutMs: int('READY_TIMEOUT_MS', 1_500, 100, 60_000),
+    bcryptCost: int('BCRYPT_COST', 10, 10, 15),
+  };
+  if (problems.length) throw new ConfigError(problems);
+  if (!config.jwtSecret) config.jwtSecret = localJwtSecret(dataDir);
+  return config;
+}
+
+/** Outside production: a random secret made once and kept beside the embedded data, so tokens survive restarts. */
+function localJwtSecret(dataDir: string): string {
+  if (dataDir === IN_MEMORY) return randomBytes(48).toString('base64url');
+  const file = join(dataDir, 'jwt-secret');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(dataDir, { recursive: true });
+  const secret = randomBytes(48).toString('base64url');
+  writeFileSync(file, secret, { mode: 0o600 });
+  return secret;
+}

@@ -1,0 +1,24 @@
+import { DynamicModule, Global, Module } from '@nestjs/common';
+import { CacheStats, JobQueueStats, RateLimitStats } from '../common/stats/service-stats';
+import { RequestMetrics } from '../modules/health/request-metrics';
+import { AppConfig } from './app-config';
+
+/** Process-wide singletons every module may inject: the configuration and the counters health reports. */
+@Global()
+@Module({})
+export class CoreModule {
+  static register(config: AppConfig): DynamicModule {
+    const providers = [
+      { provide: AppConfig, useValue: config },
+      { provide: RequestMetrics, useValue: new RequestMetrics() },
+      CacheStats,
+      JobQueueStats,
+      RateLimitStats,
+    ];
+    return {
+      module: CoreModule,
+      providers,
+      exports: [AppConfig, RequestMetrics, CacheStats, JobQueueStats, RateLimitStats],
+    };
+  }
+}

@@ -1,0 +1,170 @@
+import { PGlite } from '@electric-sql/pglite';
+import { Logger } from '@nestjs/common';
+import { sql } from 'drizzle-orm';
+import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
+import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { Pool } from 'pg';
+import { IN_MEMORY } from '../config/app-config';
+import * as schema from './schema';
+
+export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
+/** A transaction handle has the same query surface as the database. */
+export type DbOrTx = Db | Parameters<Parameters<Db['transaction']>[0]>[0];
+
+/** Mongoose's numbering, kept for the contract's `dbState`: 0 disconnected, 1 connected, 2 connecting, 3 disconnecting. */
+export type DbState = 0 | 1 | 2 | 3;
+
+export const MIGRATIONS_FOLDER = resolve(__dirname, '..', '..', 'drizzle');
+/** Serialises migrations when several replicas start at once against one server. */
+const MIGRATION_LOCK_KEY = 7_061_993;
+
+export interface DatabaseOptions {
+  databaseUrl?: string;
+  dataDir: string;
+  poolMax?: number;
+  statementTimeoutMs?: number;
+  connectionTimeoutMs?: number;
+}
+
+/** The service's connection to PostgreSQL: the embedded engine (PGlite) or a server through a pg pool. */
+export abstract class Database {
+  abstract readonly kind: 'embedded' | 'server';
+  abstract readonly db: Db;
+  abstract state(): DbState;
+  abstract migrate(): Promise<void>;
+  abstract close(): Promise<void>;
+
+  /** Resolves when the database answers `select 1` within `timeoutMs`, rejects otherwise. */
+  async ping(timeoutMs: number): Promise<number> {
+    const started = performance.now();
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`database did not answer within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
+    });
+    try {
+      await Promise.race([this.db.execute(sql`select 1`), timeout]);
+      return Math.round(performance.now() - started);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
+class EmbeddedDatabase extends Database {
+  readonly kind = 'embedded' as const;
+  readonly db: Db;
+  private closed = false;
+
+  constructor(private readonly client: PGlite) {
+    super();
+    this.db = drizzlePglite({ client, schema }) as unknown as Db;
+  }
+
+  state(): DbState {
+    return this.closed ? 0 : 1;
+  }
+
+  async migrate(): Promise<void> {
+    await migratePglite(this.db as never, { migrationsFolder: MIGRATIONS_FOLDER });
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.client.close();
+  }
+}
+
+class ServerDatabase extends Database {
+  readonly kind = 'server' as const;
+  readonly db: Db;
+  private closing = false;
+  private healthy = true;
+
+  constructor(private readonly pool: Pool) {
+    super();
+    this.db = drizzlePg({ client: pool, schema }) as unknown as Db;
+    pool.on('error', () => {
+      // An idle client lost its connection; the pool replaces it on the next checkout.
+      this.healthy = false;
+    });
+    pool.on('connect', () => {
+      this.healthy = true;
+    });
+  }
+
+  state(): DbState {
+    if (this.closing) return 3;
+    return this.healthy ? 1 : 2;
+  }
+
+  override async ping(timeoutMs: number): Promise<number> {
+    try {
+      const ms = await super.ping(timeoutMs);
+      this.healthy = true;
+      return ms;
+    } catch (error) {
+      this.healthy = false;
+      throw error;
+    }
+  }
+
+  async migrate(): Promise<void> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+      await migratePg(drizzlePg({ client }), { migrationsFolder: MIGRATIONS_FOLDER });
+    } finally {
+      await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => undefined);
+      client.release();
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closing) return;
+    this.closing = true;
+    await this.pool.end();
+  }
+}
+
+export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  const logger = new Logger('Database');
+  if (options.databaseUrl) {
+    const pool = new Pool({
+      connectionString: options.databaseUrl,
+      max: options.poolMax ?? 10,
+      connectionTimeoutMillis: options.connectionTimeoutMs ?? 1_500,
+      statement_timeout: options.statementTimeoutMs ?? 10_000,
+      idleTimeoutMillis: 30_000,
+      application_name: 'mess',
+    });
+    logger.log(`Using PostgreSQL server ${redactUrl(options.databaseUrl)}`);
+    return new ServerDatabase(pool);
+  }
+  if (options.dataDir === IN_MEMORY) {
+    logger.log('Using the embedded database in memory (nothing is kept after exit)');
+    return new EmbeddedDatabase(await PGlite.create());
+  }
+  const dir = resolve(join(options.dataDir, 'pgdata'));
+  mkdirSync(dir, { recursive: true });
+  logger.log(`Using the embedded database at ${dir}`);
+  return new EmbeddedDatabase(await PGlite.create(dir));
+}
+
+function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return '(unparseable URL)';
+  }
+}

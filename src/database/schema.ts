@@ -1,0 +1,4 @@
+// Every table of the service, gathered for Drizzle's typed queries and for drizzle-kit. Each module owns its own.
+export * from '../modules/users/users.schema';
+export * from '../modules/auth/auth.schema';
+export * from '../modules/mess-config/mess-config.schema';

@@ -1,0 +1,114 @@
+import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { type CurrentMember, CurrentUser, Public } from '../../common/auth/auth.decorators';
+import { ApiAuth, ApiErrors, MessageDto } from '../../common/http/api-docs';
+import { LoginThrottle } from '../../common/http/rate-limit';
+import {
+  ChangePasswordDto,
+  IdpLoginDto,
+  LoginDto,
+  LoginResponseDto,
+  PasswordChangedDto,
+  RegisterDto,
+  RegisterResponseDto,
+  VerifyResponseDto,
+} from './dto/auth.dto';
+import { AuthService } from './auth.service';
+
+@ApiTags('Auth')
+@Controller()
+export class AuthController {
+  constructor(private readonly auth: AuthService) {}
+
+  @Public()
+  @Post('auth/register')
+  @ApiOperation({ summary: 'Register; the account is a pending student until an admin approves it' })
+  @ApiCreatedResponse({ type: RegisterResponseDto })
+  @ApiErrors(400, 409, 429)
+  async register(@Body() body: RegisterDto): Promise<RegisterResponseDto> {
+    const user = await this.auth.register(body);
+    return {
+      success: true,
+      message: 'Registration received. An admin must approve your account before you can log in.',
+      userId: user.id,
+    };
+  }
+
+  @Public()
+  @LoginThrottle()
+  @Post('auth/login')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Log in with email and password',
+    description:
+      'Unknown email 404, wrong password 401, pending or rejected account 403. Throttled per IP and per email.',
+  })
+  @ApiOkResponse({ type: LoginResponseDto })
+  @ApiErrors(400, 401, 403, 404, 429)
+  login(@Body() body: LoginDto): Promise<LoginResponseDto> {
+    return this.auth.login(body.email, body.password);
+  }
+
+  @Public()
+  @LoginThrottle()
+  @Post('auth/idp')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Log in with an identity-provider ID token',
+    description:
+      'A first login creates a pending student (403 until approved); a verified email of an existing member links to it.',
+  })
+  @ApiOkResponse({ type: LoginResponseDto })
+  @ApiErrors(400, 401, 403, 409, 429, 503)
+  loginWithIdp(@Body() body: IdpLoginDto): Promise<LoginResponseDto> {
+    return this.auth.loginWithIdp(body.token);
+  }
+
+  @Post('auth/logout')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Log out: this token is revoked on the server' })
+  @ApiOkResponse({ type: MessageDto })
+  @ApiAuth()
+  async logout(@CurrentUser() member: CurrentMember): Promise<MessageDto> {
+    await this.auth.logout(member);
+    return { success: true, message: 'Logged out' };
+  }
+
+  @Get('auth/verify')
+  @ApiOperation({ summary: 'Check a token and read who it belongs to' })
+  @ApiOkResponse({ type: VerifyResponseDto })
+  @ApiAuth()
+  verify(@CurrentUser() member: CurrentMember): VerifyResponseDto {
+    return { valid: true, user: summary(member) };
+  }
+
+  @Get('verify')
+  @ApiOperation({ summary: 'Alias of GET /auth/verify' })
+  @ApiOkResponse({ type: VerifyResponseDto })
+  @ApiAuth()
+  verifyAlias(@CurrentUser() member: CurrentMember): VerifyResponseDto {
+    return this.verify(member);
+  }
+
+  @LoginThrottle()
+  @Post('auth/password')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Change your password; every earlier token stops working, a new one is returned' })
+  @ApiOkResponse({ type: PasswordChangedDto })
+  @ApiAuth(400, 429)
+  async changePassword(
+    @CurrentUser() member: CurrentMember,
+    @Body() body: ChangePasswordDto,
+  ): Promise<PasswordChangedDto> {
+    const token = await this.auth.changePassword(member, body);
+    return { success: true, message: 'Password changed. Every earlier token is now invalid.', token };
+  }
+}
+
+const summary = (m: CurrentMember) => ({
+  _id: m.id,
+  email: m.email,
+  fullName: m.fullName,
+  role: m.role,
+  status: m.status,
+});

@@ -1,0 +1,44 @@
+import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { FastifyRequest } from 'fastify';
+import { type CurrentMember, IS_PUBLIC, ROLES } from '../../common/auth/auth.decorators';
+import { GuardError } from '../../common/errors/api-error';
+import type { Role } from '../users/users.schema';
+import { TokenService } from './token.service';
+
+/**
+ * Deny by default: every route needs a valid bearer token unless marked @Public(), and a route with @Roles()
+ * also needs one of those roles (admin passes every role check). Role and status are read from the database on
+ * each request, so a change takes effect at once.
+ */
+@Injectable()
+export class AuthGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly tokens: TokenService,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const targets = [context.getHandler(), context.getClass()];
+    if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) return true;
+
+    const request = context.switchToHttp().getRequest<FastifyRequest & { member?: CurrentMember }>();
+    const token = bearerToken(request.headers.authorization);
+    if (!token) throw new GuardError(401, 'No token');
+    const member = await this.tokens.authenticate(token);
+    if (!member) throw new GuardError(401, 'Invalid token');
+    request.member = member;
+
+    const roles = this.reflector.getAllAndOverride<Role[] | undefined>(ROLES, targets);
+    if (roles?.length && member.role !== 'admin' && !roles.includes(member.role)) {
+      throw new GuardError(403, 'Forbidden');
+    }
+    return true;
+  }
+}
+
+function bearerToken(header: string | undefined): string | undefined {
+  if (!header) return undefined;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return match?.[1];
+}

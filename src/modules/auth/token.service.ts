@@ -1,0 +1,91 @@
+import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { JwtService } from '@nestjs/jwt';
+import { randomUUID } from 'node:crypto';
+import { CurrentMember } from '../../common/auth/auth.decorators';
+import { UserRow } from '../users/users.schema';
+import { UsersService } from '../users/users.service';
+import { RevokedTokensRepository } from './revoked-tokens.repository';
+
+export const TOKEN_LIFETIME_SECONDS = 7 * 24 * 60 * 60;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+interface TokenClaims {
+  sub: string;
+  jti: string;
+  /** The user's token version when issued; a bump (password change, rejection) ends the token. */
+  ver: number;
+  exp: number;
+}
+
+/** Issues, checks and revokes the service's HS256 tokens. */
+@Injectable()
+export class TokenService implements OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger(TokenService.name);
+  private purgeTimer?: NodeJS.Timeout;
+
+  constructor(
+    private readonly jwt: JwtService,
+    private readonly users: UsersService,
+    private readonly revoked: RevokedTokensRepository,
+  ) {}
+
+  onModuleInit(): void {
+    // Revocations only matter until the token would have expired anyway.
+    this.purgeTimer = setInterval(
+      () => {
+        this.revoked
+          .purgeExpired(new Date())
+          .catch((error: unknown) => this.logger.warn({ err: error }, 'Purge failed'));
+      },
+      60 * 60 * 1000,
+    );
+    this.purgeTimer.unref();
+  }
+
+  onModuleDestroy(): void {
+    clearInterval(this.purgeTimer);
+  }
+
+  issue(user: UserRow): Promise<string> {
+    return this.jwt.signAsync(
+      { sub: user.id, ver: user.tokenVersion },
+      { algorithm: 'HS256', expiresIn: TOKEN_LIFETIME_SECONDS, jwtid: randomUUID() },
+    );
+  }
+
+  /** The member behind a token, or undefined when the token is not (or no longer) valid. */
+  async authenticate(token: string): Promise<CurrentMember | undefined> {
+    let claims: TokenClaims;
+    try {
+      claims = await this.jwt.verifyAsync<TokenClaims>(token, { algorithms: ['HS256'] });
+    } catch {
+      return undefined;
+    }
+    if (
+      typeof claims.sub !== 'string' ||
+      !UUID.test(claims.sub) ||
+      typeof claims.jti !== 'string' ||
+      !UUID.test(claims.jti)
+    ) {
+      return undefined;
+    }
+    const [user, revoked] = await Promise.all([
+      this.users.findById(claims.sub),
+      this.revoked.isRevoked(claims.jti),
+    ]);
+    if (!user || revoked || user.status !== 'approved' || user.tokenVersion !== claims.ver) return undefined;
+    return {
+      id: user.id,
+      email: user.email,
+      fullName: user.fullName,
+      role: user.role,
+      status: user.status,
+      tokenId: claims.jti,
+      tokenExpiresAt: new Date(claims.exp * 1000),
+    };
+  }
+
+  revoke(member: CurrentMember): Promise<void> {
+    return this.revoked.revoke(member.tokenId, member.id, member.tokenExpiresAt);
+  }
+}

@@ -1,0 +1,107 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform, Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsNumber,
+  IsOptional,
+  IsString,
+  Length,
+  Matches,
+  Max,
+  Min,
+  ValidateNested,
+} from 'class-validator';
+import { EmailField, TextField } from '../../../common/http/fields';
+
+const HH_MM = /^([01]\d|2[0-3]):[0-5]\d$/;
+const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
+
+export class MealTimeDto {
+  @ApiProperty({ example: 'Breakfast', maxLength: 30 })
+  @Transform(trim)
+  @IsString()
+  @Length(1, 30)
+  @Matches(/^[A-Za-z][A-Za-z0-9 ]*$/, {
+    message: 'name must start with a letter and use letters, digits and spaces',
+  })
+  name: string;
+
+  @ApiProperty({ example: '07:30', pattern: HH_MM.source })
+  @IsString()
+  @Matches(HH_MM, { message: 'startTime must be HH:MM (24-hour)' })
+  startTime: string;
+
+  @ApiProperty({ example: '09:30', pattern: HH_MM.source })
+  @IsString()
+  @Matches(HH_MM, { message: 'endTime must be HH:MM (24-hour)' })
+  endTime: string;
+}
+
+export class SetupMessDto {
+  @TextField(1, 100, { example: 'Hostel 7 Mess' })
+  messName: string;
+
+  @TextField(0, 1000, { optional: true, example: 'Vegetarian mess for the boys hostel' })
+  description?: string;
+
+  @EmailField({ example: 'mess@college.edu' })
+  email: string;
+
+  @TextField(6, 20, { example: '+91-8012345678' })
+  @Matches(/^\+?[0-9][0-9 -]{4,18}$/, {
+    message: 'phone must be digits, spaces and hyphens, optionally starting with +',
+  })
+  phone: string;
+
+  @ApiProperty({ type: [String], example: ['Groceries', 'Vegetables', 'Gas', 'Staff', 'Maintenance'] })
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(50)
+  @IsString({ each: true })
+  @Length(1, 50, { each: true })
+  @Transform(({ value }) =>
+    Array.isArray(value) ? value.map((v) => (typeof v === 'string' ? v.trim() : v)) : value,
+  )
+  expenseCategories: string[];
+
+  @ApiProperty({ type: [MealTimeDto] })
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(10)
+  @ValidateNested({ each: true })
+  @Type(() => MealTimeDto)
+  mealTimes: MealTimeDto[];
+
+  @ApiPropertyOptional({
+    description: 'Monthly spending limit in rupees; crossing it raises BUDGET_EXCEEDED',
+    example: 150000,
+  })
+  @IsOptional()
+  @IsNumber({ maxDecimalPlaces: 2, allowNaN: false, allowInfinity: false })
+  @Min(0)
+  @Max(1_000_000_000)
+  monthlyBudget?: number;
+}
+
+export class MessConfigDto {
+  @ApiPropertyOptional({ description: 'Absent until the mess has been set up' }) _id?: string;
+  @ApiProperty({ example: 'Hostel 7 Mess' }) messName: string;
+  @ApiProperty() description: string;
+  @ApiProperty({ example: 'mess@college.edu' }) email: string;
+  @ApiProperty({ example: '+91-8012345678' }) phone: string;
+  @ApiProperty({ type: [String] }) expenseCategories: string[];
+  @ApiProperty({ type: [MealTimeDto] }) mealTimes: MealTimeDto[];
+  @ApiProperty({ nullable: true, type: Number }) monthlyBudget: number | null;
+  @ApiProperty({ description: 'false while the defaults apply (before POST /auth/admin/setup)' })
+  configured: boolean;
+  @ApiPropertyOptional() createdBy?: string | null;
+  @ApiPropertyOptional({ format: 'date-time' }) createdAt?: string;
+  @ApiPropertyOptional({ format: 'date-time' }) updatedAt?: string;
+}
+
+export class MessConfigEnvelopeDto {
+  @ApiProperty({ example: true }) success: true;
+  @ApiProperty({ type: MessConfigDto }) config: MessConfigDto;
+}

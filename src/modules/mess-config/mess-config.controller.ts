@@ -1,0 +1,44 @@
+import { Body, Controller, Get, HttpCode, Post, Put } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { type CurrentMember, CurrentUser, Public, Roles } from '../../common/auth/auth.decorators';
+import { ApiAuth } from '../../common/http/api-docs';
+import { MessConfigEnvelopeDto, SetupMessDto } from './dto/mess-config.dto';
+import { MessConfigService } from './mess-config.service';
+
+@ApiTags('Mess configuration')
+@Controller('auth/admin')
+export class MessConfigController {
+  constructor(private readonly messConfig: MessConfigService) {}
+
+  @Post('setup')
+  @HttpCode(200)
+  @Roles('admin')
+  @ApiOperation({ summary: 'Set the mess up (admin), once; a second attempt is 409' })
+  @ApiOkResponse({ type: MessConfigEnvelopeDto })
+  @ApiAuth(400, 403, 409)
+  async setup(
+    @CurrentUser() admin: CurrentMember,
+    @Body() body: SetupMessDto,
+  ): Promise<MessConfigEnvelopeDto> {
+    return { success: true, config: await this.messConfig.setup(admin.id, body) };
+  }
+
+  @Public()
+  @Get('config')
+  @ApiOperation({
+    summary: 'Read the mess configuration (public); defaults apply until setup, with configured: false',
+  })
+  @ApiOkResponse({ type: MessConfigEnvelopeDto })
+  async read(): Promise<MessConfigEnvelopeDto> {
+    return { success: true, config: await this.messConfig.read() };
+  }
+
+  @Put('config')
+  @Roles('admin')
+  @ApiOperation({ summary: 'Replace the mess configuration after setup (admin)' })
+  @ApiOkResponse({ type: MessConfigEnvelopeDto })
+  @ApiAuth(400, 403, 404)
+  async replace(@Body() body: SetupMessDto): Promise<MessConfigEnvelopeDto> {
+    return { success: true, config: await this.messConfig.replace(body) };
+  }
+}

@@ -1,0 +1,11 @@
+import { Module } from '@nestjs/common';
+import { MessConfigController } from './mess-config.controller';
+import { MessConfigRepository } from './mess-config.repository';
+import { MessConfigService } from './mess-config.service';
+
+@Module({
+  controllers: [MessConfigController],
+  providers: [MessConfigRepository, MessConfigService],
+  exports: [MessConfigService],
+})
+export class MessConfigModule {}

@@ -1,0 +1,45 @@
+import { sql } from 'drizzle-orm';
+import {
+  boolean,
+  check,
+  jsonb,
+  numeric,
+  pgTable,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
+import { users } from '../users/users.schema';
+
+export interface MealTime {
+  name: string;
+  startTime: string;
+  endTime: string;
+}
+
+/** The mess's one configuration record; `singleton` makes a second row impossible. */
+export const messConfig = pgTable(
+  'mess_config',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    singleton: boolean('singleton').notNull().default(true),
+    messName: text('mess_name').notNull(),
+    description: text('description').notNull().default(''),
+    email: text('email').notNull(),
+    phone: text('phone').notNull(),
+    expenseCategories: jsonb('expense_categories').$type<string[]>().notNull(),
+    mealTimes: jsonb('meal_times').$type<MealTime[]>().notNull(),
+    /** Optional monthly spending limit in rupees (exact decimal). */
+    monthlyBudget: numeric('monthly_budget', { precision: 12, scale: 2 }),
+    createdBy: uuid('created_by').references(() => users.id, { onDelete: 'set null' }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex('mess_config_singleton_unique').on(t.singleton),
+    check('mess_config_singleton_check', sql`${t.singleton}`),
+  ],
+);
+
+export type MessConfigRow = typeof messConfig.$inferSelect;

@@ -1,0 +1,135 @@
+import { Injectable } from '@nestjs/common';
+import { badRequest, conflict, FieldError, notFound } from '../../common/errors/api-error';
+import { describeConstraint } from '../../common/errors/database-errors';
+import { MessConfigDto, SetupMessDto } from './dto/mess-config.dto';
+import { MessConfigRepository } from './mess-config.repository';
+import { MealTime, MessConfigRow } from './mess-config.schema';
+
+describeConstraint('mess_config_singleton_unique', 409, 'The mess is already set up');
+
+/** What applies until an admin runs the setup. */
+export const DEFAULT_MESS_CONFIG = {
+  messName: 'Hostel Mess',
+  description: '',
+  email: '',
+  phone: '',
+  expenseCategories: ['Groceries', 'Vegetables', 'Dairy', 'Gas', 'Staff', 'Maintenance', 'Other'],
+  mealTimes: [
+    { name: 'Breakfast', startTime: '07:30', endTime: '09:30' },
+    { name: 'Lunch', startTime: '12:30', endTime: '14:30' },
+    { name: 'Dinner', startTime: '19:30', endTime: '21:30' },
+  ] as MealTime[],
+  monthlyBudget: null as number | null,
+};
+
+/** Other replicas' changes become visible within this time; our own at once. */
+const CACHE_MS = 5_000;
+
+export interface MessSettings {
+  messName: string;
+  expenseCategories: string[];
+  mealTimes: MealTime[];
+  monthlyBudget: number | null;
+}
+
+@Injectable()
+export class MessConfigService {
+  private cached?: { row: MessConfigRow | undefined; at: number };
+
+  constructor(private readonly repository: MessConfigRepository) {}
+
+  async read(): Promise<MessConfigDto> {
+    const row = await this.row();
+    return row ? toDto(row) : { ...DEFAULT_MESS_CONFIG, configured: false };
+  }
+
+  /** The settings other modules validate against: stored ones, or the defaults. */
+  async settings(): Promise<MessSettings> {
+    const row = await this.row();
+    if (!row) return DEFAULT_MESS_CONFIG;
+    return {
+      messName: row.messName,
+      expenseCategories: row.expenseCategories,
+      mealTimes: row.mealTimes,
+      monthlyBudget: row.monthlyBudget === null ? null : Number(row.monthlyBudget),
+    };
+  }
+
+  async setup(adminId: string, body: SetupMessDto): Promise<MessConfigDto> {
+    validateSemantics(body);
+    if (await this.repository.find()) throw conflict('The mess is already set up');
+    try {
+      return toDto(await this.repository.insert({ ...values(body), createdBy: adminId }));
+    } finally {
+      this.cached = undefined;
+    }
+  }
+
+  async replace(body: SetupMessDto): Promise<MessConfigDto> {
+    validateSemantics(body);
+    try {
+      const row = await this.repository.update(values(body));
+      if (!row) throw notFound('The mess is not set up yet; use POST /auth/admin/setup');
+      return toDto(row);
+    } finally {
+      this.cached = undefined;
+    }
+  }
+
+  private async row(): Promise<MessConfigRow | undefined> {
+    const now = Date.now();
+    if (this.cached && now - this.cached.at < CACHE_MS) return this.cached.row;
+    const row = await this.repository.find();
+    this.cached = { row, at: now };
+    return row;
+  }
+}
+
+const values = (body: SetupMessDto) => ({
+  messName: body.messName,
+  description: body.description ?? '',
+  email: body.email,
+  phone: body.phone,
+  expenseCategories: body.expenseCategories,
+  mealTimes: body.mealTimes.map(({ name, startTime, endTime }) => ({ name, startTime, endTime })),
+  monthlyBudget: body.monthlyBudget === undefined ? null : body.monthlyBudget.toFixed(2),
+});
+
+/** Rules across fields that the DTO cannot say: start before end, no duplicate names or categories. */
+export function validateSemantics(body: Pick<SetupMessDto, 'mealTimes' | 'expenseCategories'>): void {
+  const details: FieldError[] = [];
+  const names = new Set<string>();
+  body.mealTimes.forEach((meal, i) => {
+    if (meal.startTime >= meal.endTime) {
+      details.push({ field: `mealTimes.${i}.endTime`, message: 'endTime must be after startTime' });
+    }
+    const key = meal.name.toLowerCase();
+    if (names.has(key))
+      details.push({ field: `mealTimes.${i}.name`, message: `meal name "${meal.name}" is repeated` });
+    names.add(key);
+  });
+  const categories = new Set<string>();
+  body.expenseCategories.forEach((category, i) => {
+    const key = category.toLowerCase();
+    if (categories.has(key)) {
+      details.push({ field: `expenseCategories.${i}`, message: `category "${category}" is repeated` });
+    }
+    categories.add(key);
+  });
+  if (details.length) throw badRequest('Validation failed', details);
+}
+
+const toDto = (row: MessConfigRow): MessConfigDto => ({
+  _id: row.id,
+  messName: row.messName,
+  description: row.description,
+  email: row.email,
+  phone: row.phone,
+  expenseCategories: row.expenseCategories,
+  mealTimes: row.mealTimes,
+  monthlyBudget: row.monthlyBudget === null ? null : Number(row.monthlyBudget),
+  configured: true,
+  createdBy: row.createdBy,
+  createdAt: row.createdAt.toISOString(),
+  updatedAt: row.updatedAt.toISOString(),
+});

@@ -1,0 +1,60 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ROLES, USER_STATUSES, type Role, type UserRow, type UserStatus } from '../users.schema';
+
+export class UserSummaryDto {
+  @ApiProperty({ example: '0193a5e4-7c1a-7c9e-9d3b-4a1f2e3d4c5b' }) _id: string;
+  @ApiProperty({ example: 'asha@college.edu' }) email: string;
+  @ApiProperty({ example: 'Asha Verma' }) fullName: string;
+  @ApiProperty({ enum: ROLES }) role: Role;
+  @ApiProperty({ enum: USER_STATUSES }) status: UserStatus;
+}
+
+export class UserResponseDto extends UserSummaryDto {
+  @ApiProperty({ example: 'CS21B042' }) collegeId: string;
+  @ApiProperty({ example: 'B-214' }) room: string;
+  @ApiProperty({ nullable: true, example: '+919876543210' }) phone: string | null;
+  @ApiPropertyOptional({ description: 'Present only for users created through the identity provider' })
+  idpId?: string;
+  @ApiProperty({ format: 'date-time' }) createdAt: string;
+  @ApiProperty({ format: 'date-time' }) updatedAt: string;
+}
+
+export const toUserSummary = (row: UserRow): UserSummaryDto => ({
+  _id: row.id,
+  email: row.email,
+  fullName: row.fullName,
+  role: row.role,
+  status: row.status,
+});
+
+/** The password hash and token version never leave the service. */
+export const toUserResponse = (row: UserRow): UserResponseDto => ({
+  ...toUserSummary(row),
+  collegeId: row.collegeId,
+  room: row.room,
+  phone: row.phone,
+  ...(row.idpId ? { idpId: row.idpId } : {}),
+  createdAt: row.createdAt.toISOString(),
+  updatedAt: row.updatedAt.toISOString(),
+});
+
+export class UserEnvelopeDto {
+  @ApiProperty({ example: true }) success: true;
+  @ApiProperty({ type: UserResponseDto }) user: UserResponseDto;
+}
+
+export class UserStatusChangeDto extends UserEnvelopeDto {
+  @ApiProperty({ example: 'User approved' }) message: string;
+}
+
+export class PaginationDto {
+  @ApiProperty({ example: 1 }) page: number;
+  @ApiProperty({ example: 10 }) limit: number;
+  @ApiProperty({ example: 42 }) total: number;
+}
+
+export class UserListDto {
+  @ApiProperty({ example: true }) success: true;
+  @ApiProperty({ type: [UserResponseDto] }) users: UserResponseDto[];
+  @ApiProperty({ type: PaginationDto }) pagination: PaginationDto;
+}

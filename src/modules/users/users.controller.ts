@@ -1,0 +1,104 @@
+import { Body, Controller, Get, Param, Post, Put, Query } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { type CurrentMember, CurrentUser, Roles } from '../../common/auth/auth.decorators';
+import { ApiAuth } from '../../common/http/api-docs';
+import { IdPipe } from '../../common/http/id.pipe';
+import { ChangeRoleDto, ListUsersQuery, SetPhoneDto, UpdateProfileDto } from './dto/user.requests';
+import { toUserResponse, UserEnvelopeDto, UserListDto, UserStatusChangeDto } from './dto/user.response';
+import { UsersService } from './users.service';
+
+@ApiTags('Users')
+@Controller('users')
+export class UsersController {
+  constructor(private readonly users: UsersService) {}
+
+  @Get()
+  @Roles('admin')
+  @ApiOperation({ summary: 'List members (admin), newest first, filtered by status and role' })
+  @ApiOkResponse({ type: UserListDto })
+  @ApiAuth(400, 403)
+  async list(@Query() query: ListUsersQuery): Promise<UserListDto> {
+    const { rows, total } = await this.users.list(query);
+    return {
+      success: true,
+      users: rows.map(toUserResponse),
+      pagination: { page: query.page, limit: query.limit, total },
+    };
+  }
+
+  @Post('profile')
+  @ApiOperation({ summary: "Set the caller's phone number" })
+  @ApiOkResponse({ type: UserEnvelopeDto })
+  @ApiAuth(400)
+  async setPhone(@CurrentUser() caller: CurrentMember, @Body() body: SetPhoneDto): Promise<UserEnvelopeDto> {
+    return { success: true, user: toUserResponse(await this.users.setPhone(caller, body.phone)) };
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: 'Read a member: yourself, or anyone as admin, manager or treasurer' })
+  @ApiOkResponse({ type: UserEnvelopeDto })
+  @ApiAuth(400, 403, 404)
+  async get(@CurrentUser() caller: CurrentMember, @Param('id', IdPipe) id: string): Promise<UserEnvelopeDto> {
+    return { success: true, user: toUserResponse(await this.users.getVisibleTo(caller, id)) };
+  }
+
+  @Put(':id')
+  @ApiOperation({ summary: 'Update your own profile (fullName, phone); admins may update anyone' })
+  @ApiOkResponse({ type: UserEnvelopeDto })
+  @ApiAuth(400, 403, 404)
+  async update(
+    @CurrentUser() caller: CurrentMember,
+    @Param('id', IdPipe) id: string,
+    @Body() body: UpdateProfileDto,
+  ): Promise<UserEnvelopeDto> {
+    return { success: true, user: toUserResponse(await this.users.updateProfile(caller, id, body)) };
+  }
+
+  @Put(':id/role')
+  @Roles('admin')
+  @ApiOperation({
+    summary: "Change a member's role (admin). The last approved admin cannot be demoted (409).",
+  })
+  @ApiOkResponse({ type: UserStatusChangeDto })
+  @ApiAuth(400, 403, 404, 409)
+  async changeRole(
+    @CurrentUser() caller: CurrentMember,
+    @Param('id', IdPipe) id: string,
+    @Body() body: ChangeRoleDto,
+  ): Promise<UserStatusChangeDto> {
+    const user = await this.users.changeRole(caller, id, body.role);
+    return { success: true, message: `Role set to ${user.role}`, user: toUserResponse(user) };
+  }
+
+  @Put(':id/approve')
+  @Roles('admin')
+  @ApiOperation({ summary: 'Approve a pending or rejected member (admin); idempotent' })
+  @ApiOkResponse({ type: UserStatusChangeDto })
+  @ApiAuth(400, 403, 404)
+  async approve(
+    @CurrentUser() caller: CurrentMember,
+    @Param('id', IdPipe) id: string,
+  ): Promise<UserStatusChangeDto> {
+    return {
+      success: true,
+      message: 'User approved',
+      user: toUserResponse(await this.users.approve(caller, id)),
+    };
+  }
+
+  @Put(':id/reject')
+  @Roles('admin')
+  @ApiOperation({ summary: 'Reject a pending or approved member (admin); ends their sessions; idempotent' })
+  @ApiOkResponse({ type: UserStatusChangeDto })
+  @ApiAuth(400, 403, 404, 409)
+  async reject(
+    @CurrentUser() caller: CurrentMember,
+    @Param('id', IdPipe) id: string,
+  ): Promise<UserStatusChangeDto> {
+    return {
+      success: true,
+      message: 'User rejected',
+      user: toUserResponse(await this.users.reject(caller, id)),
+    };
+  }
+}

@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { AdminBootstrapService } from './admin-bootstrap.service';
+import { UsersController } from './users.controller';
+import { UsersRepository } from './users.repository';
+import { UsersService } from './users.service';
+
+@Module({
+  controllers: [UsersController],
+  providers: [UsersRepository, UsersService, AdminBootstrapService],
+  exports: [UsersService],
+})
+export class UsersModule {}

@@ -1,0 +1,95 @@
+import { Injectable } from '@nestjs/common';
+import { and, asc, count, desc, eq, inArray, sql, SQL } from 'drizzle-orm';
+import { Database } from '../../database/database';
+import { NewUserRow, Role, UserRow, users, UserStatus } from './users.schema';
+
+export interface UserListFilter {
+  status?: UserStatus;
+  role?: Role;
+  limit: number;
+  offset: number;
+}
+
+/** The only code that queries `users`. */
+@Injectable()
+export class UsersRepository {
+  constructor(private readonly database: Database) {}
+
+  private get db() {
+    return this.database.db;
+  }
+
+  async findById(id: string): Promise<UserRow | undefined> {
+    const [row] = await this.db.select().from(users).where(eq(users.id, id)).limit(1);
+    return row;
+  }
+
+  async findByEmail(email: string): Promise<UserRow | undefined> {
+    const [row] = await this.db.select().from(users).where(eq(users.email, email)).limit(1);
+    return row;
+  }
+
+  async findByIdpId(idpId: string): Promise<UserRow | undefined> {
+    const [row] = await this.db.select().from(users).where(eq(users.idpId, idpId)).limit(1);
+    return row;
+  }
+
+  async findNamesByIds(ids: string[]): Promise<Map<string, string>> {
+    if (!ids.length) return new Map();
+    const rows = await this.db
+      .select({ id: users.id, fullName: users.fullName })
+      .from(users)
+      .where(inArray(users.id, ids));
+    return new Map(rows.map((r) => [r.id, r.fullName]));
+  }
+
+  async list(filter: UserListFilter): Promise<{ rows: UserRow[]; total: number }> {
+    const conditions: SQL[] = [];
+    if (filter.status) conditions.push(eq(users.status, filter.status));
+    if (filter.role) conditions.push(eq(users.role, filter.role));
+    const where = conditions.length ? and(...conditions) : undefined;
+    const [rows, [{ total }]] = await Promise.all([
+      this.db
+        .select()
+        .from(users)
+        .where(where)
+        .orderBy(desc(users.createdAt), asc(users.id))
+        .limit(filter.limit)
+        .offset(filter.offset),
+      this.db.select({ total: count() }).from(users).where(where),
+    ]);
+    return { rows, total };
+  }
+
+  async insert(values: NewUserRow): Promise<UserRow> {
+    const [row] = await this.db.insert(users).values(values).returning();
+    return row;
+  }
+
+  async update(id: string, values: Partial<NewUserRow>): Promise<UserRow | undefined> {
+    const [row] = await this.db
+      .update(users)
+      .set({ ...values, updatedAt: new Date() })
+      .where(eq(users.id, id))
+      .returning();
+    return row;
+  }
+
+  /** Sets fields and ends every token issued so far, in one statement. */
+  async updateAndRevokeTokens(id: string, values: Partial<NewUserRow>): Promise<UserRow | undefined> {
+    const [row] = await this.db
+      .update(users)
+      .set({ ...values, tokenVersion: sql`${users.tokenVersion} + 1`, updatedAt: new Date() })
+      .where(eq(users.id, id))
+      .returning();
+    return row;
+  }
+
+  async countByRoleAndStatus(role: Role, status: UserStatus): Promise<number> {
+    const [{ n }] = await this.db
+      .select({ n: count() })
+      .from(users)
+      .where(and(eq(users.role, role), eq(users.status, status)));
+    return n;
+  }
+}

@@ -1,0 +1,108 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { createApp } from '../../src/app';
+import { loadConfig } from '../../src/config/app-config';
+import { freshDatabase, TestDatabase } from './database';
+
+export const ADMIN = { email: 'admin@test.local', password: 'admin-password-1' };
+export const TEST_JWT_SECRET = 'test-secret-that-is-long-enough-for-hs256-0123456789';
+
+export interface Response<T = any> {
+  status: number;
+  body: T;
+  headers: Record<string, string | string[] | undefined>;
+}
+
+export interface RequestOptions {
+  token?: string;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+/** The whole service on a fresh database, driven over HTTP through Fastify's inject. */
+export class TestApp {
+  private constructor(
+    readonly app: NestFastifyApplication,
+    private readonly database: TestDatabase,
+  ) {}
+
+  static async start(env: Record<string, string> = {}, database?: TestDatabase): Promise<TestApp> {
+    const db = database ?? (await freshDatabase());
+    const config = loadConfig({
+      NODE_ENV: 'test',
+      DATA_DIR: 'memory://',
+      JWT_SECRET: TEST_JWT_SECRET,
+      ADMIN_EMAIL: ADMIN.email,
+      ADMIN_PASSWORD: ADMIN.password,
+      ...(db.url ? { DATABASE_URL: db.url } : {}),
+      ...env,
+    });
+    const app = await createApp(config);
+    await app.init();
+    await app.getHttpAdapter().getInstance().ready();
+    return new TestApp(app, db);
+  }
+
+  async request<T = any>(method: string, url: string, options: RequestOptions = {}): Promise<Response<T>> {
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.token) headers.authorization = `Bearer ${options.token}`;
+    const response = await this.app.inject({
+      method: method as 'GET',
+      url: url.startsWith('/api') ? url : `/api${url}`,
+      headers,
+      ...(options.body !== undefined ? { payload: options.body as object } : {}),
+    });
+    let body: unknown = response.body;
+    if ((response.headers['content-type'] ?? '').toString().includes('json') && response.body)
+      body = response.json();
+    return { status: response.statusCode, body: body as T, headers: response.headers as Response['headers'] };
+  }
+
+  get = <T = any>(url: string, options?: RequestOptions) => this.request<T>('GET', url, options);
+  post = <T = any>(url: string, body?: unknown, options?: RequestOptions) =>
+    this.request<T>('POST', url, { ...options, body });
+  put = <T = any>(url: string, body?: unknown, options?: RequestOptions) =>
+    this.request<T>('PUT', url, { ...options, body });
+  delete = <T = any>(url: string, options?: RequestOptions) => this.request<T>('DELETE', url, options);
+
+  async login(email: string, password: string): Promise<string> {
+    const res = await this.post('/auth/login', { email, password });
+    if (res.status !== 200)
+      throw new Error(`login of ${email} failed: ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body.token as string;
+  }
+
+  adminToken(): Promise<string> {
+    return this.login(ADMIN.email, ADMIN.password);
+  }
+
+  /** Registers a member, has the admin approve them (and set a role), and logs them in. */
+  async member(
+    role: 'student' | 'manager' | 'treasurer' | 'admin' = 'student',
+    overrides: Partial<{ email: string; fullName: string; phone: string }> = {},
+  ): Promise<{ id: string; token: string; email: string; password: string; fullName: string }> {
+    const n = (TestApp.counter += 1);
+    const email = overrides.email ?? `${role}${n}-${Math.random().toString(36).slice(2, 8)}@test.local`;
+    const password = `password-${n}-long`;
+    const fullName = overrides.fullName ?? `${role[0].toUpperCase()}${role.slice(1)} ${n}`;
+    const reg = await this.post('/auth/register', {
+      email,
+      password,
+      fullName,
+      collegeId: `C${n}`,
+      room: `R-${n}`,
+      phone: overrides.phone ?? `98765${String(n).padStart(5, '0')}`,
+    });
+    if (reg.status !== 201) throw new Error(`register failed: ${reg.status} ${JSON.stringify(reg.body)}`);
+    const admin = await this.adminToken();
+    await this.put(`/users/${reg.body.userId}/approve`, undefined, { token: admin });
+    if (role !== 'student') await this.put(`/users/${reg.body.userId}/role`, { role }, { token: admin });
+    return { id: reg.body.userId, token: await this.login(email, password), email, password, fullName };
+  }
+
+  private static counter = 0;
+
+  async close(): Promise<void> {
+    await this.app.close();
+    await this.database.drop();
+  }
+}
