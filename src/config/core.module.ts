@@ -1,5 +1,6 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import { CacheStats, JobQueueStats, RateLimitStats } from '../common/stats/service-stats';
+import { Clock } from '../common/time/clock';
 import { RequestMetrics } from '../modules/health/request-metrics';
 import { AppConfig } from './app-config';
 
@@ -11,6 +12,7 @@ export class CoreModule {
     const providers = [
       { provide: AppConfig, useValue: config },
       { provide: RequestMetrics, useValue: new RequestMetrics() },
+      Clock,
       CacheStats,
       JobQueueStats,
       RateLimitStats,
@@ -18,7 +20,7 @@ export class CoreModule {
     return {
       module: CoreModule,
       providers,
-      exports: [AppConfig, RequestMetrics, CacheStats, JobQueueStats, RateLimitStats],
+      exports: [AppConfig, Clock, RequestMetrics, CacheStats, JobQueueStats, RateLimitStats],
     };
   }
 }

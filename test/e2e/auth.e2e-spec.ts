@@ -232,7 +232,10 @@ describe('Auth: the contract walked as a new member would', () => {
     });
 
     it('401 No token without a bearer token', async () => {
-      for (const headers of [{}, { authorization: 'Basic abc' }, { authorization: 'Bearer' }]) {
+      for (const headers of [{}, { authorization: 'Basic abc' }, { authorization: 'Bearer' }] as Record<
+        string,
+        string
+      >[]) {
         const res = await t.get('/auth/verify', { headers });
         expect(res.status).toBe(401);
         expect(res.body).toEqual({ error: 'No token' });

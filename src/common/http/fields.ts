@@ -1,7 +1,19 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsEmail, IsOptional, IsString, Length, Matches, MaxLength } from 'class-validator';
+import {
+  IsEmail,
+  IsOptional,
+  IsString,
+  Length,
+  Matches,
+  MaxLength,
+  Validate,
+  ValidatorConstraint,
+  ValidatorConstraintInterface,
+  type ValidationArguments,
+} from 'class-validator';
+import { isCalendarDate, isMonth } from '../time/dates';
 import { normalizeIndianPhone } from '../../modules/users/phone';
 
 const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
@@ -68,4 +80,40 @@ export const PasswordField = (options: FieldOptions = {}) =>
     ...maybeOptional(options.optional),
     IsString(),
     Length(8, 72, { message: 'password must be 8 to 72 characters long' }),
+  );
+
+@ValidatorConstraint({ name: 'calendarDate' })
+class CalendarDateConstraint implements ValidatorConstraintInterface {
+  validate(value: unknown): boolean {
+    return typeof value === 'string' && isCalendarDate(value);
+  }
+  defaultMessage(args?: ValidationArguments): string {
+    return `${args?.property ?? 'value'} must be a real calendar date written YYYY-MM-DD`;
+  }
+}
+
+@ValidatorConstraint({ name: 'calendarMonth' })
+class CalendarMonthConstraint implements ValidatorConstraintInterface {
+  validate(value: unknown): boolean {
+    return typeof value === 'string' && isMonth(value);
+  }
+  defaultMessage(args?: ValidationArguments): string {
+    return `${args?.property ?? 'value'} must be a month written YYYY-MM`;
+  }
+}
+
+/** `YYYY-MM-DD`, and a date that exists (`2025-02-30` is refused). */
+export const DateField = (options: FieldOptions = {}) =>
+  applyDecorators(
+    doc(String, { format: 'date', example: '2025-03-14', ...options }),
+    ...maybeOptional(options.optional),
+    Validate(CalendarDateConstraint),
+  );
+
+/** `YYYY-MM`. */
+export const MonthField = (options: FieldOptions = {}) =>
+  applyDecorators(
+    doc(String, { pattern: '^\\d{4}-\\d{2}$', example: '2025-03', ...options }),
+    ...maybeOptional(options.optional),
+    Validate(CalendarMonthConstraint),
   );

@@ -55,6 +55,28 @@ export class MessConfigService {
     };
   }
 
+  /** 400 unless `mealType` names a configured meal time (exact, case-sensitive); returns that meal time. */
+  async assertMealType(mealType: string, field = 'mealType'): Promise<MealTime> {
+    const { mealTimes } = await this.settings();
+    const meal = mealTimes.find((m) => m.name === mealType);
+    if (!meal) {
+      throw badRequest('Validation failed', [
+        { field, message: `${field} must be one of ${mealTimes.map((m) => m.name).join(', ')}` },
+      ]);
+    }
+    return meal;
+  }
+
+  /** 400 unless `category` is a configured expense category. */
+  async assertExpenseCategory(category: string, field = 'category'): Promise<void> {
+    const { expenseCategories } = await this.settings();
+    if (!expenseCategories.includes(category)) {
+      throw badRequest('Validation failed', [
+        { field, message: `${field} must be one of ${expenseCategories.join(', ')}` },
+      ]);
+    }
+  }
+
   async setup(adminId: string, body: SetupMessDto): Promise<MessConfigDto> {
     validateSemantics(body);
     if (await this.repository.find()) throw conflict('The mess is already set up');

@@ -1,0 +1,55 @@
+/**
+ * In-process domain events, published after the write has committed. Modules that care (analytics, notifications)
+ * listen with @OnEvent(...); publishers never know who listens. Payloads carry what a listener needs to decide
+ * without reading the publisher's tables.
+ */
+export const DomainEvents = {
+  ExpenseRecorded: 'expense.recorded',
+  ExpenseChanged: 'expense.changed',
+  ExpenseDeleted: 'expense.deleted',
+  AttendanceMarked: 'attendance.marked',
+  MealPublished: 'meal.published',
+  MealChanged: 'meal.changed',
+  MealDeleted: 'meal.deleted',
+  FeedbackSubmitted: 'feedback.submitted',
+} as const;
+
+export interface ExpenseEvent {
+  expenseId: string;
+  /** `YYYY-MM` months whose totals changed (two when an update moved the expense to another month). */
+  months: string[];
+  date: string;
+  category: string;
+  amountPaise: number;
+  recordedBy: string;
+  actorId: string;
+}
+
+export interface AttendanceEvent {
+  attendanceId: string;
+  userId: string;
+  date: string;
+  mealType: string;
+  status: 'present' | 'absent';
+  /** Undefined when the mark was created. */
+  previousStatus?: 'present' | 'absent';
+  /** Who marked: the member, or a manager/admin marking for them. */
+  actorId: string;
+  month: string;
+}
+
+export interface MealEvent {
+  mealId: string;
+  date: string;
+  mealType: string;
+  dishes: string[];
+  actorId: string;
+}
+
+export interface FeedbackEvent {
+  feedbackId: string;
+  userId: string;
+  date: string;
+  mealType: string;
+  rating: number;
+}
