@@ -33,6 +33,10 @@ export class TestApp {
       JWT_SECRET: TEST_JWT_SECRET,
       ADMIN_EMAIL: ADMIN.email,
       ADMIN_PASSWORD: ADMIN.password,
+      // Generous limits so suites that log in often are not throttled; the rate-limit tests set their own.
+      LOGIN_RATE_LIMIT_PER_MINUTE: '10000',
+      LOGIN_RATE_LIMIT_PER_EMAIL: '10000',
+      RATE_LIMIT_PER_MINUTE: '100000',
       ...(db.url ? { DATABASE_URL: db.url } : {}),
       ...env,
     });
@@ -71,8 +75,12 @@ export class TestApp {
     return res.body.token as string;
   }
 
-  adminToken(): Promise<string> {
-    return this.login(ADMIN.email, ADMIN.password);
+  private cachedAdminToken?: string;
+
+  /** The bootstrap admin's token, logged in once per app. */
+  async adminToken(): Promise<string> {
+    this.cachedAdminToken ??= await this.login(ADMIN.email, ADMIN.password);
+    return this.cachedAdminToken;
   }
 
   /** Registers a member, has the admin approve them (and set a role), and logs them in. */

@@ -1,0 +1,112 @@
+import { TestApp } from '../support/app';
+
+const valid = {
+  messName: 'Hostel 7 Mess',
+  description: 'Veg mess',
+  email: 'mess@college.edu',
+  phone: '+91-8012345678',
+  expenseCategories: ['Groceries', 'Gas', 'Staff'],
+  mealTimes: [
+    { name: 'Breakfast', startTime: '07:30', endTime: '09:30' },
+    { name: 'Lunch', startTime: '12:30', endTime: '14:30' },
+    { name: 'Snacks', startTime: '17:00', endTime: '18:00' },
+    { name: 'Dinner', startTime: '19:30', endTime: '21:30' },
+  ],
+  monthlyBudget: 150000,
+};
+
+describe('Mess configuration', () => {
+  let t: TestApp;
+  let admin: string;
+  beforeAll(async () => {
+    t = await TestApp.start();
+    admin = await t.adminToken();
+  });
+  afterAll(() => t.close());
+
+  it('serves the defaults publicly before setup', async () => {
+    const res = await t.get('/auth/admin/config');
+    expect(res.status).toBe(200);
+    expect(res.body.config.configured).toBe(false);
+    expect(res.body.config.mealTimes.map((m: { name: string }) => m.name)).toEqual([
+      'Breakfast',
+      'Lunch',
+      'Dinner',
+    ]);
+  });
+
+  it('refuses setup to anyone but an admin', async () => {
+    expect((await t.post('/auth/admin/setup', valid)).body).toEqual({ error: 'No token' });
+    const manager = await t.member('manager');
+    const res = await t.post('/auth/admin/setup', valid, { token: manager.token });
+    expect(res.status).toBe(403);
+    expect(res.body).toEqual({ error: 'Forbidden' });
+  });
+
+  it.each([
+    ['no messName', { ...valid, messName: undefined }, 'messName'],
+    ['no meal times', { ...valid, mealTimes: [] }, 'mealTimes'],
+    ['no categories', { ...valid, expenseCategories: [] }, 'expenseCategories'],
+    [
+      'a time that is not HH:MM',
+      { ...valid, mealTimes: [{ name: 'Lunch', startTime: '7:30', endTime: '09:30' }] },
+      'mealTimes.0.startTime',
+    ],
+    [
+      'a time past 23:59',
+      { ...valid, mealTimes: [{ name: 'Lunch', startTime: '23:00', endTime: '24:00' }] },
+      'mealTimes.0.endTime',
+    ],
+    [
+      'an end before its start',
+      { ...valid, mealTimes: [{ name: 'Lunch', startTime: '14:00', endTime: '12:00' }] },
+      'mealTimes.0.endTime',
+    ],
+    [
+      'a repeated meal name',
+      { ...valid, mealTimes: [valid.mealTimes[0], { ...valid.mealTimes[1], name: 'breakfast' }] },
+      'mealTimes.1.name',
+    ],
+    ['a repeated category', { ...valid, expenseCategories: ['Gas', 'gas'] }, 'expenseCategories.1'],
+    ['a bad email', { ...valid, email: 'mess' }, 'email'],
+    ['an unknown field', { ...valid, currency: 'INR' }, 'currency'],
+    ['a negative budget', { ...valid, monthlyBudget: -1 }, 'monthlyBudget'],
+  ])('400 for %s, and nothing is saved', async (_case, body, field) => {
+    const res = await t.post('/auth/admin/setup', body, { token: admin });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toBe('Validation failed');
+    expect(res.body.details.map((d: { field: string }) => d.field)).toContain(field);
+    expect((await t.get('/auth/admin/config')).body.config.configured).toBe(false);
+  });
+
+  it('is set up once; concurrent second attempts are 409 too', async () => {
+    const results = await Promise.all([
+      t.post('/auth/admin/setup', valid, { token: admin }),
+      t.post('/auth/admin/setup', { ...valid, messName: 'Other' }, { token: admin }),
+    ]);
+    expect(results.map((r) => r.status).sort()).toEqual([200, 409]);
+    const saved = results.find((r) => r.status === 200)!.body.config;
+    expect(saved).toMatchObject({
+      ...valid,
+      messName: saved.messName,
+      configured: true,
+      _id: expect.any(String),
+    });
+    const read = await t.get('/auth/admin/config');
+    expect(read.body.config).toMatchObject({
+      messName: saved.messName,
+      description: 'Veg mess',
+      email: 'mess@college.edu',
+      phone: '+91-8012345678',
+      expenseCategories: valid.expenseCategories,
+      mealTimes: valid.mealTimes,
+      monthlyBudget: 150000,
+    });
+  });
+
+  it('can be replaced by an admin afterwards', async () => {
+    const res = await t.put('/auth/admin/config', { ...valid, messName: 'Renamed Mess' }, { token: admin });
+    expect(res.status).toBe(200);
+    expect((await t.get('/auth/admin/config')).body.config.messName).toBe('Renamed Mess');
+  });
+});
