@@ -11,9 +11,13 @@ import { RateLimitGuard, rateLimitStorage, throttlerOptions } from './common/htt
 import { AppConfig } from './config/app-config';
 import { CoreModule } from './config/core.module';
 import { DatabaseModule } from './database/database.module';
+import { AttendanceModule } from './modules/attendance/attendance.module';
 import { AuthGuard } from './modules/auth/auth.guard';
 import { AuthModule } from './modules/auth/auth.module';
+import { ExpensesModule } from './modules/expenses/expenses.module';
+import { FeedbackModule } from './modules/feedback/feedback.module';
 import { HealthModule } from './modules/health/health.module';
+import { MealsModule } from './modules/meals/meals.module';
 import { MessConfigModule } from './modules/mess-config/mess-config.module';
 import { UsersModule } from './modules/users/users.module';
 
@@ -58,6 +62,10 @@ export class AppModule {
         UsersModule,
         AuthModule,
         MessConfigModule,
+        AttendanceModule,
+        FeedbackModule,
+        ExpensesModule,
+        MealsModule,
         HealthModule,
       ],
       providers: [

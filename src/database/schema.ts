@@ -2,3 +2,7 @@
 export * from '../modules/users/users.schema';
 export * from '../modules/auth/auth.schema';
 export * from '../modules/mess-config/mess-config.schema';
+export * from '../modules/attendance/attendance.schema';
+export * from '../modules/feedback/feedback.schema';
+export * from '../modules/expenses/expenses.schema';
+export * from '../modules/meals/meals.schema';

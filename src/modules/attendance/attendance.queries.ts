@@ -1,0 +1,60 @@
+import { Injectable } from '@nestjs/common';
+import { monthBounds } from '../../common/time/dates';
+import { AttendanceRepository } from './attendance.repository';
+
+export interface MemberMeals {
+  userId: string;
+  /** Meals marked present. */
+  meals: number;
+}
+
+export interface MealTypeCounts {
+  mealType: string;
+  present: number;
+  absent: number;
+}
+
+export interface AttendanceTotals {
+  present: number;
+  absent: number;
+  /** Members with at least one meal marked present: the contract's "active member". */
+  activeMembers: number;
+}
+
+/**
+ * The read-only view of attendance that other modules (analytics, cost shares, notifications) may use. Every
+ * method is one aggregate query; dates are `YYYY-MM-DD` calendar dates of the mess, ranges inclusive.
+ */
+@Injectable()
+export class AttendanceQueries {
+  constructor(private readonly repository: AttendanceRepository) {}
+
+  /** Meals each member attended in a `YYYY-MM` month; members with none are absent from the list. */
+  presentCountsByMember(month: string): Promise<MemberMeals[]> {
+    const { first, last } = monthBounds(month);
+    return this.repository.presentCountsByMember(first, last);
+  }
+
+  /** Present and absent marks per meal type between two dates. */
+  presentCountsByMealType(from: string, to: string): Promise<MealTypeCounts[]> {
+    return this.repository.countsByMealType(from, to);
+  }
+
+  /**
+   * Meal slots served per meal type between two dates: the dates on which at least one member was present at
+   * that meal. Meal types with none are absent from the list.
+   */
+  servedSlotsByMealType(from: string, to: string): Promise<{ mealType: string; slots: number }[]> {
+    return this.repository.servedSlotsByMealType(from, to);
+  }
+
+  /** Present and absent marks and active members between two dates. */
+  totals(from: string, to: string): Promise<AttendanceTotals> {
+    return this.repository.totals(from, to);
+  }
+
+  /** Members who have marked this meal slot, present or absent (for reminders to those who have not). */
+  markedUserIds(date: string, mealType: string): Promise<string[]> {
+    return this.repository.markedUserIds(date, mealType);
+  }
+}

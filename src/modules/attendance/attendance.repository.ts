@@ -1,0 +1,221 @@
+import { Injectable } from '@nestjs/common';
+import { and, asc, count, desc, eq, getTableColumns, gte, inArray, lte, ne, sql, SQL } from 'drizzle-orm';
+import { Database, DbOrTx } from '../../database/database';
+// Read-only: member names for the list join and member status for marking; never written from here.
+import { users, type UserStatus } from '../users/users.schema';
+import { attendance, AttendanceRow, AttendanceStatus } from './attendance.schema';
+
+export interface AttendanceListFilter {
+  userId?: string;
+  date?: string;
+  /** Inclusive calendar-date range. */
+  from?: string;
+  to?: string;
+  status?: AttendanceStatus;
+  limit: number;
+  offset: number;
+}
+
+export interface AttendanceListRow extends AttendanceRow {
+  fullName: string | null;
+}
+
+export interface SlotMark {
+  userId: string;
+  date: string;
+  mealType: string;
+  status: AttendanceStatus;
+  markedBy: string;
+  markedAt: Date;
+}
+
+/** A row the upsert wrote: `created` true for a new mark, false for a changed status. */
+export type WrittenMark = AttendanceRow & { created: boolean };
+
+/** The only code that queries `attendance`. */
+@Injectable()
+export class AttendanceRepository {
+  constructor(private readonly database: Database) {}
+
+  private get db() {
+    return this.database.db;
+  }
+
+  transaction<T>(work: (tx: DbOrTx) => Promise<T>): Promise<T> {
+    return this.db.transaction(work);
+  }
+
+  async findById(id: string): Promise<AttendanceRow | undefined> {
+    const [row] = await this.db.select().from(attendance).where(eq(attendance.id, id)).limit(1);
+    return row;
+  }
+
+  async findSlot(userId: string, date: string, mealType: string): Promise<AttendanceRow | undefined> {
+    const [row] = await this.db
+      .select()
+      .from(attendance)
+      .where(and(eq(attendance.userId, userId), eq(attendance.date, date), eq(attendance.mealType, mealType)))
+      .limit(1);
+    return row;
+  }
+
+  /** One page joined with the members' names, and the total: two queries whatever the page size. */
+  async list(filter: AttendanceListFilter): Promise<{ rows: AttendanceListRow[]; total: number }> {
+    const conditions: SQL[] = [];
+    if (filter.userId) conditions.push(eq(attendance.userId, filter.userId));
+    if (filter.date) conditions.push(eq(attendance.date, filter.date));
+    if (filter.from) conditions.push(gte(attendance.date, filter.from));
+    if (filter.to) conditions.push(lte(attendance.date, filter.to));
+    if (filter.status) conditions.push(eq(attendance.status, filter.status));
+    const where = conditions.length ? and(...conditions) : undefined;
+    const [rows, [{ total }]] = await Promise.all([
+      this.db
+        .select({ ...getTableColumns(attendance), fullName: users.fullName })
+        .from(attendance)
+        .leftJoin(users, eq(users.id, attendance.userId))
+        .where(where)
+        .orderBy(desc(attendance.date), asc(attendance.mealType), asc(users.fullName), asc(attendance.id))
+        .limit(filter.limit)
+        .offset(filter.offset),
+      this.db.select({ total: count() }).from(attendance).where(where),
+    ]);
+    return { rows, total };
+  }
+
+  /**
+   * Creates or changes the marks of one statement, atomically and safe under concurrent retries: a conflicting
+   * (member, date, meal) row is updated only when its status differs. Returns the rows written: created ones
+   * with `created: true`, changed ones with `created: false`. A mark that re-states the stored status is not
+   * written and not returned. The marks must name distinct slots.
+   */
+  async upsertMarks(marks: SlotMark[], db: DbOrTx = this.db): Promise<WrittenMark[]> {
+    if (!marks.length) return [];
+    return (
+      db
+        .insert(attendance)
+        .values(marks.map((mark) => ({ ...mark, updatedAt: mark.markedAt })))
+        .onConflictDoUpdate({
+          target: [attendance.userId, attendance.date, attendance.mealType],
+          set: {
+            status: sql`excluded.status`,
+            markedBy: sql`excluded.marked_by`,
+            markedAt: sql`excluded.marked_at`,
+            updatedAt: sql`excluded.updated_at`,
+          },
+          setWhere: sql`${attendance.status} is distinct from excluded.status`,
+        })
+        // xmax is 0 only on a tuple this statement inserted; an updated one carries our row lock.
+        .returning({ ...getTableColumns(attendance), created: sql<boolean>`(xmax = 0)` })
+    );
+  }
+
+  async findSlots(
+    date: string,
+    mealType: string,
+    userIds: string[],
+    db: DbOrTx = this.db,
+  ): Promise<AttendanceRow[]> {
+    if (!userIds.length) return [];
+    return db
+      .select()
+      .from(attendance)
+      .where(
+        and(
+          eq(attendance.date, date),
+          eq(attendance.mealType, mealType),
+          inArray(attendance.userId, userIds),
+        ),
+      );
+  }
+
+  /** Sets the status of one mark unless it already has it; undefined when nothing was written. */
+  async changeStatus(
+    id: string,
+    status: AttendanceStatus,
+    markedBy: string,
+    markedAt: Date,
+  ): Promise<AttendanceRow | undefined> {
+    const [row] = await this.db
+      .update(attendance)
+      .set({ status, markedBy, markedAt, updatedAt: markedAt })
+      .where(and(eq(attendance.id, id), ne(attendance.status, status)))
+      .returning();
+    return row;
+  }
+
+  /** Approval status of each known member among `userIds`; unknown ids are absent from the map. */
+  async memberStatuses(userIds: string[], db: DbOrTx = this.db): Promise<Map<string, UserStatus>> {
+    if (!userIds.length) return new Map();
+    const rows = await db
+      .select({ id: users.id, status: users.status })
+      .from(users)
+      .where(inArray(users.id, userIds));
+    return new Map(rows.map((r) => [r.id, r.status]));
+  }
+
+  // ---- aggregates for other modules (through AttendanceQueries) ----
+
+  presentCountsByMember(from: string, to: string): Promise<{ userId: string; meals: number }[]> {
+    return this.db
+      .select({ userId: attendance.userId, meals: count() })
+      .from(attendance)
+      .where(and(eq(attendance.status, 'present'), gte(attendance.date, from), lte(attendance.date, to)))
+      .groupBy(attendance.userId)
+      .orderBy(asc(attendance.userId));
+  }
+
+  countsByMealType(
+    from: string,
+    to: string,
+  ): Promise<{ mealType: string; present: number; absent: number }[]> {
+    return this.db
+      .select({
+        mealType: attendance.mealType,
+        present: sql<number>`count(*) filter (where ${attendance.status} = 'present')`.mapWith(Number),
+        absent: sql<number>`count(*) filter (where ${attendance.status} = 'absent')`.mapWith(Number),
+      })
+      .from(attendance)
+      .where(and(gte(attendance.date, from), lte(attendance.date, to)))
+      .groupBy(attendance.mealType)
+      .orderBy(asc(attendance.mealType));
+  }
+
+  servedSlotsByMealType(from: string, to: string): Promise<{ mealType: string; slots: number }[]> {
+    return this.db
+      .select({
+        mealType: attendance.mealType,
+        slots: sql<number>`count(distinct ${attendance.date})`.mapWith(Number),
+      })
+      .from(attendance)
+      .where(and(eq(attendance.status, 'present'), gte(attendance.date, from), lte(attendance.date, to)))
+      .groupBy(attendance.mealType)
+      .orderBy(asc(attendance.mealType));
+  }
+
+  async totals(
+    from: string,
+    to: string,
+  ): Promise<{ present: number; absent: number; activeMembers: number }> {
+    const [row] = await this.db
+      .select({
+        present: sql<number>`count(*) filter (where ${attendance.status} = 'present')`.mapWith(Number),
+        absent: sql<number>`count(*) filter (where ${attendance.status} = 'absent')`.mapWith(Number),
+        activeMembers:
+          sql<number>`count(distinct ${attendance.userId}) filter (where ${attendance.status} = 'present')`.mapWith(
+            Number,
+          ),
+      })
+      .from(attendance)
+      .where(and(gte(attendance.date, from), lte(attendance.date, to)));
+    return row;
+  }
+
+  async markedUserIds(date: string, mealType: string): Promise<string[]> {
+    const rows = await this.db
+      .select({ userId: attendance.userId })
+      .from(attendance)
+      .where(and(eq(attendance.date, date), eq(attendance.mealType, mealType)))
+      .orderBy(asc(attendance.userId));
+    return rows.map((r) => r.userId);
+  }
+}

@@ -1,0 +1,37 @@
+import { sql } from 'drizzle-orm';
+import { check, date, index, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { users } from '../users/users.schema';
+
+export const ATTENDANCE_STATUSES = ['present', 'absent'] as const;
+export type AttendanceStatus = (typeof ATTENDANCE_STATUSES)[number];
+
+/** One attendance mark per member, calendar date (the mess's time zone) and meal slot. */
+export const attendance = pgTable(
+  'attendance',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    date: date('date', { mode: 'string' }).notNull(),
+    /** The name of a configured meal time, checked when the mark is written. */
+    mealType: text('meal_type').notNull(),
+    status: text('status').$type<AttendanceStatus>().notNull(),
+    /** Who set the current status: the member, or a manager/admin marking for them. */
+    markedBy: uuid('marked_by').references(() => users.id, { onDelete: 'set null' }),
+    /** When the current status was set; a re-statement of the same status leaves it alone. */
+    markedAt: timestamp('marked_at', { withTimezone: true }).notNull().defaultNow(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    // Also serves the per-member filters (user_id, and user_id + a date range).
+    uniqueIndex('attendance_user_date_meal_unique').on(t.userId, t.date, t.mealType),
+    index('attendance_date_meal_idx').on(t.date, t.mealType),
+    index('attendance_date_status_idx').on(t.date, t.status),
+    check('attendance_status_check', sql`${t.status} in ('present', 'absent')`),
+  ],
+);
+
+export type AttendanceRow = typeof attendance.$inferSelect;
+export type NewAttendanceRow = typeof attendance.$inferInsert;

@@ -1,0 +1,194 @@
+import { Injectable } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import { type CurrentMember, isPrivileged } from '../../common/auth/auth.decorators';
+import { badRequest, FieldError, forbidden, notFound } from '../../common/errors/api-error';
+import { AttendanceEvent, DomainEvents } from '../../common/events/domain-events';
+import { publishDomainEvent } from '../../common/events/publish';
+import { Clock } from '../../common/time/clock';
+import { monthBounds, monthOf } from '../../common/time/dates';
+import { MessConfigService } from '../mess-config/mess-config.service';
+import { AttendanceListRow, AttendanceRepository, SlotMark, WrittenMark } from './attendance.repository';
+import { AttendanceRow, AttendanceStatus } from './attendance.schema';
+import { BulkAttendanceDto, ListAttendanceQuery, MarkAttendanceDto } from './dto/attendance.requests';
+import './attendance.errors';
+
+export interface MarkOutcome {
+  row: AttendanceRow;
+  created: boolean;
+}
+
+export interface BulkOutcome {
+  /** The stored mark of every entry of the request, in the request's order. */
+  rows: AttendanceRow[];
+  created: number;
+  updated: number;
+  unchanged: number;
+}
+
+/** Managers and admins mark for other members; everyone marks for themself. */
+const marksForOthers = (caller: CurrentMember): boolean =>
+  caller.role === 'manager' || caller.role === 'admin';
+
+// Marks are written only when their status differs and there are two statuses, so a changed mark was the other.
+const otherStatus = (status: AttendanceStatus): AttendanceStatus =>
+  status === 'present' ? 'absent' : 'present';
+
+/** Attendance marks per member and meal slot; the owner of the `attendance` table. */
+@Injectable()
+export class AttendanceService {
+  constructor(
+    private readonly repository: AttendanceRepository,
+    private readonly messConfig: MessConfigService,
+    private readonly events: EventEmitter2,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Students see only their own marks, whatever `userId` they pass; everyone else sees any member's. */
+  async list(
+    caller: CurrentMember,
+    query: ListAttendanceQuery,
+  ): Promise<{ rows: AttendanceListRow[]; total: number }> {
+    const month = query.month ? monthBounds(query.month) : undefined;
+    return this.repository.list({
+      userId: isPrivileged(caller) ? query.userId : caller.id,
+      date: query.date,
+      from: month?.first,
+      to: month?.last,
+      status: query.status,
+      limit: query.limit,
+      offset: (query.page - 1) * query.limit,
+    });
+  }
+
+  /**
+   * Upserts the mark of one (member, date, meal): `created` when there was none. A mark that re-states the stored
+   * status writes nothing (markedAt and markedBy stay) and publishes no event.
+   */
+  async mark(caller: CurrentMember, body: MarkAttendanceDto): Promise<MarkOutcome> {
+    const userId = body.userId ?? caller.id;
+    if (userId !== caller.id) {
+      if (!marksForOthers(caller)) throw forbidden('You can only mark your own attendance');
+      const status = (await this.repository.memberStatuses([userId])).get(userId);
+      if (!status) throw notFound('User not found');
+      if (status !== 'approved') {
+        throw badRequest('Validation failed', [
+          { field: 'userId', message: `the member is ${status}, not approved` },
+        ]);
+      }
+    }
+    await this.messConfig.assertMealType(body.mealType);
+    const mark: SlotMark = {
+      userId,
+      date: body.date,
+      mealType: body.mealType,
+      status: body.status,
+      markedBy: caller.id,
+      markedAt: this.clock.now(),
+    };
+    const [written] = await this.repository.upsertMarks([mark]);
+    if (written) {
+      this.publish([written], caller.id);
+      return { row: written, created: written.created };
+    }
+    // Re-stated: the slot already holds this status (possibly written by a concurrent identical request).
+    const row = await this.repository.findSlot(userId, body.date, body.mealType);
+    if (!row) throw notFound('User not found');
+    return { row, created: false };
+  }
+
+  /** The member who owns the mark, a manager or an admin changes its status. */
+  async changeStatus(caller: CurrentMember, id: string, status: AttendanceStatus): Promise<AttendanceRow> {
+    const existing = await this.repository.findById(id);
+    if (!existing) throw notFound('Attendance record not found');
+    if (existing.userId !== caller.id && !marksForOthers(caller)) {
+      throw forbidden('You can only change your own attendance');
+    }
+    const row = await this.repository.changeStatus(id, status, caller.id, this.clock.now());
+    if (row) {
+      this.publish([{ ...row, created: false }], caller.id);
+      return row;
+    }
+    const current = await this.repository.findById(id);
+    if (!current) throw notFound('Attendance record not found');
+    return current;
+  }
+
+  /**
+   * Marks one meal slot for many members in one transaction, all or nothing: an unknown or unapproved member or
+   * a repeated userId fails the whole request with one `details` entry per bad row.
+   */
+  async markMany(caller: CurrentMember, body: BulkAttendanceDto): Promise<BulkOutcome> {
+    await this.messConfig.assertMealType(body.mealType);
+    const rowErrors = new Map<number, FieldError>();
+    const firstIndex = new Map<string, number>();
+    body.marks.forEach((mark, i) => {
+      const first = firstIndex.get(mark.userId);
+      if (first === undefined) firstIndex.set(mark.userId, i);
+      else {
+        rowErrors.set(i, {
+          field: `marks.${i}.userId`,
+          message: `this member is already marked at marks.${first}`,
+        });
+      }
+    });
+    const markedAt = this.clock.now();
+    const userIds = [...firstIndex.keys()];
+    const { written, stored } = await this.repository.transaction(async (tx) => {
+      const statuses = await this.repository.memberStatuses(userIds, tx);
+      body.marks.forEach((mark, i) => {
+        if (rowErrors.has(i)) return;
+        const status = statuses.get(mark.userId);
+        if (status === 'approved') return;
+        rowErrors.set(i, {
+          field: `marks.${i}.userId`,
+          message: status ? `the member is ${status}, not approved` : 'no member has this id',
+        });
+      });
+      if (rowErrors.size) {
+        const details = [...rowErrors.entries()].sort(([a], [b]) => a - b).map(([, error]) => error);
+        throw badRequest('Validation failed', details);
+      }
+      const marks = body.marks
+        .map((mark): SlotMark => ({
+          userId: mark.userId,
+          date: body.date,
+          mealType: body.mealType,
+          status: mark.status,
+          markedBy: caller.id,
+          markedAt,
+        }))
+        // One lock order for every batch, so two overlapping batches wait for each other instead of deadlocking.
+        .sort((a, b) => (a.userId < b.userId ? -1 : a.userId > b.userId ? 1 : 0));
+      return {
+        written: await this.repository.upsertMarks(marks, tx),
+        stored: await this.repository.findSlots(body.date, body.mealType, userIds, tx),
+      };
+    });
+    this.publish(written, caller.id);
+    const byUser = new Map(stored.map((row) => [row.userId, row]));
+    const created = written.filter((row) => row.created).length;
+    return {
+      rows: body.marks.map((mark) => byUser.get(mark.userId)!),
+      created,
+      updated: written.length - created,
+      unchanged: body.marks.length - written.length,
+    };
+  }
+
+  /** After commit, one event per written mark; a failing listener never fails the request. */
+  private publish(marks: WrittenMark[], actorId: string): void {
+    for (const mark of marks) {
+      const event: AttendanceEvent = {
+        attendanceId: mark.id,
+        userId: mark.userId,
+        date: mark.date,
+        mealType: mark.mealType,
+        status: mark.status,
+        ...(mark.created ? {} : { previousStatus: otherStatus(mark.status) }),
+        actorId,
+        month: monthOf(mark.date),
+      };
+      publishDomainEvent(this.events, DomainEvents.AttendanceMarked, event);
+    }
+  }
+}

@@ -1,0 +1,121 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsUUID,
+  Max,
+  Min,
+  ValidateNested,
+} from 'class-validator';
+import { DateField, MonthField, TextField } from '../../../common/http/fields';
+import { ATTENDANCE_STATUSES, type AttendanceStatus } from '../attendance.schema';
+
+/** The most marks one bulk request may carry. */
+export const MAX_BULK_MARKS = 500;
+
+const statusMessage = { message: `status must be one of ${ATTENDANCE_STATUSES.join(', ')}` };
+const MealTypeField = () =>
+  TextField(1, 30, { example: 'Lunch', description: 'The name of a configured meal time' });
+
+export class ListAttendanceQuery {
+  @ApiPropertyOptional({
+    format: 'uuid',
+    description: 'One member (managers, treasurers, admins). Students always get their own marks only.',
+  })
+  @IsOptional()
+  @IsUUID(undefined, { message: 'userId must be a UUID' })
+  userId?: string;
+
+  @DateField({ optional: true, description: 'One calendar date' })
+  date?: string;
+
+  @MonthField({
+    optional: true,
+    description: 'The days of one month (calendar dates of the mess); combines with `date` if both are given',
+  })
+  month?: string;
+
+  @ApiPropertyOptional({ enum: ATTENDANCE_STATUSES })
+  @IsOptional()
+  @IsIn(ATTENDANCE_STATUSES, statusMessage)
+  status?: AttendanceStatus;
+
+  @ApiPropertyOptional({ default: 1, minimum: 1 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(100_000)
+  page: number = 1;
+
+  @ApiPropertyOptional({ default: 100, minimum: 1, maximum: 500 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(500)
+  limit: number = 100;
+}
+
+export class MarkAttendanceDto {
+  @DateField({ description: 'Calendar date of the meal in the mess time zone' })
+  date: string;
+
+  @MealTypeField()
+  mealType: string;
+
+  @ApiProperty({ enum: ATTENDANCE_STATUSES, example: 'present' })
+  @IsIn(ATTENDANCE_STATUSES, statusMessage)
+  status: AttendanceStatus;
+
+  @ApiPropertyOptional({
+    format: 'uuid',
+    description:
+      'Mark for another approved member (manager or admin). Students may only name themselves (else 403).',
+  })
+  @IsOptional()
+  @IsUUID(undefined, { message: 'userId must be a UUID' })
+  userId?: string;
+}
+
+export class UpdateAttendanceDto {
+  @ApiProperty({ enum: ATTENDANCE_STATUSES, example: 'absent' })
+  @IsIn(ATTENDANCE_STATUSES, statusMessage)
+  status: AttendanceStatus;
+}
+
+export class BulkMarkDto {
+  @ApiProperty({ format: 'uuid', example: '0193a5e4-7c1a-7c9e-9d3b-4a1f2e3d4c5b' })
+  @IsUUID(undefined, { message: 'userId must be a UUID' })
+  userId: string;
+
+  @ApiProperty({ enum: ATTENDANCE_STATUSES, example: 'present' })
+  @IsIn(ATTENDANCE_STATUSES, statusMessage)
+  status: AttendanceStatus;
+}
+
+export class BulkAttendanceDto {
+  @DateField({ description: 'Calendar date of the meal in the mess time zone' })
+  date: string;
+
+  @MealTypeField()
+  mealType: string;
+
+  @ApiProperty({
+    type: [BulkMarkDto],
+    minItems: 1,
+    maxItems: MAX_BULK_MARKS,
+    description: `One mark per member (each userId at most once), 1 to ${MAX_BULK_MARKS} of them`,
+  })
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(MAX_BULK_MARKS)
+  @ValidateNested({ each: true })
+  @Type(() => BulkMarkDto)
+  marks: BulkMarkDto[];
+}

@@ -1,0 +1,15 @@
+import { describeConstraint } from '../../common/errors/database-errors';
+import { MAX_COMMENT_LENGTH } from './feedback.schema';
+
+describeConstraint(
+  'feedback_user_date_meal_unique',
+  409,
+  'You have already given feedback for this meal; change it with PUT /feedback/:id',
+);
+describeConstraint('feedback_rating_check', 400, 'rating must be a whole number from 1 to 5');
+describeConstraint(
+  'feedback_comment_length_check',
+  400,
+  `comment must be at most ${MAX_COMMENT_LENGTH} characters`,
+);
+describeConstraint('feedback_user_id_users_id_fk', 404, 'User not found');

@@ -1,0 +1,98 @@
+import { Injectable } from '@nestjs/common';
+import { and, asc, avg, count, desc, eq, getTableColumns, gte, lte, SQL } from 'drizzle-orm';
+import { Database } from '../../database/database';
+// Read-only, for the members' names in lists; never written from here.
+import { users } from '../users/users.schema';
+import { feedback, FeedbackRow, NewFeedbackRow } from './feedback.schema';
+
+export interface FeedbackListFilter {
+  mealType?: string;
+  date?: string;
+  rating?: number;
+  userId?: string;
+  limit: number;
+  offset: number;
+}
+
+export interface FeedbackListRow extends FeedbackRow {
+  fullName: string | null;
+}
+
+/** The only code that queries `feedback`. */
+@Injectable()
+export class FeedbackRepository {
+  constructor(private readonly database: Database) {}
+
+  private get db() {
+    return this.database.db;
+  }
+
+  async findById(id: string): Promise<FeedbackRow | undefined> {
+    const [row] = await this.db.select().from(feedback).where(eq(feedback.id, id)).limit(1);
+    return row;
+  }
+
+  /** One page joined with the members' names, newest meal first, and the total: two queries. */
+  async list(filter: FeedbackListFilter): Promise<{ rows: FeedbackListRow[]; total: number }> {
+    const conditions: SQL[] = [];
+    if (filter.mealType) conditions.push(eq(feedback.mealType, filter.mealType));
+    if (filter.date) conditions.push(eq(feedback.date, filter.date));
+    if (filter.rating !== undefined) conditions.push(eq(feedback.rating, filter.rating));
+    if (filter.userId) conditions.push(eq(feedback.userId, filter.userId));
+    const where = conditions.length ? and(...conditions) : undefined;
+    const [rows, [{ total }]] = await Promise.all([
+      this.db
+        .select({ ...getTableColumns(feedback), fullName: users.fullName })
+        .from(feedback)
+        .leftJoin(users, eq(users.id, feedback.userId))
+        .where(where)
+        .orderBy(desc(feedback.date), desc(feedback.createdAt), desc(feedback.id))
+        .limit(filter.limit)
+        .offset(filter.offset),
+      this.db.select({ total: count() }).from(feedback).where(where),
+    ]);
+    return { rows, total };
+  }
+
+  /** A second feedback for the same (member, date, meal) violates the unique index: 409 through the filter. */
+  async insert(values: NewFeedbackRow): Promise<FeedbackRow> {
+    const [row] = await this.db.insert(feedback).values(values).returning();
+    return row;
+  }
+
+  async update(
+    id: string,
+    values: Partial<Pick<NewFeedbackRow, 'rating' | 'comment'>>,
+    at: Date,
+  ): Promise<FeedbackRow | undefined> {
+    const [row] = await this.db
+      .update(feedback)
+      .set({ ...values, updatedAt: at })
+      .where(eq(feedback.id, id))
+      .returning();
+    return row;
+  }
+
+  // ---- aggregates for other modules (through FeedbackQueries) ----
+
+  async averageRating(from: string, to: string): Promise<{ average: number | null; count: number }> {
+    const [row] = await this.db
+      .select({ average: avg(feedback.rating), count: count() })
+      .from(feedback)
+      .where(and(gte(feedback.date, from), lte(feedback.date, to)));
+    return { average: row.average === null ? null : Number(row.average), count: row.count };
+  }
+
+  async averageRatingByMealType(
+    from: string,
+    to: string,
+  ): Promise<{ mealType: string; average: number; count: number }[]> {
+    const rows = await this.db
+      .select({ mealType: feedback.mealType, average: avg(feedback.rating), count: count() })
+      .from(feedback)
+      .where(and(gte(feedback.date, from), lte(feedback.date, to)))
+      .groupBy(feedback.mealType)
+      .orderBy(asc(feedback.mealType));
+    return rows.map((r) => ({ mealType: r.mealType, average: Number(r.average), count: r.count }));
+  }
+}

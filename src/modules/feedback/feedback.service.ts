@@ -1,0 +1,93 @@
+import { Injectable } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import { type CurrentMember } from '../../common/auth/auth.decorators';
+import { badRequest, forbidden, notFound } from '../../common/errors/api-error';
+import { DomainEvents, FeedbackEvent } from '../../common/events/domain-events';
+import { publishDomainEvent } from '../../common/events/publish';
+import { Clock } from '../../common/time/clock';
+import { localParts } from '../../common/time/dates';
+import { AppConfig } from '../../config/app-config';
+import { MessConfigService } from '../mess-config/mess-config.service';
+import { ListFeedbackQuery, SubmitFeedbackDto, UpdateFeedbackDto } from './dto/feedback.requests';
+import { FeedbackListRow, FeedbackRepository } from './feedback.repository';
+import { FeedbackRow } from './feedback.schema';
+import './feedback.errors';
+
+/** Members' ratings of meals; the owner of the `feedback` table. */
+@Injectable()
+export class FeedbackService {
+  constructor(
+    private readonly repository: FeedbackRepository,
+    private readonly messConfig: MessConfigService,
+    private readonly events: EventEmitter2,
+    private readonly clock: Clock,
+    private readonly config: AppConfig,
+  ) {}
+
+  /** Every member reads all feedback. `mealType` is not checked against the configuration: old names still filter. */
+  list(query: ListFeedbackQuery): Promise<{ rows: FeedbackListRow[]; total: number }> {
+    return this.repository.list({
+      mealType: query.mealType,
+      date: query.date,
+      rating: query.rating,
+      userId: query.userId,
+      limit: query.limit,
+      offset: (query.page - 1) * query.limit,
+    });
+  }
+
+  /** One per (member, date, meal), for a configured meal on or before today; a second is 409. */
+  async submit(caller: CurrentMember, body: SubmitFeedbackDto): Promise<FeedbackRow> {
+    await this.messConfig.assertMealType(body.mealType);
+    const today = localParts(this.clock.now(), this.config.messTimezone).date;
+    if (body.date > today) {
+      throw badRequest('Validation failed', [
+        { field: 'date', message: `feedback is for meals on or before today (${today})` },
+      ]);
+    }
+    const row = await this.repository.insert({
+      userId: caller.id,
+      date: body.date,
+      mealType: body.mealType,
+      rating: body.rating,
+      comment: body.comment ?? '',
+    });
+    this.publish(row);
+    return row;
+  }
+
+  /** The member who gave it, or an admin, changes the rating and/or the comment. */
+  async update(caller: CurrentMember, id: string, body: UpdateFeedbackDto): Promise<FeedbackRow> {
+    if (body.rating === undefined && body.comment === undefined) {
+      throw badRequest('Validation failed', [{ field: 'body', message: 'send rating and/or comment' }]);
+    }
+    const existing = await this.repository.findById(id);
+    if (!existing) throw notFound('Feedback not found');
+    if (existing.userId !== caller.id && caller.role !== 'admin') {
+      throw forbidden('You can only edit your own feedback');
+    }
+    const changes = {
+      ...(body.rating !== undefined ? { rating: body.rating } : {}),
+      ...(body.comment !== undefined ? { comment: body.comment } : {}),
+    };
+    if (Object.entries(changes).every(([key, value]) => existing[key as keyof typeof changes] === value)) {
+      return existing;
+    }
+    const row = await this.repository.update(id, changes, this.clock.now());
+    if (!row) throw notFound('Feedback not found');
+    this.publish(row);
+    return row;
+  }
+
+  /** After commit, on creation and on every change; a failing listener never fails the request. */
+  private publish(row: FeedbackRow): void {
+    const event: FeedbackEvent = {
+      feedbackId: row.id,
+      userId: row.userId,
+      date: row.date,
+      mealType: row.mealType,
+      rating: row.rating,
+    };
+    publishDomainEvent(this.events, DomainEvents.FeedbackSubmitted, event);
+  }
+}

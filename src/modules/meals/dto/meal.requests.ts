@@ -1,0 +1,101 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform, Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsInt,
+  IsOptional,
+  IsString,
+  Length,
+  Max,
+  Min,
+} from 'class-validator';
+import { DateField, TextField } from '../../../common/http/fields';
+import { DISH_NAME_MAX, MEAL_DISHES_MAX, MEAL_NOTES_MAX, MEAL_TYPE_MAX } from '../meals.schema';
+
+const trimEach = ({ value }: { value: unknown }) =>
+  Array.isArray(value) ? value.map((v: unknown) => (typeof v === 'string' ? v.trim() : v)) : value;
+
+/** The fields of a menu; PUT replaces all of them, so both verbs share this shape. */
+export class MealBodyDto {
+  @DateField({ description: 'The day this menu is served (YYYY-MM-DD, a real date)' })
+  date: string;
+
+  @TextField(1, MEAL_TYPE_MAX, {
+    description: 'One of the configured meal times (GET /auth/admin/config), exact spelling',
+    example: 'Lunch',
+  })
+  mealType: string;
+
+  @ApiProperty({
+    type: [String],
+    minItems: 1,
+    maxItems: MEAL_DISHES_MAX,
+    description: `1 to ${MEAL_DISHES_MAX} dishes, each 1 to ${DISH_NAME_MAX} characters after trimming`,
+    example: ['Rice', 'Dal tadka', 'Aloo gobi', 'Curd'],
+  })
+  @Transform(trimEach)
+  // class-validator runs the decorators nearest the property first; with stopAtFirstError the first failure is
+  // the one reported, so the most basic check sits at the bottom.
+  @Length(1, DISH_NAME_MAX, { each: true, message: `each dish must be 1 to ${DISH_NAME_MAX} characters` })
+  @IsString({ each: true, message: 'each dish must be a string' })
+  @ArrayMaxSize(MEAL_DISHES_MAX, { message: `dishes must name at most ${MEAL_DISHES_MAX} dishes` })
+  @ArrayMinSize(1, { message: 'dishes must name at least one dish' })
+  @IsArray({ message: 'dishes must be an array of strings' })
+  dishes: string[];
+
+  @TextField(0, MEAL_NOTES_MAX, {
+    optional: true,
+    description: 'Free text; an empty string when omitted',
+    example: 'Sweet on Sundays',
+  })
+  notes?: string;
+}
+
+export class CreateMealDto extends MealBodyDto {}
+
+/** A full replacement: the same fields and rules as POST; an omitted `notes` becomes empty. */
+export class UpdateMealDto extends MealBodyDto {}
+
+export class ListMealsQuery {
+  @DateField({ optional: true, description: 'One day. Not together with `week`.' })
+  date?: string;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 1,
+    maximum: 53,
+    description: 'ISO-8601 week number (Monday to Sunday) of `year`; 53 only in years that have it',
+    example: 11,
+  })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(53)
+  week?: number;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 1900,
+    maximum: 2999,
+    description:
+      "The ISO week-numbering year of `week`; only with `week`. Defaults to the year of today's week in the mess time zone.",
+    example: 2025,
+  })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1900)
+  @Max(2999)
+  year?: number;
+
+  @TextField(1, MEAL_TYPE_MAX, {
+    optional: true,
+    description:
+      'Exact meal type. Not checked against the configuration, so menus of a meal time since removed stay findable.',
+    example: 'Lunch',
+  })
+  mealType?: string;
+}

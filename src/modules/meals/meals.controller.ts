@@ -1,0 +1,82 @@
+import { Body, Controller, Delete, Get, Param, Post, Put, Query } from '@nestjs/common';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { type CurrentMember, CurrentUser, Roles } from '../../common/auth/auth.decorators';
+import { ApiAuth } from '../../common/http/api-docs';
+import { IdPipe } from '../../common/http/id.pipe';
+import { CreateMealDto, ListMealsQuery, UpdateMealDto } from './dto/meal.requests';
+import { MealDeletedDto, MealEnvelopeDto, MealListDto, toMealResponse } from './dto/meal.response';
+import { MealsService } from './meals.service';
+
+@ApiTags('Meals')
+@Controller('meals')
+export class MealsController {
+  constructor(private readonly meals: MealsService) {}
+
+  @Get()
+  @ApiOperation({
+    summary: 'Read the menu of a day or an ISO week, optionally of one meal type',
+    description:
+      '`date` gives one day; `week` (with an optional `year`) gives Monday to Sunday of that ISO-8601 week; ' +
+      'with neither, the current week in the mess time zone. `date` and `week` together are a 400, as is ' +
+      'week 53 of a year that has 52. Ordered by date, then by the time of day of the meal.',
+  })
+  @ApiOkResponse({ type: MealListDto })
+  @ApiAuth(400)
+  async list(@Query() query: ListMealsQuery): Promise<MealListDto> {
+    const rows = await this.meals.list(query);
+    return { success: true, meals: rows.map((r) => toMealResponse(r.meal, r.creatorName)) };
+  }
+
+  @Post()
+  @Roles('manager')
+  @ApiOperation({
+    summary: 'Publish the menu of one meal (manager; admin passes); the caller becomes its owner',
+    description:
+      '`mealType` must be one of the configured meal times. One menu per (date, mealType): a second is 409.',
+  })
+  @ApiCreatedResponse({ type: MealEnvelopeDto })
+  @ApiAuth(400, 403, 409)
+  async create(@CurrentUser() caller: CurrentMember, @Body() body: CreateMealDto): Promise<MealEnvelopeDto> {
+    const { meal, creatorName } = await this.meals.publish(caller, body);
+    return { success: true, meal: toMealResponse(meal, creatorName) };
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: 'Read one menu (an addition to the contract, for edit forms)' })
+  @ApiOkResponse({ type: MealEnvelopeDto })
+  @ApiAuth(400, 404)
+  async get(@Param('id', IdPipe) id: string): Promise<MealEnvelopeDto> {
+    const { meal, creatorName } = await this.meals.get(id);
+    return { success: true, meal: toMealResponse(meal, creatorName) };
+  }
+
+  @Put(':id')
+  @ApiOperation({
+    summary: 'Replace a menu (its publisher, or an admin)',
+    description:
+      'A full replacement with the same fields and rules as POST; an omitted `notes` becomes empty. ' +
+      'Moving it onto a (date, mealType) that already has a menu is 409. Anyone else gets 403.',
+  })
+  @ApiOkResponse({ type: MealEnvelopeDto })
+  @ApiAuth(400, 403, 404, 409)
+  async replace(
+    @CurrentUser() caller: CurrentMember,
+    @Param('id', IdPipe) id: string,
+    @Body() body: UpdateMealDto,
+  ): Promise<MealEnvelopeDto> {
+    const { meal, creatorName } = await this.meals.replace(caller, id, body);
+    return { success: true, meal: toMealResponse(meal, creatorName) };
+  }
+
+  @Delete(':id')
+  @ApiOperation({ summary: 'Delete a menu (its publisher, or an admin)' })
+  @ApiOkResponse({ type: MealDeletedDto })
+  @ApiAuth(400, 403, 404)
+  async remove(
+    @CurrentUser() caller: CurrentMember,
+    @Param('id', IdPipe) id: string,
+  ): Promise<MealDeletedDto> {
+    await this.meals.remove(caller, id);
+    return { success: true, message: 'Meal deleted' };
+  }
+}

@@ -1,0 +1,75 @@
+import { Injectable } from '@nestjs/common';
+import { and, asc, eq, gte, lte, SQL } from 'drizzle-orm';
+import { Database } from '../../database/database';
+// Read only, for the publisher's name in the same query as the menu (no N+1).
+import { users } from '../users/users.schema';
+import { meals, MealRow, NewMealRow } from './meals.schema';
+
+export interface MealWithCreator {
+  meal: MealRow;
+  /** Null only if the publishing member no longer exists. */
+  creatorName: string | null;
+}
+
+export interface MealListFilter {
+  /** Inclusive `YYYY-MM-DD` bounds. */
+  first: string;
+  last: string;
+  mealType?: string;
+}
+
+export type MealValues = Pick<NewMealRow, 'date' | 'mealType' | 'dishes' | 'notes'>;
+
+const withCreator = { meal: meals, creatorName: users.fullName };
+
+/** The only code that queries `meals`. */
+@Injectable()
+export class MealsRepository {
+  constructor(private readonly database: Database) {}
+
+  private get db() {
+    return this.database.db;
+  }
+
+  async findById(id: string): Promise<MealWithCreator | undefined> {
+    const [row] = await this.db
+      .select(withCreator)
+      .from(meals)
+      .leftJoin(users, eq(users.id, meals.createdBy))
+      .where(eq(meals.id, id))
+      .limit(1);
+    return row;
+  }
+
+  /** The menus of a period (a day or a week, so always a handful), by date and meal type. */
+  async listBetween(filter: MealListFilter): Promise<MealWithCreator[]> {
+    const conditions: SQL[] = [gte(meals.date, filter.first), lte(meals.date, filter.last)];
+    if (filter.mealType !== undefined) conditions.push(eq(meals.mealType, filter.mealType));
+    return this.db
+      .select(withCreator)
+      .from(meals)
+      .leftJoin(users, eq(users.id, meals.createdBy))
+      .where(and(...conditions))
+      .orderBy(asc(meals.date), asc(meals.mealType));
+  }
+
+  /** A second menu for the same (date, meal type), also under a race, is a unique violation (409). */
+  async insert(values: NewMealRow): Promise<MealRow> {
+    const [row] = await this.db.insert(meals).values(values).returning();
+    return row;
+  }
+
+  async update(id: string, values: MealValues): Promise<MealRow | undefined> {
+    const [row] = await this.db
+      .update(meals)
+      .set({ ...values, updatedAt: new Date() })
+      .where(eq(meals.id, id))
+      .returning();
+    return row;
+  }
+
+  async delete(id: string): Promise<MealRow | undefined> {
+    const [row] = await this.db.delete(meals).where(eq(meals.id, id)).returning();
+    return row;
+  }
+}

@@ -1,0 +1,81 @@
+import { Injectable } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import { type CurrentMember } from '../../common/auth/auth.decorators';
+import { forbidden, notFound } from '../../common/errors/api-error';
+import { DomainEvents } from '../../common/events/domain-events';
+import { publishDomainEvent } from '../../common/events/publish';
+import { Clock } from '../../common/time/clock';
+import { localParts } from '../../common/time/dates';
+import { AppConfig } from '../../config/app-config';
+import { MessConfigService } from '../mess-config/mess-config.service';
+import { ListMealsQuery, MealBodyDto } from './dto/meal.requests';
+import { mealEvent } from './meal-events';
+import { MealsRepository, MealValues, type MealWithCreator } from './meals.repository';
+import { resolveMenuPeriod, sortMenus } from './menu-period';
+import './meals.errors';
+
+/** The menu: publishing, reading by day or week, and changes by its publisher or an admin. Owner of `meals`. */
+@Injectable()
+export class MealsService {
+  constructor(
+    private readonly repository: MealsRepository,
+    private readonly messConfig: MessConfigService,
+    private readonly events: EventEmitter2,
+    private readonly clock: Clock,
+    private readonly config: AppConfig,
+  ) {}
+
+  async list(query: ListMealsQuery): Promise<MealWithCreator[]> {
+    const today = localParts(this.clock.now(), this.config.messTimezone).date;
+    const period = resolveMenuPeriod(query, today);
+    const [rows, { mealTimes }] = await Promise.all([
+      this.repository.listBetween({ ...period, mealType: query.mealType }),
+      this.messConfig.settings(),
+    ]);
+    return sortMenus(rows, mealTimes, (row) => row.meal);
+  }
+
+  async get(id: string): Promise<MealWithCreator> {
+    const found = await this.repository.findById(id);
+    if (!found) throw notFound('Meal not found');
+    return found;
+  }
+
+  async publish(caller: CurrentMember, body: MealBodyDto): Promise<MealWithCreator> {
+    const values = await this.values(body);
+    const meal = await this.repository.insert({ ...values, createdBy: caller.id });
+    publishDomainEvent(this.events, DomainEvents.MealPublished, mealEvent(meal, caller.id));
+    return { meal, creatorName: caller.fullName };
+  }
+
+  /** Input is checked first (400), then existence (404), then ownership (403); moving onto a taken slot is 409. */
+  async replace(caller: CurrentMember, id: string, body: MealBodyDto): Promise<MealWithCreator> {
+    const values = await this.values(body);
+    const { creatorName } = await this.getChangeableBy(caller, id);
+    const meal = await this.repository.update(id, values);
+    if (!meal) throw notFound('Meal not found');
+    publishDomainEvent(this.events, DomainEvents.MealChanged, mealEvent(meal, caller.id));
+    return { meal, creatorName };
+  }
+
+  async remove(caller: CurrentMember, id: string): Promise<void> {
+    await this.getChangeableBy(caller, id);
+    const meal = await this.repository.delete(id);
+    if (!meal) throw notFound('Meal not found');
+    publishDomainEvent(this.events, DomainEvents.MealDeleted, mealEvent(meal, caller.id));
+  }
+
+  /** The publisher never changes, so checking it before the write is as good as checking it during. */
+  private async getChangeableBy(caller: CurrentMember, id: string): Promise<MealWithCreator> {
+    const found = await this.get(id);
+    if (found.meal.createdBy !== caller.id && caller.role !== 'admin') {
+      throw forbidden('You can only change your own menus');
+    }
+    return found;
+  }
+
+  private async values(body: MealBodyDto): Promise<MealValues> {
+    await this.messConfig.assertMealType(body.mealType);
+    return { date: body.date, mealType: body.mealType, dishes: body.dishes, notes: body.notes ?? '' };
+  }
+}
