@@ -11,6 +11,7 @@ import { RateLimitGuard, rateLimitStorage, throttlerOptions } from './common/htt
 import { AppConfig } from './config/app-config';
 import { CoreModule } from './config/core.module';
 import { DatabaseModule } from './database/database.module';
+import { AnalyticsModule } from './modules/analytics/analytics.module';
 import { AttendanceModule } from './modules/attendance/attendance.module';
 import { AuthGuard } from './modules/auth/auth.guard';
 import { AuthModule } from './modules/auth/auth.module';
@@ -66,6 +67,7 @@ export class AppModule {
         FeedbackModule,
         ExpensesModule,
         MealsModule,
+        AnalyticsModule,
         HealthModule,
       ],
       providers: [

@@ -6,3 +6,4 @@ export * from '../modules/attendance/attendance.schema';
 export * from '../modules/feedback/feedback.schema';
 export * from '../modules/expenses/expenses.schema';
 export * from '../modules/meals/meals.schema';
+export * from '../modules/analytics/analytics.schema';

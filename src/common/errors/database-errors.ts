@@ -3,6 +3,7 @@ import { ApiError } from './api-error';
 
 interface PgLikeError {
   code?: string;
+  message?: string;
   constraint?: string;
   constraint_name?: string;
 }
@@ -35,6 +36,9 @@ export function translateDatabaseError(error: unknown): ApiError | undefined {
   const constraint = pg.constraint ?? pg.constraint_name;
   const known = constraint ? constraintMessages.get(constraint) : undefined;
   if (known) return new ApiError(known.status, known.message);
+  // Our own triggers raise SQLSTATE MS<status> with a message written for the client (e.g. MS409: month closed).
+  const raised = /^MS([45]\d\d)$/.exec(pg.code);
+  if (raised && pg.message) return new ApiError(Number(raised[1]), pg.message);
   switch (pg.code) {
     case '23505':
       return new ApiError(HttpStatus.CONFLICT, 'A record with these values already exists');

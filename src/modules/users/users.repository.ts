@@ -85,6 +85,21 @@ export class UsersRepository {
     return row;
   }
 
+  /** Approved members, all of them or those with one of `roles`, oldest first. */
+  async listApproved(roles?: Role[]): Promise<UserRow[]> {
+    const approved = eq(users.status, 'approved');
+    return this.db
+      .select()
+      .from(users)
+      .where(roles ? and(approved, inArray(users.role, roles)) : approved)
+      .orderBy(asc(users.createdAt), asc(users.id));
+  }
+
+  async countByStatus(status: UserStatus): Promise<number> {
+    const [{ n }] = await this.db.select({ n: count() }).from(users).where(eq(users.status, status));
+    return n;
+  }
+
   async countByRoleAndStatus(role: Role, status: UserStatus): Promise<number> {
     const [{ n }] = await this.db
       .select({ n: count() })

@@ -130,6 +130,21 @@ export class UsersService {
     }
   }
 
+  /** Approved members (who may receive notifications), optionally only those with one of `roles`. */
+  findApprovedByRoles(roles?: Role[]): Promise<UserRow[]> {
+    return this.repository.listApproved(roles);
+  }
+
+  /** Full names by id, in one query (for bills and lists that hold ids). */
+  namesOf(ids: string[]): Promise<Map<string, string>> {
+    return this.repository.findNamesByIds(ids);
+  }
+
+  /** How many members are approved now: the membership that analytics rates attendance against. */
+  countApproved(): Promise<number> {
+    return this.repository.countByStatus('approved');
+  }
+
   async hasApprovedAdmin(): Promise<boolean> {
     return (await this.repository.countByRoleAndStatus('admin', 'approved')) > 0;
   }

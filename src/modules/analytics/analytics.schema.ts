@@ -1,0 +1,78 @@
+import { sql } from 'drizzle-orm';
+import {
+  bigint,
+  check,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  serial,
+  text,
+  timestamp,
+  uuid,
+} from 'drizzle-orm/pg-core';
+import { users } from '../users/users.schema';
+
+const monthCheck = (column: unknown) => sql`${column} ~ '^[0-9]{4}-(0[1-9]|1[0-2])$'`;
+
+/**
+ * The month's inputs to the bill as of the last recalculation: what was spent and how many meals each member ate.
+ * Replaced whole, in one transaction, so a reader sees the month before or after a recalculation, never between.
+ */
+export const monthTotals = pgTable(
+  'month_totals',
+  {
+    month: text('month').primaryKey(),
+    totalPaise: bigint('total_paise', { mode: 'number' }).notNull(),
+    computedAt: timestamp('computed_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [check('month_totals_month_check', monthCheck(t.month))],
+);
+
+export const monthMemberMeals = pgTable(
+  'month_member_meals',
+  {
+    month: text('month').notNull(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    meals: integer('meals').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.month, t.userId] }),
+    index('month_member_meals_user_idx').on(t.userId, t.month),
+  ],
+);
+
+/**
+ * A closed month: its bill is frozen here, and a database trigger refuses any write to that month's expenses or
+ * attendance (SQLSTATE MS409) until an admin reopens it.
+ */
+export const monthClosures = pgTable(
+  'month_closures',
+  {
+    month: text('month').primaryKey(),
+    closedAt: timestamp('closed_at', { withTimezone: true }).notNull().defaultNow(),
+    closedBy: uuid('closed_by').references(() => users.id, { onDelete: 'set null' }),
+    /** Both methods' bills as they stood at closing. */
+    bill: jsonb('bill').notNull(),
+  },
+  (t) => [check('month_closures_month_check', monthCheck(t.month))],
+);
+
+/** Every close and reopen: who and when. */
+export const monthCloseLog = pgTable(
+  'month_close_log',
+  {
+    id: serial('id').primaryKey(),
+    month: text('month').notNull(),
+    action: text('action').$type<'close' | 'reopen'>().notNull(),
+    actorId: uuid('actor_id').references(() => users.id, { onDelete: 'set null' }),
+    at: timestamp('at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    index('month_close_log_month_idx').on(t.month, t.at),
+    check('month_close_log_action_check', sql`${t.action} in ('close', 'reopen')`),
+  ],
+);

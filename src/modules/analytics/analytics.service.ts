@@ -1,0 +1,403 @@
+import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { OnEvent } from '@nestjs/event-emitter';
+import { AppConfig } from '../../config/app-config';
+import { badRequest, conflict } from '../../common/errors/api-error';
+import { DomainEvents, type AttendanceEvent, type ExpenseEvent } from '../../common/events/domain-events';
+import { toRupees } from '../../common/money/money';
+import { Clock } from '../../common/time/clock';
+import { localParts, monthBounds, monthOf, monthsBetween } from '../../common/time/dates';
+import { AttendanceQueries } from '../attendance/attendance.queries';
+import { ExpensesQueries } from '../expenses/expenses.queries';
+import { FeedbackQueries } from '../feedback/feedback.queries';
+import { MessConfigService } from '../mess-config/mess-config.service';
+import { UsersService } from '../users/users.service';
+import { AnalyticsCache } from './analytics-cache';
+import { AnalyticsRepository } from './analytics.repository';
+import { computeShares, MonthBill, SHARE_METHODS, ShareMethod } from './cost-shares';
+import type {
+  AttendanceAnalyticsResponse,
+  BillDto,
+  ExpenseAnalyticsResponse,
+  HeadcountResponse,
+  HealthScoreResponse,
+  MonthStatusResponse,
+  MyShareResponse,
+} from './dto/analytics.dto';
+import { healthScore } from './health-score';
+import { ShareRecalculator } from './share-recalculator';
+
+/** The frozen bill kept with a closed month: both methods, with names as they were. */
+interface FrozenBill {
+  computedAt: string;
+  names: Record<string, string>;
+  bills: Record<ShareMethod, MonthBill>;
+}
+
+const round = (n: number, digits: number) => Number(n.toFixed(digits));
+
+@Injectable()
+export class AnalyticsService implements OnModuleInit {
+  private readonly logger = new Logger(AnalyticsService.name);
+
+  constructor(
+    private readonly repository: AnalyticsRepository,
+    private readonly recalculator: ShareRecalculator,
+    private readonly cache: AnalyticsCache,
+    private readonly expenses: ExpensesQueries,
+    private readonly attendance: AttendanceQueries,
+    private readonly feedback: FeedbackQueries,
+    private readonly users: UsersService,
+    private readonly messConfig: MessConfigService,
+    private readonly clock: Clock,
+    private readonly config: AppConfig,
+  ) {}
+
+  onModuleInit(): void {
+    this.recalculator.use((month) => this.recalculate(month));
+  }
+
+  // ---- reacting to writes ----
+
+  @OnEvent(DomainEvents.ExpenseRecorded)
+  @OnEvent(DomainEvents.ExpenseChanged)
+  @OnEvent(DomainEvents.ExpenseDeleted)
+  onExpense(event: ExpenseEvent): void {
+    this.touch(event.months);
+  }
+
+  @OnEvent(DomainEvents.AttendanceMarked)
+  onAttendance(event: AttendanceEvent): void {
+    this.touch([event.month]);
+  }
+
+  private touch(months: string[]): void {
+    this.cache.invalidate(months);
+    this.recalculator.markDirty(months);
+  }
+
+  /** Rebuilds a month's bill inputs from the owners' read-only queries; closed months stay frozen. */
+  async recalculate(month: string): Promise<void> {
+    if (await this.repository.findClosure(month)) return;
+    const [totalPaise, members] = await Promise.all([
+      this.expenses.monthTotal(month),
+      this.attendance.presentCountsByMember(month),
+    ]);
+    await this.repository.replaceMonth(month, totalPaise, members);
+    this.cache.invalidate([month]);
+  }
+
+  // ---- the bill ----
+
+  async bill(month: string, method: ShareMethod): Promise<BillDto> {
+    return this.cache.get(`bill:${month}:${method}`, [month], async () => {
+      const closure = await this.repository.findClosure(month);
+      if (closure) {
+        const frozen = closure.bill as FrozenBill;
+        return this.toBillDto(month, frozen.bills[method], frozen.names, true, frozen.computedAt);
+      }
+      const snapshot = await this.freshSnapshot(month);
+      const names = Object.fromEntries(snapshot.members.map((m) => [m.userId, m.fullName]));
+      const bill = computeShares(snapshot.totalPaise, snapshot.members, method);
+      return this.toBillDto(month, bill, names, false, snapshot.computedAt.toISOString());
+    });
+  }
+
+  async myShare(userId: string, month: string, method: ShareMethod): Promise<MyShareResponse> {
+    const bill = await this.bill(month, method);
+    const line = bill.shares.find((s) => s.userId === userId);
+    return {
+      success: true,
+      month,
+      method,
+      closed: bill.closed,
+      meals: line?.meals ?? 0,
+      share: line?.share ?? 0,
+      totalExpenses: bill.totalExpenses,
+      activeMembers: bill.activeMembers,
+      totalMeals: bill.totalMeals,
+    };
+  }
+
+  /** The bill as CSV: UTF-8 with a byte-order mark (spreadsheets read it as UTF-8), one row per member. */
+  async billCsv(month: string, method: ShareMethod): Promise<string> {
+    const bill = await this.bill(month, method);
+    const rows = [
+      ['month', 'member_id', 'full_name', 'meals', 'share_inr', 'method', 'closed'],
+      ...bill.shares.map((s) => [
+        month,
+        s.userId,
+        s.fullName,
+        String(s.meals),
+        s.share.toFixed(2),
+        method,
+        String(bill.closed),
+      ]),
+    ];
+    return `\uFEFF${rows.map((row) => row.map(csvCell).join(',')).join('\r\n')}\r\n`;
+  }
+
+  private async freshSnapshot(month: string) {
+    await this.recalculator.ensureFresh(month);
+    let snapshot = await this.repository.readMonth(month);
+    if (!snapshot) {
+      await this.recalculator.ensureFresh(month, true);
+      snapshot = await this.repository.readMonth(month);
+    }
+    return snapshot!;
+  }
+
+  private toBillDto(
+    month: string,
+    bill: MonthBill,
+    names: Record<string, string>,
+    closed: boolean,
+    computedAt: string,
+  ): BillDto {
+    return {
+      month,
+      method: bill.method,
+      totalExpenses: toRupees(bill.totalPaise),
+      activeMembers: bill.activeMembers,
+      totalMeals: bill.totalMeals,
+      allocated: toRupees(bill.allocatedPaise),
+      unallocated: toRupees(bill.unallocatedPaise),
+      closed,
+      computedAt,
+      shares: bill.shares.map((s) => ({
+        userId: s.userId,
+        fullName: names[s.userId] ?? '',
+        meals: s.meals,
+        share: toRupees(s.sharePaise),
+      })),
+    };
+  }
+
+  // ---- closing a month ----
+
+  async close(month: string, actorId: string): Promise<BillDto> {
+    this.assertNotFuture(month, 'A month that has not begun cannot be closed');
+    if (await this.repository.findClosure(month)) throw conflict(`Month ${month} is already closed`);
+    await this.repository.withWritesPaused(async (tx) => {
+      const [totalPaise, members] = await Promise.all([
+        this.expenses.monthTotal(month),
+        this.attendance.presentCountsByMember(month),
+      ]);
+      const names = await this.users.namesOf(members.map((m) => m.userId));
+      const frozen: FrozenBill = {
+        computedAt: this.clock.now().toISOString(),
+        names: Object.fromEntries(names),
+        bills: {
+          spec: computeShares(totalPaise, members, 'spec'),
+          proportional: computeShares(totalPaise, members, 'proportional'),
+        },
+      };
+      await this.repository.insertClosure(tx, month, actorId, frozen);
+    });
+    this.cache.invalidate([month]);
+    this.logger.log({ month, by: actorId }, 'Month closed; its bill is frozen');
+    return this.bill(month, 'spec');
+  }
+
+  async reopen(month: string, actorId: string): Promise<MonthStatusResponse> {
+    if (!(await this.repository.deleteClosure(month, actorId)))
+      throw conflict(`Month ${month} is not closed`);
+    this.cache.invalidate([month]);
+    this.recalculator.markDirty([month]);
+    this.logger.log({ month, by: actorId }, 'Month reopened');
+    return this.monthStatus(month);
+  }
+
+  async monthStatus(month: string): Promise<MonthStatusResponse> {
+    const [closure, log] = await Promise.all([
+      this.repository.findClosure(month),
+      this.repository.closeLog(month),
+    ]);
+    return {
+      success: true,
+      month,
+      closed: Boolean(closure),
+      history: log.map((e) => ({
+        action: e.action,
+        at: e.at.toISOString(),
+        by: e.actorId,
+        byName: e.actorName,
+      })),
+    };
+  }
+
+  // ---- the contract's analytics ----
+
+  async expenseAnalytics(query: { month?: string; year?: string }): Promise<ExpenseAnalyticsResponse> {
+    const months = query.month
+      ? [query.month]
+      : monthsBetween(
+          `${query.year ?? this.today().slice(0, 4)}-01`,
+          `${query.year ?? this.today().slice(0, 4)}-12`,
+        );
+    return this.cache.get(`expenses:${months[0]}:${months.at(-1)}`, months, async () => {
+      const from = monthBounds(months[0]).first;
+      const to = monthBounds(months.at(-1)!).last;
+      const [byMonth, byCategory] = await Promise.all([
+        this.expenses.totalsByMonth(from, to),
+        this.expenses.categoryTotals(from, to),
+      ]);
+      const perMonth = new Map(byMonth.map((m) => [m.month, m.totalPaise]));
+      const totalPaise = byMonth.reduce((sum, m) => sum + m.totalPaise, 0);
+      const current = monthOf(this.today());
+      const begun = Math.max(1, months.filter((m) => m <= current).length);
+      return {
+        success: true,
+        analytics: {
+          totalExpenses: toRupees(totalPaise),
+          monthlyAverage: Math.round(totalPaise / begun) / 100,
+          categoryBreakdown: Object.fromEntries(byCategory.map((c) => [c.category, toRupees(c.totalPaise)])),
+          trend: months.map((month) => ({ month, amount: toRupees(perMonth.get(month) ?? 0) })),
+        },
+      };
+    });
+  }
+
+  async attendanceAnalytics(query: {
+    month?: string;
+    startDate?: string;
+    endDate?: string;
+  }): Promise<AttendanceAnalyticsResponse> {
+    const { from, to } = this.period(query);
+    const months = monthsBetween(monthOf(from), monthOf(to));
+    return this.cache.get(`attendance:${from}:${to}`, months, async () => {
+      const [totalMembers, counts, slots, settings] = await Promise.all([
+        this.users.countApproved(),
+        this.attendance.presentCountsByMealType(from, to),
+        this.attendance.servedSlotsByMealType(from, to),
+        this.messConfig.settings(),
+      ]);
+      const present = new Map(counts.map((c) => [c.mealType, c.present]));
+      const served = new Map(slots.map((s) => [s.mealType, s.slots]));
+      const presentMarks = counts.reduce((sum, c) => sum + c.present, 0);
+      const servedSlots = slots.reduce((sum, s) => sum + s.slots, 0);
+      const rate = (p: number, s: number) =>
+        totalMembers * s === 0 ? 0 : round(Math.min(1, p / (totalMembers * s)), 4);
+      const mealTypes = [...new Set([...settings.mealTimes.map((m) => m.name), ...present.keys()])];
+      return {
+        success: true,
+        analytics: {
+          totalMembers,
+          averageAttendance: servedSlots === 0 ? 0 : round(presentMarks / servedSlots, 2),
+          attendanceRate: rate(presentMarks, servedSlots),
+          byMealType: Object.fromEntries(
+            mealTypes.map((mt) => [mt, rate(present.get(mt) ?? 0, served.get(mt) ?? 0)]),
+          ),
+          presentMarks,
+          servedSlots,
+          period: { from, to },
+        },
+      };
+    });
+  }
+
+  async health(monthInput?: string): Promise<HealthScoreResponse> {
+    const month = monthInput ?? monthOf(this.today());
+    return this.cache.get(`health:${month}`, [month], async () => {
+      const { first, last } = monthBounds(month);
+      const [rating, counts, slots, approvedMembers, bill] = await Promise.all([
+        this.feedback.averageRating(first, last),
+        this.attendance.presentCountsByMealType(first, last),
+        this.attendance.servedSlotsByMealType(first, last),
+        this.users.countApproved(),
+        this.bill(month, 'proportional'),
+      ]);
+      return {
+        success: true,
+        month,
+        healthScore: healthScore({
+          averageRating: rating.average,
+          presentMarks: counts.reduce((sum, c) => sum + c.present, 0),
+          approvedMembers,
+          servedSlots: slots.reduce((sum, s) => sum + s.slots, 0),
+          mealsPerActiveMember: bill.shares.map((s) => s.meals),
+        }),
+      };
+    });
+  }
+
+  async headcount(dateInput?: string): Promise<HeadcountResponse> {
+    const date = dateInput ?? this.today();
+    return this.cache.get(`headcount:${date}`, [monthOf(date)], async () => {
+      const [approvedMembers, counts, settings] = await Promise.all([
+        this.users.countApproved(),
+        this.attendance.presentCountsByMealType(date, date),
+        this.messConfig.settings(),
+      ]);
+      const byType = new Map(counts.map((c) => [c.mealType, c]));
+      return {
+        success: true,
+        date,
+        approvedMembers,
+        meals: settings.mealTimes.map((meal) => {
+          const c = byType.get(meal.name);
+          const expected = c?.present ?? 0;
+          const absent = c?.absent ?? 0;
+          return {
+            mealType: meal.name,
+            startTime: meal.startTime,
+            expected,
+            absent,
+            unmarked: Math.max(0, approvedMembers - expected - absent),
+          };
+        }),
+      };
+    });
+  }
+
+  // ---- periods ----
+
+  /** This month in the mess's time zone when none is given. */
+  resolveMonth(month?: string): string {
+    return month ?? monthOf(this.today());
+  }
+
+  private period(query: { month?: string; startDate?: string; endDate?: string }): {
+    from: string;
+    to: string;
+  } {
+    if (query.startDate || query.endDate) {
+      if (!query.startDate || !query.endDate) {
+        throw badRequest('Validation failed', [
+          { field: query.startDate ? 'endDate' : 'startDate', message: 'startDate and endDate go together' },
+        ]);
+      }
+      if (query.month)
+        throw badRequest('Validation failed', [
+          { field: 'month', message: 'give month or startDate/endDate, not both' },
+        ]);
+      if (query.startDate > query.endDate)
+        throw badRequest('Validation failed', [
+          { field: 'endDate', message: 'endDate must not be before startDate' },
+        ]);
+      if (monthsBetween(monthOf(query.startDate), monthOf(query.endDate)).length > 24) {
+        throw badRequest('Validation failed', [
+          { field: 'endDate', message: 'a period covers at most 24 months' },
+        ]);
+      }
+      return { from: query.startDate, to: query.endDate };
+    }
+    const { first, last } = monthBounds(this.resolveMonth(query.month));
+    return { from: first, to: last };
+  }
+
+  private assertNotFuture(month: string, message: string): void {
+    if (month > monthOf(this.today())) throw badRequest(message);
+  }
+
+  private today(): string {
+    return localParts(this.clock.now(), this.config.messTimezone).date;
+  }
+
+  static readonly methods = SHARE_METHODS;
+}
+
+/** Quotes when needed, and defuses cells a spreadsheet would run as a formula. */
+function csvCell(value: string): string {
+  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  return /[",\r\n']/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+}

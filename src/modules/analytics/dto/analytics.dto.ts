@@ -1,0 +1,194 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsIn, IsOptional, Matches } from 'class-validator';
+import { DateField, MonthField } from '../../../common/http/fields';
+import { SHARE_METHODS, type ShareMethod } from '../cost-shares';
+
+export class ExpenseAnalyticsQuery {
+  @MonthField({ optional: true, description: 'One month; wins over `year`' })
+  month?: string;
+
+  @ApiPropertyOptional({
+    example: '2025',
+    description: 'A calendar year; default: this year (mess time zone)',
+  })
+  @IsOptional()
+  @Matches(/^(19|2\d)\d{2}$/, { message: 'year must be YYYY' })
+  year?: string;
+}
+
+export class PeriodQuery {
+  @MonthField({ optional: true, description: 'A month; default: this month (mess time zone)' })
+  month?: string;
+
+  @DateField({ optional: true, description: 'Start of a custom period (with endDate), inclusive' })
+  startDate?: string;
+
+  @DateField({ optional: true, description: 'End of a custom period (with startDate), inclusive' })
+  endDate?: string;
+}
+
+export class MonthQuery {
+  @MonthField({ optional: true, description: 'Default: this month (mess time zone)' })
+  month?: string;
+}
+
+export class SharesQuery extends MonthQuery {
+  @ApiPropertyOptional({ enum: SHARE_METHODS, default: 'spec' })
+  @IsOptional()
+  @IsIn(SHARE_METHODS, { message: `method must be one of ${SHARE_METHODS.join(', ')}` })
+  method: ShareMethod = 'spec';
+}
+
+export class DayQuery {
+  @DateField({ optional: true, description: 'Default: today (mess time zone)' })
+  date?: string;
+}
+
+class TrendPointDto {
+  @ApiProperty({ example: '2025-03' }) month: string;
+  @ApiProperty({ example: 48210.5 }) amount: number;
+}
+
+class ExpenseAnalyticsDto {
+  @ApiProperty({ example: 148230.75, description: 'Sum of the period, rupees, exact to the paisa' })
+  totalExpenses: number;
+  @ApiProperty({
+    example: 49410.25,
+    description: 'totalExpenses / months of the period that have begun (a future month does not dilute it)',
+  })
+  monthlyAverage: number;
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'number' },
+    example: { Groceries: 90210, Gas: 12000 },
+  })
+  categoryBreakdown: Record<string, number>;
+  @ApiProperty({
+    type: [TrendPointDto],
+    description: 'One entry per month of the period, 0 for months without spending',
+  })
+  trend: TrendPointDto[];
+}
+
+export class ExpenseAnalyticsResponse {
+  @ApiProperty({ example: true }) success: true;
+  @ApiProperty({ type: ExpenseAnalyticsDto }) analytics: ExpenseAnalyticsDto;
+}
+
+class PeriodDto {
+  @ApiProperty({ format: 'date' }) from: string;
+  @ApiProperty({ format: 'date' }) to: string;
+}
+
+class AttendanceAnalyticsDto {
+  @ApiProperty({ description: 'Approved members now' }) totalMembers: number;
+  @ApiProperty({ description: 'Present marks per served meal slot (average diners per meal)' })
+  averageAttendance: number;
+  @ApiProperty({ description: 'present marks / (totalMembers × served slots), 0..1' }) attendanceRate: number;
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'number' },
+    description: 'Per configured meal type: present marks / (totalMembers × served slots of that type), 0..1',
+    example: { Breakfast: 0.71, Lunch: 0.86, Dinner: 0.82 },
+  })
+  byMealType: Record<string, number>;
+  @ApiProperty() presentMarks: number;
+  @ApiProperty({ description: 'Meal slots (date, meal type) with at least one member present' })
+  servedSlots: number;
+  @ApiProperty({ type: PeriodDto }) period: PeriodDto;
+}
+
+export class AttendanceAnalyticsResponse {
+  @ApiProperty({ example: true }) success: true;
+  @ApiProperty({ type: AttendanceAnalyticsDto }) analytics: AttendanceAnalyticsDto;
+}
+
+class HealthScoreDto {
+  @ApiProperty({ description: '(average rating − 1) / 4 × 100; 50 without ratings. 0..100' })
+  mealQuality: number;
+  @ApiProperty({ description: 'present / (approved members × served slots) × 100. 0..100' })
+  attendanceRate: number;
+  @ApiProperty({ description: "Jain's fairness index of meals per active member × 100. 100/n..100" })
+  fairShareIndex: number;
+  @ApiProperty({ description: '0.4 mealQuality + 0.4 attendanceRate + 0.2 fairShareIndex. 0..100' })
+  overallScore: number;
+}
+
+export class HealthScoreResponse {
+  @ApiProperty({ example: true }) success: true;
+  @ApiProperty({ example: '2025-03' }) month: string;
+  @ApiProperty({ type: HealthScoreDto }) healthScore: HealthScoreDto;
+}
+
+export class MemberShareDto {
+  @ApiProperty() userId: string;
+  @ApiProperty() fullName: string;
+  @ApiProperty({ description: 'Meals marked present in the month' }) meals: number;
+  @ApiProperty({ description: 'Rupees, to the paisa' }) share: number;
+}
+
+export class BillDto {
+  @ApiProperty({ example: '2025-03' }) month: string;
+  @ApiProperty({ enum: SHARE_METHODS }) method: ShareMethod;
+  @ApiProperty({ description: 'Rupees' }) totalExpenses: number;
+  @ApiProperty({ description: 'Members with at least one meal in the month' }) activeMembers: number;
+  @ApiProperty() totalMeals: number;
+  @ApiProperty({ description: 'Sum of the shares, rupees' }) allocated: number;
+  @ApiProperty({
+    description: 'totalExpenses − allocated, rupees (the spec method leaves most of the month here)',
+  })
+  unallocated: number;
+  @ApiProperty({ description: 'true once a treasurer or admin closed the month: the bill is frozen' })
+  closed: boolean;
+  @ApiProperty({
+    format: 'date-time',
+    description: 'When the inputs were last recalculated (or the month closed)',
+  })
+  computedAt: string;
+  @ApiProperty({ type: [MemberShareDto] }) shares: MemberShareDto[];
+}
+
+export class BillResponse extends BillDto {
+  @ApiProperty({ example: true }) success: true;
+}
+
+export class MyShareResponse {
+  @ApiProperty({ example: true }) success: true;
+  @ApiProperty({ example: '2025-03' }) month: string;
+  @ApiProperty({ enum: SHARE_METHODS }) method: ShareMethod;
+  @ApiProperty() closed: boolean;
+  @ApiProperty({ description: 'Meals marked present' }) meals: number;
+  @ApiProperty({ description: 'Rupees; 0 when the member ate no meal' }) share: number;
+  @ApiProperty() totalExpenses: number;
+  @ApiProperty() activeMembers: number;
+  @ApiProperty() totalMeals: number;
+}
+
+class CloseEventDto {
+  @ApiProperty({ enum: ['close', 'reopen'] }) action: string;
+  @ApiProperty({ format: 'date-time' }) at: string;
+  @ApiProperty({ nullable: true, type: String }) by: string | null;
+  @ApiProperty({ nullable: true, type: String }) byName: string | null;
+}
+
+export class MonthStatusResponse {
+  @ApiProperty({ example: true }) success: true;
+  @ApiProperty({ example: '2025-03' }) month: string;
+  @ApiProperty() closed: boolean;
+  @ApiProperty({ type: [CloseEventDto] }) history: CloseEventDto[];
+}
+
+class HeadcountSlotDto {
+  @ApiProperty({ example: 'Lunch' }) mealType: string;
+  @ApiProperty({ example: '12:30' }) startTime: string;
+  @ApiProperty({ description: 'Expected diners: members marked present' }) expected: number;
+  @ApiProperty() absent: number;
+  @ApiProperty({ description: 'Approved members who have not marked this meal' }) unmarked: number;
+}
+
+export class HeadcountResponse {
+  @ApiProperty({ example: true }) success: true;
+  @ApiProperty({ format: 'date' }) date: string;
+  @ApiProperty() approvedMembers: number;
+  @ApiProperty({ type: [HeadcountSlotDto] }) meals: HeadcountSlotDto[];
+}
