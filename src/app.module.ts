@@ -1,6 +1,7 @@
 import { DynamicModule, Module, ValidationPipe } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { EventEmitterModule } from '@nestjs/event-emitter';
+import { ScheduleModule } from '@nestjs/schedule';
 import { ThrottlerModule } from '@nestjs/throttler';
 import { LoggerModule } from 'nestjs-pino';
 import { randomUUID } from 'node:crypto';
@@ -20,6 +21,7 @@ import { FeedbackModule } from './modules/feedback/feedback.module';
 import { HealthModule } from './modules/health/health.module';
 import { MealsModule } from './modules/meals/meals.module';
 import { MessConfigModule } from './modules/mess-config/mess-config.module';
+import { NotificationsModule } from './modules/notifications/notifications.module';
 import { UsersModule } from './modules/users/users.module';
 
 const QUIET_PATHS = new Set(['/api/live', '/api/ready']);
@@ -60,6 +62,7 @@ export class AppModule {
         DatabaseModule,
         ThrottlerModule.forRoot(throttlerOptions(config, rateLimitStorage(config))),
         EventEmitterModule.forRoot(),
+        ScheduleModule.forRoot(),
         UsersModule,
         AuthModule,
         MessConfigModule,
@@ -68,6 +71,7 @@ export class AppModule {
         ExpensesModule,
         MealsModule,
         AnalyticsModule,
+        NotificationsModule,
         HealthModule,
       ],
       providers: [

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { type NotificationSettings, readNotificationSettings } from './notifications-config';
 
 export type NodeEnv = 'development' | 'production' | 'test';
 
@@ -29,6 +30,8 @@ export abstract class AppConfig {
   declare readonly db: { poolMax: number; statementTimeoutMs: number; connectionTimeoutMs: number };
   declare readonly readyTimeoutMs: number;
   declare readonly bcryptCost: number;
+  /** Mail and messaging providers, delivery queue and schedules (see notifications-config.ts). */
+  declare readonly notifications: NotificationSettings;
 }
 
 export class ConfigError extends Error {
@@ -127,6 +130,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     },
     readyTimeoutMs: int('READY_TIMEOUT_MS', 1_500, 100, 60_000),
     bcryptCost: int('BCRYPT_COST', 10, 10, 15),
+    notifications: readNotificationSettings(env, problems),
   };
   if (problems.length) throw new ConfigError(problems);
   if (!config.jwtSecret) config.jwtSecret = localJwtSecret(dataDir);

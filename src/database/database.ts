@@ -6,8 +6,8 @@ import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
-import { mkdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync, mkdirSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { Pool } from 'pg';
 import { IN_MEMORY } from '../config/app-config';
 import * as schema from './schema';
@@ -19,7 +19,16 @@ export type DbOrTx = Db | Parameters<Parameters<Db['transaction']>[0]>[0];
 /** Mongoose's numbering, kept for the contract's `dbState`: 0 disconnected, 1 connected, 2 connecting, 3 disconnecting. */
 export type DbState = 0 | 1 | 2 | 3;
 
-export const MIGRATIONS_FOLDER = resolve(__dirname, '..', '..', 'drizzle');
+/** The committed migrations: the nearest `drizzle/` above this file (from src/, dist/ or a bench build alike). */
+export const MIGRATIONS_FOLDER = findMigrations(__dirname);
+
+function findMigrations(start: string): string {
+  for (let dir = start; ; dir = dirname(dir)) {
+    const candidate = join(dir, 'drizzle');
+    if (existsSync(join(candidate, 'meta', '_journal.json'))) return candidate;
+    if (dirname(dir) === dir) return resolve(start, '..', '..', 'drizzle');
+  }
+}
 /** Serialises migrations when several replicas start at once against one server. */
 const MIGRATION_LOCK_KEY = 7_061_993;
 
@@ -31,6 +40,8 @@ export interface DatabaseOptions {
   connectionTimeoutMs?: number;
 }
 
+export type DatabaseConnection = { kind: 'embedded'; client: PGlite } | { kind: 'server'; url: string };
+
 /** The service's connection to PostgreSQL: the embedded engine (PGlite) or a server through a pg pool. */
 export abstract class Database {
   abstract readonly kind: 'embedded' | 'server';
@@ -38,6 +49,8 @@ export abstract class Database {
   abstract state(): DbState;
   abstract migrate(): Promise<void>;
   abstract close(): Promise<void>;
+  /** How a second client (the job queue) reaches this same database: the PGlite instance, or the server's URL. */
+  abstract connection(): DatabaseConnection;
 
   /** Resolves when the database answers `select 1` within `timeoutMs`, rejects otherwise. */
   async ping(timeoutMs: number): Promise<number> {
@@ -72,6 +85,10 @@ class EmbeddedDatabase extends Database {
     return this.closed ? 0 : 1;
   }
 
+  connection(): DatabaseConnection {
+    return { kind: 'embedded', client: this.client };
+  }
+
   async migrate(): Promise<void> {
     await migratePglite(this.db as never, { migrationsFolder: MIGRATIONS_FOLDER });
   }
@@ -89,7 +106,10 @@ class ServerDatabase extends Database {
   private closing = false;
   private healthy = true;
 
-  constructor(private readonly pool: Pool) {
+  constructor(
+    private readonly pool: Pool,
+    private readonly url: string,
+  ) {
     super();
     this.db = drizzlePg({ client: pool, schema }) as unknown as Db;
     pool.on('error', () => {
@@ -115,6 +135,10 @@ class ServerDatabase extends Database {
       this.healthy = false;
       throw error;
     }
+  }
+
+  connection(): DatabaseConnection {
+    return { kind: 'server', url: this.url };
   }
 
   async migrate(): Promise<void> {
@@ -147,7 +171,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       application_name: 'mess',
     });
     logger.log(`Using PostgreSQL server ${redactUrl(options.databaseUrl)}`);
-    return new ServerDatabase(pool);
+    return new ServerDatabase(pool, options.databaseUrl);
   }
   if (options.dataDir === IN_MEMORY) {
     logger.log('Using the embedded database in memory (nothing is kept after exit)');

@@ -7,3 +7,4 @@ export * from '../modules/feedback/feedback.schema';
 export * from '../modules/expenses/expenses.schema';
 export * from '../modules/meals/meals.schema';
 export * from '../modules/analytics/analytics.schema';
+export * from '../modules/notifications/notifications.schema';

@@ -1,0 +1,113 @@
+import { Injectable, Logger } from '@nestjs/common';
+import twilio from 'twilio';
+import type RequestClient from 'twilio/lib/base/RequestClient';
+import { AppConfig } from '../../../config/app-config';
+import { DEFAULT_MSG_API_BASE_URL, type MessagingSettings } from '../../../config/notifications-config';
+import { DeliveryError, DeliveryErrors } from './delivery-error';
+
+/**
+ * The provider's request client, sending to MSG_API_BASE_URL instead of https://api.twilio.com, so staging and the
+ * tests talk to a local server that answers like the Messages API. Paths, auth and form encoding are untouched.
+ */
+class BaseUrlRequestClient extends twilio.RequestClient {
+  constructor(
+    private readonly base: URL,
+    options: ConstructorParameters<typeof twilio.RequestClient>[0],
+  ) {
+    super(options);
+  }
+
+  override request<TData>(opts: RequestClient.RequestOptions<TData>) {
+    const target = new URL(opts.uri);
+    const prefix = this.base.pathname.replace(/\/+$/, '');
+    return super.request<TData>({
+      ...opts,
+      uri: `${this.base.origin}${prefix}${target.pathname}${target.search}`,
+    });
+  }
+}
+
+/** WhatsApp through the messaging provider: `whatsapp:<sender>` to `whatsapp:<member's E.164 phone>`. */
+@Injectable()
+export class WhatsAppChannel {
+  private readonly logger = new Logger('WhatsApp');
+  private readonly settings: MessagingSettings;
+  private readonly client?: twilio.Twilio;
+
+  constructor(config: AppConfig) {
+    this.settings = config.notifications.messaging;
+    if (!this.settings.configured) {
+      this.logger.warn(
+        `WhatsApp notifications are disabled: the messaging provider is not configured (${this.settings.missing.join(', ')} not set)`,
+      );
+      return;
+    }
+    const options = { timeout: this.settings.timeoutMs, autoRetry: false };
+    this.client = twilio(this.settings.accountSid, this.settings.authToken, {
+      ...options,
+      ...(this.settings.apiBaseUrl !== DEFAULT_MSG_API_BASE_URL
+        ? { httpClient: new BaseUrlRequestClient(new URL(this.settings.apiBaseUrl), options) }
+        : {}),
+    });
+  }
+
+  get enabled(): boolean {
+    return this.client !== undefined;
+  }
+
+  /** Sends `title`, a blank line, then `content`. Throws a DeliveryError that says what went wrong. */
+  async send(to: string | null | undefined, title: string, content: string): Promise<{ messageId: string }> {
+    if (!this.client) throw new DeliveryError('whatsapp', DeliveryErrors.messagingNotConfigured, true);
+    if (!to) throw new DeliveryError('whatsapp', DeliveryErrors.phoneUnavailable, true);
+    try {
+      const message = await this.client.messages.create({
+        from: `whatsapp:${this.settings.phoneNumber}`,
+        to: `whatsapp:${to}`,
+        body: `${title}\n\n${content}`,
+      });
+      return { messageId: message.sid };
+    } catch (error) {
+      throw classifyMessagingError(error);
+    }
+  }
+}
+
+const NOT_REGISTERED = new Set([63015, 63016, 63003]);
+const INVALID_NUMBER = new Set([21211, 21614, 21612, 63024, 21408]);
+const RATE_LIMITED = new Set([20429, 63018, 14107]);
+const ACCOUNT_DISABLED = new Set([20003, 20005, 10001, 20008]);
+const NETWORK_TIMEOUT = new Set(['ECONNABORTED', 'ETIMEDOUT', 'ERR_CANCELED']);
+
+/**
+ * Turns the provider's error (its JSON body `{code, message, more_info, status}`, or a network error) into a
+ * DeliveryError. The provider's message is dropped on purpose: it can quote the recipient's number.
+ */
+export function classifyMessagingError(error: unknown): DeliveryError {
+  const e = error as { status?: unknown; code?: unknown };
+  if (typeof e?.status === 'number') {
+    const status = e.status;
+    const code = typeof e.code === 'number' ? e.code : undefined;
+    const codeText = code === undefined ? `HTTP ${status}` : String(code);
+    if (code !== undefined && NOT_REGISTERED.has(code)) {
+      return new DeliveryError('whatsapp', DeliveryErrors.notRegistered, true, codeText);
+    }
+    if (code !== undefined && INVALID_NUMBER.has(code)) {
+      return new DeliveryError('whatsapp', DeliveryErrors.invalidNumber, true, codeText);
+    }
+    if (status === 429 || (code !== undefined && RATE_LIMITED.has(code))) {
+      return new DeliveryError('whatsapp', DeliveryErrors.rateLimited, false, codeText);
+    }
+    if (status === 401 || status === 403 || (code !== undefined && ACCOUNT_DISABLED.has(code))) {
+      return new DeliveryError('whatsapp', DeliveryErrors.accountDisabled, true, codeText);
+    }
+    if (status >= 500) {
+      return new DeliveryError('whatsapp', DeliveryErrors.messagingUnavailable(status), false, codeText);
+    }
+    return new DeliveryError('whatsapp', DeliveryErrors.messagingRefused(codeText), true, codeText);
+  }
+  const networkCode = typeof e?.code === 'string' ? e.code : undefined;
+  if (networkCode && NETWORK_TIMEOUT.has(networkCode)) {
+    return new DeliveryError('whatsapp', DeliveryErrors.messagingTimeout, false, networkCode);
+  }
+  return new DeliveryError('whatsapp', DeliveryErrors.messagingUnreachable, false, networkCode);
+}

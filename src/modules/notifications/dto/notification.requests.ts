@@ -1,0 +1,64 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsBoolean, IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
+import { CHANNEL_PREFERENCES, type ChannelPreference } from '../notification-types';
+
+const channelMessage = `must be one of ${CHANNEL_PREFERENCES.join(', ')}`;
+
+export class SendTestNotificationDto {
+  @ApiProperty({
+    enum: CHANNEL_PREFERENCES,
+    example: 'both',
+    description: '`both` tries WhatsApp first and falls back to email, as real notifications do',
+  })
+  @IsIn(CHANNEL_PREFERENCES, { message: `channel ${channelMessage}` })
+  channel: ChannelPreference;
+}
+
+export class SetChannelDto {
+  @ApiProperty({
+    enum: CHANNEL_PREFERENCES,
+    example: 'both',
+    description: '`whatsapp` and `both` need a phone number on the profile',
+  })
+  @IsIn(CHANNEL_PREFERENCES, { message: `preferredNotificationChannel ${channelMessage}` })
+  preferredNotificationChannel: ChannelPreference;
+}
+
+const Switch = (description: string) => (target: object, key: string) => {
+  ApiPropertyOptional({ type: Boolean, description, example: true })(target, key);
+  IsOptional()(target, key);
+  IsBoolean({ message: `${key} must be true or false` })(target, key);
+};
+
+/** One optional switch per notification type; keys not listed here are refused (400). */
+export class UpdatePreferencesDto {
+  @Switch('MEAL_REMINDER: reminder before a meal you have not marked') mealReminders?: boolean;
+  @Switch('PAYMENT_DUE: your share of last month is due') paymentDue?: boolean;
+  @Switch('COST_SUMMARY: monthly cost breakdown on the 1st') costSummary?: boolean;
+  @Switch('DISCREPANCY_ALERT (managers): attendance changed after a meal, or marked without a menu')
+  discrepancyAlerts?: boolean;
+  @Switch('MEAL_UPDATE: a published menu changed') mealUpdates?: boolean;
+  @Switch('EXPENSE_ADDED (managers, treasurers): a new expense was recorded') expenseAdded?: boolean;
+  @Switch('BUDGET_EXCEEDED (managers, treasurers, admins): the month went over budget')
+  budgetExceeded?: boolean;
+  @Switch('ATTENDANCE_CONFIRMATION: confirm your mark before the meal') attendanceConfirmations?: boolean;
+}
+
+export class ListNotificationsQuery {
+  @ApiPropertyOptional({ default: 1, minimum: 1 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(100_000)
+  page: number = 1;
+
+  @ApiPropertyOptional({ default: 20, minimum: 1, maximum: 100 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  limit: number = 20;
+}

@@ -1,0 +1,82 @@
+/** The words of each notification type, in one place. Plain text: the email template escapes it. */
+
+export function formatRupees(paise: number): string {
+  return `₹${(paise / 100).toLocaleString('en-IN', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+}
+
+export interface Message {
+  title: string;
+  content: string;
+}
+
+export const Messages = {
+  mealReminder: (meal: { name: string; startTime: string; endTime: string }, date: string): Message => ({
+    title: `${meal.name} at ${meal.startTime}: mark your attendance`,
+    content:
+      `You have not marked your attendance for ${meal.name} on ${date} (${meal.startTime}–${meal.endTime}). ` +
+      'Mark present or absent in the app before the meal starts, so the kitchen cooks the right amount.',
+  }),
+
+  attendanceConfirmation: (
+    meal: { name: string; startTime: string; endTime: string },
+    date: string,
+  ): Message => ({
+    title: `Confirm your ${meal.name} attendance`,
+    content:
+      `You have marked your attendance for ${meal.name} on ${date} (${meal.startTime}–${meal.endTime}). ` +
+      'If your plans changed, update the mark in the app before the meal starts.',
+  }),
+
+  mealUpdate: (meal: { date: string; mealType: string; dishes: string[] }, published: boolean): Message => ({
+    title: `${published ? 'Menu published' : 'Menu changed'}: ${meal.mealType} on ${meal.date}`,
+    content: `${meal.mealType} on ${meal.date}: ${meal.dishes.length ? meal.dishes.join(', ') : 'no dishes listed'}.`,
+  }),
+
+  expenseAdded: (expense: {
+    amountPaise: number;
+    category: string;
+    date: string;
+    recordedBy: string;
+  }): Message => ({
+    title: `New expense: ${formatRupees(expense.amountPaise)} for ${expense.category}`,
+    content: `${expense.recordedBy} recorded ${formatRupees(expense.amountPaise)} under ${expense.category} on ${expense.date}.`,
+  }),
+
+  budgetExceeded: (month: string, totalPaise: number, budgetPaise: number): Message => ({
+    title: `Budget exceeded for ${month}`,
+    content:
+      `Spending for ${month} has reached ${formatRupees(totalPaise)}, over the monthly budget of ` +
+      `${formatRupees(budgetPaise)} by ${formatRupees(totalPaise - budgetPaise)}.`,
+  }),
+
+  discrepancy: (
+    mark: { memberName: string; date: string; mealType: string; status: string; previousStatus?: string },
+    reasons: ('after-meal' | 'no-menu')[],
+  ): Message => ({
+    title: `Attendance discrepancy: ${mark.mealType} on ${mark.date}`,
+    content: reasons
+      .map((reason) =>
+        reason === 'no-menu'
+          ? `${mark.memberName} is marked ${mark.status} for ${mark.mealType} on ${mark.date}, but no menu was published for that meal.`
+          : mark.previousStatus
+            ? `${mark.memberName}'s attendance for ${mark.mealType} on ${mark.date} was changed from ${mark.previousStatus} to ${mark.status} after the meal ended.`
+            : `${mark.memberName} was marked ${mark.status} for ${mark.mealType} on ${mark.date} after the meal ended.`,
+      )
+      .join('\n'),
+  }),
+
+  costSummary: (
+    month: string,
+    share: { meals: number; sharePaise: number; totalPaise: number },
+  ): Message => ({
+    title: `Your mess bill for ${month}: ${formatRupees(share.sharePaise)}`,
+    content:
+      `In ${month} you attended ${share.meals} meal${share.meals === 1 ? '' : 's'}. ` +
+      `The mess spent ${formatRupees(share.totalPaise)} in total; your share is ${formatRupees(share.sharePaise)}.`,
+  }),
+
+  paymentDue: (month: string, sharePaise: number, dueDate: string): Message => ({
+    title: `Payment due: ${formatRupees(sharePaise)} for ${month}`,
+    content: `Your mess share for ${month} is ${formatRupees(sharePaise)}, due on ${dueDate}. Please pay the treasurer.`,
+  }),
+};

@@ -1,0 +1,158 @@
+import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { sql } from 'drizzle-orm';
+import { fromDrizzle, PgBoss, type JobWithMetadata } from 'pg-boss';
+import { JobCounts, JobQueueStats } from '../../common/stats/service-stats';
+import { AppConfig } from '../../config/app-config';
+import { Database, DbOrTx } from '../../database/database';
+import { DeliveryService } from './delivery.service';
+import { NotificationsRepository } from './notifications.repository';
+import type { NotificationRow } from './notifications.schema';
+import { pgliteQueueDatabase } from './pglite-queue-adapter';
+
+export const DELIVERY_QUEUE = 'notification-delivery';
+/** pg-boss keeps its tables in their own schema, beside the service's. */
+export const QUEUE_SCHEMA = 'pgboss';
+
+interface DeliveryJob {
+  notificationId: string;
+}
+
+/**
+ * The durable delivery queue: one pg-boss job per notification row, on the service's own PostgreSQL (the server
+ * through pg-boss's pool, or the embedded engine's single connection through an adapter). A job is enqueued in the
+ * transaction that writes its row, retried with exponential backoff while failures are transient, and picked up
+ * after a restart when it was waiting. Exactly one worker holds a job at a time (SKIP LOCKED).
+ */
+@Injectable()
+export class NotificationQueue implements OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger('NotificationQueue');
+  private boss?: PgBoss;
+
+  constructor(
+    private readonly database: Database,
+    private readonly config: AppConfig,
+    private readonly stats: JobQueueStats,
+    private readonly repository: NotificationsRepository,
+    private readonly delivery: DeliveryService,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    const settings = this.config.notifications.queue;
+    const connection = this.database.connection();
+    const common = { schema: QUEUE_SCHEMA, schedule: false, migrate: true } as const;
+    const boss =
+      connection.kind === 'embedded'
+        ? new PgBoss({ ...common, backend: 'pglite', db: pgliteQueueDatabase(connection.client) })
+        : new PgBoss({
+            ...common,
+            connectionString: connection.url,
+            max: Math.max(2, settings.concurrency + 1),
+            application_name: 'mess-queue',
+          });
+    // Only the message: a driver error can carry connection details.
+    boss.on('error', (error: Error) => this.logger.error({ reason: error.message }, 'Job queue error'));
+    await boss.start();
+    const queueOptions = {
+      retryLimit: settings.retryLimit,
+      retryDelay: settings.retryDelaySeconds,
+      retryBackoff: true,
+      retryDelayMax: settings.retryDelayMaxSeconds,
+      expireInSeconds: settings.expireSeconds,
+    };
+    await boss.createQueue(DELIVERY_QUEUE, queueOptions);
+    await boss.updateQueue(DELIVERY_QUEUE, queueOptions);
+    // Loads the queue into pg-boss's cache now, outside any transaction: an enqueue inside the embedded engine's
+    // transaction must never need a second statement on the connection that transaction holds.
+    await boss.findJobs(DELIVERY_QUEUE, { key: '-' });
+    this.boss = boss;
+    this.stats.attach(() => this.counts());
+
+    if (settings.workerEnabled) {
+      await boss.work(
+        DELIVERY_QUEUE,
+        {
+          includeMetadata: true,
+          batchSize: 1,
+          pollingIntervalSeconds: settings.pollSeconds,
+          localConcurrency: settings.concurrency,
+        },
+        async ([job]: JobWithMetadata<DeliveryJob>[]) => this.process(job),
+      );
+      this.logger.log(`Delivery worker started (polling every ${settings.pollSeconds} s)`);
+    }
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.boss?.stop({ graceful: true, timeout: 10_000, close: true });
+    this.boss = undefined;
+  }
+
+  /** Adds one job per row, inside the transaction `tx` that inserted the rows. */
+  async enqueue(rows: NotificationRow[], tx: DbOrTx): Promise<void> {
+    if (!rows.length) return;
+    await this.requireBoss().insert(
+      DELIVERY_QUEUE,
+      rows.map((row) => ({
+        id: row.id,
+        data: { notificationId: row.id },
+        ...(row.dedupeKey ? { singletonKey: row.dedupeKey } : {}),
+      })),
+      { db: fromDrizzle(tx as unknown as Parameters<typeof fromDrizzle>[0], sql) },
+    );
+  }
+
+  /** pending: waiting or retrying; failed: gave up; processed: delivered. One job per notification row. */
+  async counts(): Promise<JobCounts> {
+    const byStatus = await this.repository.countByStatus();
+    return {
+      pending: byStatus.queued + byStatus.retrying,
+      failed: byStatus.failed,
+      processed: byStatus.sent,
+    };
+  }
+
+  /**
+   * Processes every job that is due now, one after another, and returns how many ran. For tests and operators:
+   * deterministic, no polling. Jobs waiting for a retry are not due until their backoff ends (see makeRetriesDue).
+   */
+  async drain(): Promise<number> {
+    const boss = this.requireBoss();
+    let processed = 0;
+    for (;;) {
+      const jobs = await boss.fetch<DeliveryJob>(DELIVERY_QUEUE, { batchSize: 10, includeMetadata: true });
+      if (!jobs.length) return processed;
+      for (const job of jobs) {
+        try {
+          await this.process(job);
+          await boss.complete(DELIVERY_QUEUE, job.id);
+        } catch (error) {
+          await boss.fail(DELIVERY_QUEUE, job.id, { message: (error as Error).message });
+        }
+        processed += 1;
+      }
+    }
+  }
+
+  /** Ends the backoff of every job waiting for a retry, so the next drain runs it. */
+  async makeRetriesDue(): Promise<number> {
+    const boss = this.requireBoss();
+    const waiting = await boss.findJobs(DELIVERY_QUEUE, { queued: true });
+    for (const job of waiting) {
+      await boss.update(DELIVERY_QUEUE, undefined, { id: job.id, startAfter: new Date() });
+    }
+    return waiting.length;
+  }
+
+  /** Runs one job; throws when the failure is transient and retries are left, so pg-boss retries it later. */
+  private async process(job: JobWithMetadata<DeliveryJob>): Promise<void> {
+    const outcome = await this.delivery.deliver(job.data.notificationId, {
+      retriesLeft: job.retryCount < job.retryLimit,
+    });
+    if (outcome.kind === 'retry') throw new Error(outcome.error);
+  }
+
+  private requireBoss(): PgBoss {
+    if (!this.boss) throw new Error('The notification queue is not running');
+    return this.boss;
+  }
+}

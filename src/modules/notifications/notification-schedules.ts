@@ -1,0 +1,207 @@
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { Cron, CronExpression } from '@nestjs/schedule';
+import { Clock } from '../../common/time/clock';
+import { addDays, localParts, monthOf, zonedInstant } from '../../common/time/dates';
+import { AppConfig } from '../../config/app-config';
+import { AttendanceQueries } from '../attendance/attendance.queries';
+import type { MealTime } from '../mess-config/mess-config.schema';
+import { MessConfigService } from '../mess-config/mess-config.service';
+import { Messages } from './messages';
+import type { NotificationType } from './notification-types';
+import { NotificationsService } from './notifications.service';
+
+/** One member's part of a month's bill, as the analytics module computes it. */
+export interface MemberBill {
+  userId: string;
+  meals: number;
+  sharePaise: number;
+}
+
+/** What the monthly schedules need from analytics: the month's total and each member's share. */
+export interface MonthlyBills {
+  bill(month: string): Promise<{ totalPaise: number; shares: MemberBill[] }>;
+}
+export const MONTHLY_BILLS = Symbol('MONTHLY_BILLS');
+
+/**
+ * The scheduled notifications. @nestjs/schedule ticks once a minute; each handler looks at the time in the mess's
+ * time zone and queues what is due. Every notification carries a (type, period, member) dedupe key, so a second
+ * replica, a restart or a repeated tick never queues it twice, and a tick missed while the service was down is
+ * caught up by a later one in the same window.
+ *
+ * | type                    | when (mess time zone)                                            | to whom                               |
+ * |-------------------------|------------------------------------------------------------------|---------------------------------------|
+ * | MEAL_REMINDER           | from NOTIFY_MEAL_REMINDER_MINUTES (60) before each meal to its start | members who have not marked that meal |
+ * | ATTENDANCE_CONFIRMATION | from NOTIFY_ATTENDANCE_CONFIRMATION_MINUTES (30) before each meal   | members who have marked it            |
+ * | COST_SUMMARY            | the 1st of the month, from NOTIFY_MONTHLY_TIME (09:00)           | members with meals last month         |
+ * | PAYMENT_DUE             | NOTIFY_PAYMENT_DUE_DAYS (7) days later, from the same time       | members with a share to pay           |
+ *
+ * The handlers take the instant to act at, so tests drive them with any clock.
+ */
+@Injectable()
+export class NotificationSchedules {
+  private readonly logger = new Logger('NotificationSchedules');
+  /** Periods this process has already handled: a cheap way to skip the next ticks of the same window. */
+  private readonly handled = new Set<string>();
+  private warnedNoBills = false;
+
+  constructor(
+    private readonly notifications: NotificationsService,
+    private readonly attendance: AttendanceQueries,
+    private readonly messConfig: MessConfigService,
+    private readonly clock: Clock,
+    private readonly config: AppConfig,
+    @Optional() @Inject(MONTHLY_BILLS) private readonly bills?: MonthlyBills,
+  ) {}
+
+  @Cron(CronExpression.EVERY_MINUTE, { name: 'notifications' })
+  async tick(): Promise<void> {
+    if (!this.config.notifications.schedules.enabled) return;
+    try {
+      await this.runDue(this.clock.now());
+    } catch (error) {
+      this.logger.error({ reason: (error as Error).message }, 'Scheduled notifications failed');
+    }
+  }
+
+  /** Everything due at `now`; returns how many notifications were queued per type. */
+  async runDue(now: Date = this.clock.now()): Promise<Partial<Record<NotificationType, number>>> {
+    return {
+      MEAL_REMINDER: await this.mealReminders(now),
+      ATTENDANCE_CONFIRMATION: await this.attendanceConfirmations(now),
+      COST_SUMMARY: await this.costSummaries(now),
+      PAYMENT_DUE: await this.paymentsDue(now),
+    };
+  }
+
+  /** MEAL_REMINDER to members who have not marked a meal that starts within the reminder lead. */
+  mealReminders(now: Date = this.clock.now()): Promise<number> {
+    const lead = this.config.notifications.schedules.mealReminderMinutes;
+    return this.forMealsStartingSoon(now, lead, 'MEAL_REMINDER', async (date, meal) => {
+      const marked = new Set(await this.attendance.markedUserIds(date, meal.name));
+      const members = await this.notifications.members();
+      return members.filter((m) => !marked.has(m.id)).map((m) => m.id);
+    });
+  }
+
+  /** ATTENDANCE_CONFIRMATION to members who have marked a meal that starts within the confirmation lead. */
+  attendanceConfirmations(now: Date = this.clock.now()): Promise<number> {
+    const lead = this.config.notifications.schedules.attendanceConfirmationMinutes;
+    return this.forMealsStartingSoon(now, lead, 'ATTENDANCE_CONFIRMATION', async (date, meal) => {
+      const marked = new Set(await this.attendance.markedUserIds(date, meal.name));
+      const members = await this.notifications.members();
+      return members.filter((m) => marked.has(m.id)).map((m) => m.id);
+    });
+  }
+
+  /** COST_SUMMARY on the 1st: each member's meals and share of the month before. */
+  async costSummaries(now: Date = this.clock.now()): Promise<number> {
+    const due = this.monthlyDue(now, 1);
+    if (!due) return 0;
+    return this.once(`COST_SUMMARY:${due.month}`, async () => {
+      const bill = await this.billOf(due.month);
+      if (!bill) return 0;
+      const created = await this.notifications.notify(
+        bill.shares
+          .filter((share) => share.meals > 0)
+          .map((share) => ({
+            userId: share.userId,
+            type: 'COST_SUMMARY' as const,
+            ...Messages.costSummary(due.month, { ...share, totalPaise: bill.totalPaise }),
+            dedupeKey: `COST_SUMMARY:${due.month}:${share.userId}`,
+          })),
+      );
+      return created.length;
+    });
+  }
+
+  /** PAYMENT_DUE NOTIFY_PAYMENT_DUE_DAYS after the 1st, to members whose share of last month is above zero. */
+  async paymentsDue(now: Date = this.clock.now()): Promise<number> {
+    const days = this.config.notifications.schedules.paymentDueDays;
+    const due = this.monthlyDue(now, 1 + days);
+    if (!due) return 0;
+    return this.once(`PAYMENT_DUE:${due.month}`, async () => {
+      const bill = await this.billOf(due.month);
+      if (!bill) return 0;
+      const created = await this.notifications.notify(
+        bill.shares
+          .filter((share) => share.sharePaise > 0)
+          .map((share) => ({
+            userId: share.userId,
+            type: 'PAYMENT_DUE' as const,
+            ...Messages.paymentDue(due.month, share.sharePaise, due.today),
+            dedupeKey: `PAYMENT_DUE:${due.month}:${share.userId}`,
+          })),
+      );
+      return created.length;
+    });
+  }
+
+  /**
+   * Runs `recipientsOf` for each meal of today or tomorrow whose start is within `leadMinutes` of `now` (and not
+   * past), and queues `type` for them.
+   */
+  private async forMealsStartingSoon(
+    now: Date,
+    leadMinutes: number,
+    type: 'MEAL_REMINDER' | 'ATTENDANCE_CONFIRMATION',
+    recipientsOf: (date: string, meal: MealTime) => Promise<string[]>,
+  ): Promise<number> {
+    const tz = this.config.messTimezone;
+    const today = localParts(now, tz).date;
+    const { mealTimes } = await this.messConfig.settings();
+    let queued = 0;
+    for (const date of [today, addDays(today, 1)]) {
+      for (const meal of mealTimes) {
+        const start = zonedInstant(date, meal.startTime, tz).getTime();
+        if (now.getTime() < start - leadMinutes * 60_000 || now.getTime() >= start) continue;
+        queued += await this.once(`${type}:${date}:${meal.name}`, async () => {
+          const message =
+            type === 'MEAL_REMINDER'
+              ? Messages.mealReminder(meal, date)
+              : Messages.attendanceConfirmation(meal, date);
+          const created = await this.notifications.notify(
+            (await recipientsOf(date, meal)).map((userId) => ({
+              userId,
+              type,
+              ...message,
+              dedupeKey: `${type}:${date}:${meal.name}:${userId}`,
+            })),
+          );
+          return created.length;
+        });
+      }
+    }
+    return queued;
+  }
+
+  /** The month before `now` when today is its `day`-th day (in the mess time zone) and the monthly time has come. */
+  private monthlyDue(now: Date, day: number): { month: string; today: string } | undefined {
+    const { date, time } = localParts(now, this.config.messTimezone);
+    if (Number(date.slice(8)) !== day || time < this.config.notifications.schedules.monthlyTime)
+      return undefined;
+    return { month: monthOf(addDays(`${monthOf(date)}-01`, -1)), today: date };
+  }
+
+  private async billOf(month: string) {
+    if (!this.bills) {
+      if (!this.warnedNoBills) {
+        this.logger.warn(
+          'Monthly cost shares are not available, so COST_SUMMARY and PAYMENT_DUE are not sent',
+        );
+        this.warnedNoBills = true;
+      }
+      return undefined;
+    }
+    return this.bills.bill(month);
+  }
+
+  private async once(period: string, run: () => Promise<number>): Promise<number> {
+    if (this.handled.has(period)) return 0;
+    const queued = await run();
+    if (this.handled.size > 1_000) this.handled.clear();
+    this.handled.add(period);
+    if (queued) this.logger.log({ period, queued }, 'Scheduled notifications queued');
+    return queued;
+  }
+}

@@ -1,0 +1,150 @@
+import { Injectable } from '@nestjs/common';
+import { count, desc, eq, inArray, lt, sql } from 'drizzle-orm';
+import { Database, DbOrTx } from '../../database/database';
+import type { ChannelPreference, PreferenceSwitch } from './notification-types';
+import {
+  messagingUsage,
+  NewNotificationRow,
+  notificationPreferences,
+  NotificationPreferencesRow,
+  NotificationRow,
+  notifications,
+  NotificationStatus,
+} from './notifications.schema';
+
+/** The only code that queries the notifications module's tables. */
+@Injectable()
+export class NotificationsRepository {
+  constructor(private readonly database: Database) {}
+
+  private get db() {
+    return this.database.db;
+  }
+
+  /** Runs `work` in one transaction; the queue enqueues inside it, so a row and its job exist together or not at all. */
+  transaction<T>(work: (tx: DbOrTx) => Promise<T>): Promise<T> {
+    return this.db.transaction((tx) => work(tx));
+  }
+
+  /** Inserts the rows whose dedupe key is new; returns only those (a known key is skipped silently). */
+  async insertNew(rows: NewNotificationRow[], tx: DbOrTx = this.db): Promise<NotificationRow[]> {
+    if (!rows.length) return [];
+    return tx.insert(notifications).values(rows).onConflictDoNothing().returning();
+  }
+
+  async findById(id: string): Promise<NotificationRow | undefined> {
+    const [row] = await this.db.select().from(notifications).where(eq(notifications.id, id)).limit(1);
+    return row;
+  }
+
+  async update(id: string, values: Partial<NewNotificationRow>): Promise<NotificationRow | undefined> {
+    const [row] = await this.db
+      .update(notifications)
+      .set({ ...values, updatedAt: new Date() })
+      .where(eq(notifications.id, id))
+      .returning();
+    return row;
+  }
+
+  async listForUser(
+    userId: string,
+    limit: number,
+    offset: number,
+  ): Promise<{ rows: NotificationRow[]; total: number }> {
+    const where = eq(notifications.userId, userId);
+    const [rows, [{ total }]] = await Promise.all([
+      this.db
+        .select()
+        .from(notifications)
+        .where(where)
+        .orderBy(desc(notifications.createdAt), desc(notifications.id))
+        .limit(limit)
+        .offset(offset),
+      this.db.select({ total: count() }).from(notifications).where(where),
+    ]);
+    return { rows, total };
+  }
+
+  async countByStatus(): Promise<Record<NotificationStatus, number>> {
+    const rows = await this.db
+      .select({ status: notifications.status, n: count() })
+      .from(notifications)
+      .groupBy(notifications.status);
+    const counts: Record<NotificationStatus, number> = { queued: 0, retrying: 0, sent: 0, failed: 0 };
+    for (const row of rows) counts[row.status] = row.n;
+    return counts;
+  }
+
+  // ---- preferences ----
+
+  async findPreferences(userId: string): Promise<NotificationPreferencesRow | undefined> {
+    const [row] = await this.db
+      .select()
+      .from(notificationPreferences)
+      .where(eq(notificationPreferences.userId, userId))
+      .limit(1);
+    return row;
+  }
+
+  async findPreferencesFor(userIds: string[]): Promise<Map<string, NotificationPreferencesRow>> {
+    if (!userIds.length) return new Map();
+    const rows = await this.db
+      .select()
+      .from(notificationPreferences)
+      .where(inArray(notificationPreferences.userId, userIds));
+    return new Map(rows.map((row) => [row.userId, row]));
+  }
+
+  async saveChannel(userId: string, channel: ChannelPreference): Promise<NotificationPreferencesRow> {
+    const [row] = await this.db
+      .insert(notificationPreferences)
+      .values({ userId, channel })
+      .onConflictDoUpdate({ target: notificationPreferences.userId, set: { channel, updatedAt: new Date() } })
+      .returning();
+    return row;
+  }
+
+  /** Merges the given switches into the stored ones. */
+  async saveSwitches(
+    userId: string,
+    switches: Partial<Record<PreferenceSwitch, boolean>>,
+  ): Promise<NotificationPreferencesRow> {
+    const [row] = await this.db
+      .insert(notificationPreferences)
+      .values({ userId, switches })
+      .onConflictDoUpdate({
+        target: notificationPreferences.userId,
+        set: {
+          switches: sql`${notificationPreferences.switches} || excluded.switches`,
+          updatedAt: new Date(),
+        },
+      })
+      .returning();
+    return row;
+  }
+
+  // ---- messaging allowance ----
+
+  /** Takes one message from the month's allowance; false when it is used up. Atomic across replicas. */
+  async reserveMessage(month: string, limit: number): Promise<boolean> {
+    if (limit <= 0) return false;
+    const rows = await this.db
+      .insert(messagingUsage)
+      .values({ month, sent: 1 })
+      .onConflictDoUpdate({
+        target: messagingUsage.month,
+        set: { sent: sql`${messagingUsage.sent} + 1` },
+        setWhere: lt(messagingUsage.sent, limit),
+      })
+      .returning({ sent: messagingUsage.sent });
+    return rows.length === 1;
+  }
+
+  /** Gives a reserved message back after the provider did not take it. */
+  async releaseMessage(month: string): Promise<void> {
+    await this.db
+      .update(messagingUsage)
+      .set({ sent: sql`greatest(${messagingUsage.sent} - 1, 0)` })
+      .where(eq(messagingUsage.month, month));
+  }
+}

@@ -1,0 +1,380 @@
+import { addDays, localParts, monthOf, zonedInstant } from '../../src/common/time/dates';
+import { NotificationSchedules } from '../../src/modules/notifications/notification-schedules';
+import { TestApp } from '../support/app';
+import { MailServer } from '../support/mail-server';
+import { MessagingProvider } from '../support/messaging-provider';
+import { notificationsOf } from '../support/notifications';
+
+const TZ = 'Asia/Kolkata';
+const today = () => localParts(new Date(), TZ).date;
+
+type Member = Awaited<ReturnType<TestApp['member']>> & { phone: string };
+
+/**
+ * Each of the eight notification types from its real trigger: the expense, menu and attendance endpoints publish
+ * their domain events, and the schedule handlers run at instants the test chooses (the handlers take `now`).
+ */
+describe('Notification triggers and schedules', () => {
+  const mail = new MailServer();
+  const provider = new MessagingProvider();
+  let t: TestApp;
+  let n: ReturnType<typeof notificationsOf>;
+  let admin: string;
+  let phones = 0;
+  const members: Record<string, Member> = {};
+
+  async function member(
+    role: 'student' | 'manager' | 'treasurer',
+    channel: 'email' | 'whatsapp' | 'both',
+    switchesOff: string[] = [],
+  ): Promise<Member> {
+    const phone = `90000${String((phones += 1)).padStart(5, '0')}`;
+    const m = await t.member(role, { phone });
+    await t.post(
+      '/notifications/preferences/channel',
+      { preferredNotificationChannel: channel },
+      { token: m.token },
+    );
+    if (switchesOff.length) {
+      const res = await t.put(
+        '/notifications/preferences',
+        Object.fromEntries(switchesOff.map((key) => [key, false])),
+        { token: m.token },
+      );
+      expect(res.status).toBe(200);
+    }
+    return { ...m, phone: `+91${phone}` };
+  }
+
+  /** The member's notifications of one type, oldest first, as the API lists them. */
+  async function received(m: { token: string }, type: string): Promise<any[]> {
+    const res = await t.get('/notifications?limit=100', { token: m.token });
+    return (res.body.notifications as any[]).filter((x) => x.type === type).reverse();
+  }
+
+  beforeAll(async () => {
+    await mail.start();
+    await provider.start();
+    t = await TestApp.start({ ...mail.env(), ...provider.env(), MESS_TIMEZONE: TZ });
+    n = notificationsOf(t);
+    admin = await t.adminToken();
+    const setup = await t.post(
+      '/auth/admin/setup',
+      {
+        messName: 'Hostel 7 Mess',
+        email: 'mess@college.edu',
+        phone: '+91-8012345678',
+        expenseCategories: ['Groceries', 'Gas'],
+        mealTimes: [
+          { name: 'Breakfast', startTime: '07:30', endTime: '09:30' },
+          { name: 'Lunch', startTime: '12:30', endTime: '14:30' },
+          { name: 'Dinner', startTime: '19:30', endTime: '21:30' },
+        ],
+        monthlyBudget: 1000,
+      },
+      { token: admin },
+    );
+    expect(setup.status).toBe(200);
+    members.manager = await member('manager', 'email');
+    members.managerBoth = await member('manager', 'both');
+    members.managerQuiet = await member('manager', 'email', ['discrepancyAlerts']);
+    members.treasurer = await member('treasurer', 'email');
+    members.treasurerQuiet = await member('treasurer', 'email', ['expenseAdded']);
+    members.studentWhatsApp = await member('student', 'whatsapp');
+    members.studentQuiet = await member('student', 'email', ['mealReminders', 'mealUpdates']);
+    members.student = await member('student', 'email');
+  });
+  afterAll(async () => {
+    await t.close();
+    await mail.stop();
+    await provider.stop();
+  });
+
+  it('EXPENSE_ADDED goes by email to the managers and treasurers, except the recorder; BUDGET_EXCEEDED once a month', async () => {
+    const { manager, managerBoth, managerQuiet, treasurer, treasurerQuiet, student } = members;
+    const first = await t.post(
+      '/expenses',
+      { category: 'Groceries', amount: 600, description: 'Rice and dal', date: today() },
+      { token: manager.token },
+    );
+    expect(first.status).toBe(201);
+    await n.settle();
+
+    // the recorder and the students are not told; a 'both' manager gets email (the type has no WhatsApp support)
+    expect(await received(manager, 'EXPENSE_ADDED')).toHaveLength(0);
+    expect(await received(student, 'EXPENSE_ADDED')).toHaveLength(0);
+    expect(await received(treasurerQuiet, 'EXPENSE_ADDED')).toHaveLength(0);
+    for (const m of [managerBoth, managerQuiet, treasurer]) {
+      const [note] = await received(m, 'EXPENSE_ADDED');
+      expect(note).toMatchObject({
+        title: 'New expense: ₹600.00 for Groceries',
+        status: 'sent',
+        channels: ['email'],
+      });
+      expect(note.content).toBe(`${manager.fullName} recorded ₹600.00 under Groceries on ${today()}.`);
+    }
+    expect(provider.sentTo(managerBoth.phone)).toHaveLength(0);
+    // 600 of 1000: within budget
+    expect(await received(manager, 'BUDGET_EXCEEDED')).toHaveLength(0);
+
+    await t.post(
+      '/expenses',
+      { category: 'Gas', amount: 500, description: 'Cylinder', date: today() },
+      { token: treasurer.token },
+    );
+    await n.settle();
+    const month = today().slice(0, 7);
+    for (const m of [manager, managerBoth, managerQuiet, treasurer, treasurerQuiet]) {
+      const notes = await received(m, 'BUDGET_EXCEEDED');
+      expect(notes).toHaveLength(1);
+      expect(notes[0].title).toBe(`Budget exceeded for ${month}`);
+      expect(notes[0].content).toContain('₹1,100.00');
+      expect(notes[0].content).toContain('₹1,000.00');
+    }
+    const adminNotes = (await t.get('/notifications', { token: admin })).body.notifications;
+    expect(adminNotes.filter((x: any) => x.type === 'BUDGET_EXCEEDED')).toHaveLength(1);
+    expect(await received(student, 'BUDGET_EXCEEDED')).toHaveLength(0);
+    // BUDGET_EXCEEDED supports WhatsApp: the 'both' manager gets it there
+    expect((await received(managerBoth, 'BUDGET_EXCEEDED'))[0]).toMatchObject({ deliveredVia: 'whatsapp' });
+    expect(provider.sentTo(managerBoth.phone)[0].body).toMatch(
+      /^Budget exceeded for \d{4}-\d{2}\n\nSpending/,
+    );
+
+    // further spending in the same month does not alert again
+    await t.post(
+      '/expenses',
+      { category: 'Gas', amount: 50, description: 'Matches', date: today() },
+      { token: manager.token },
+    );
+    await n.settle();
+    expect(await received(treasurer, 'BUDGET_EXCEEDED')).toHaveLength(1);
+    expect(await received(treasurer, 'EXPENSE_ADDED')).toHaveLength(2);
+  });
+
+  it('MEAL_UPDATE goes to every member but the publisher when a menu of today or later is published or changed', async () => {
+    const { manager, studentWhatsApp, studentQuiet, student } = members;
+    const tomorrow = addDays(today(), 1);
+    const published = await t.post(
+      '/meals',
+      { date: tomorrow, mealType: 'Lunch', dishes: ['Rice', 'Dal'] },
+      { token: manager.token },
+    );
+    expect(published.status).toBe(201);
+    await n.settle();
+    expect(await received(manager, 'MEAL_UPDATE')).toHaveLength(0);
+    expect(await received(studentQuiet, 'MEAL_UPDATE')).toHaveLength(0);
+    const [note] = await received(student, 'MEAL_UPDATE');
+    expect(note).toMatchObject({
+      title: `Menu published: Lunch on ${tomorrow}`,
+      content: `Lunch on ${tomorrow}: Rice, Dal.`,
+      channels: ['email'],
+    });
+    // no WhatsApp support: email even for a WhatsApp-only member
+    expect((await received(studentWhatsApp, 'MEAL_UPDATE'))[0].channels).toEqual(['email']);
+
+    const id = published.body.meal?._id ?? published.body._id;
+    const changed = await t.put(
+      `/meals/${id}`,
+      { date: tomorrow, mealType: 'Lunch', dishes: ['Rice', 'Rajma'] },
+      { token: manager.token },
+    );
+    expect(changed.status).toBe(200);
+    await n.settle();
+    const notes = await received(student, 'MEAL_UPDATE');
+    expect(notes.map((x) => x.title)).toEqual([
+      `Menu published: Lunch on ${tomorrow}`,
+      `Menu changed: Lunch on ${tomorrow}`,
+    ]);
+    expect(notes[1].content).toBe(`Lunch on ${tomorrow}: Rice, Rajma.`);
+
+    // re-saving the same menu announces nothing; a menu of a past day neither
+    await t.put(
+      `/meals/${id}`,
+      { date: tomorrow, mealType: 'Lunch', dishes: ['Rice', 'Rajma'] },
+      { token: manager.token },
+    );
+    await t.post(
+      '/meals',
+      { date: addDays(today(), -3), mealType: 'Dinner', dishes: ['Khichdi'] },
+      { token: manager.token },
+    );
+    await n.settle();
+    expect(await received(student, 'MEAL_UPDATE')).toHaveLength(2);
+  });
+
+  it('MEAL_REMINDER before a meal to members who have not marked it; ATTENDANCE_CONFIRMATION to those who have', async () => {
+    const { studentWhatsApp, studentQuiet, student, manager } = members;
+    const day = addDays(today(), 2);
+    expect(
+      (
+        await t.post(
+          '/attendance',
+          { date: day, mealType: 'Lunch', status: 'present' },
+          { token: student.token },
+        )
+      ).status,
+    ).toBe(201);
+    const at = (time: string) => zonedInstant(day, time, TZ);
+
+    // outside the window (more than 60 minutes before, or after the start): nothing
+    expect(await n.schedules.mealReminders(at('11:29'))).toBe(0);
+    expect(await n.schedules.mealReminders(at('12:30'))).toBe(0);
+
+    const queued = await n.schedules.mealReminders(at('11:40'));
+    await n.settle();
+    expect(queued).toBeGreaterThan(0);
+    expect(await received(student, 'MEAL_REMINDER')).toHaveLength(0); // marked
+    expect(await received(studentQuiet, 'MEAL_REMINDER')).toHaveLength(0); // switched off
+    const [reminder] = await received(manager, 'MEAL_REMINDER');
+    expect(reminder).toMatchObject({ title: 'Lunch at 12:30: mark your attendance', channels: ['email'] });
+    expect(reminder.content).toContain(`Lunch on ${day} (12:30–14:30)`);
+    // MEAL_REMINDER supports WhatsApp
+    expect((await received(studentWhatsApp, 'MEAL_REMINDER'))[0]).toMatchObject({ deliveredVia: 'whatsapp' });
+    expect(provider.sentTo(studentWhatsApp.phone).at(-1)!.body).toBe(
+      `${reminder.title}\n\n${reminder.content}`,
+    );
+
+    // later ticks, and a second replica with its own schedules, queue nothing twice
+    expect(await n.schedules.mealReminders(at('11:50'))).toBe(0);
+    const replica = new NotificationSchedules(
+      (n.schedules as any).notifications,
+      (n.schedules as any).attendance,
+      (n.schedules as any).messConfig,
+      (n.schedules as any).clock,
+      (n.schedules as any).config,
+    );
+    expect(await replica.mealReminders(at('11:55'))).toBe(0);
+    await n.settle();
+    expect(await received(manager, 'MEAL_REMINDER')).toHaveLength(1);
+
+    // 30 minutes before: confirmations to the members who marked
+    expect(await n.schedules.attendanceConfirmations(at('11:59'))).toBe(0);
+    expect(await n.schedules.attendanceConfirmations(at('12:05'))).toBe(1);
+    await n.settle();
+    expect(await received(student, 'ATTENDANCE_CONFIRMATION')).toMatchObject([
+      { title: 'Confirm your Lunch attendance', status: 'sent' },
+    ]);
+    expect(await received(manager, 'ATTENDANCE_CONFIRMATION')).toHaveLength(0);
+  });
+
+  it('DISCREPANCY_ALERT to the managers when a mark is made or changed after the meal, or without a menu', async () => {
+    const { manager, managerBoth, managerQuiet, student, studentWhatsApp } = members;
+    const yesterday = addDays(today(), -1);
+
+    // a future meal: nothing to report
+    await t.post(
+      '/attendance',
+      { date: addDays(today(), 3), mealType: 'Dinner', status: 'present' },
+      { token: student.token },
+    );
+    await n.settle();
+    expect(await received(manager, 'DISCREPANCY_ALERT')).toHaveLength(0);
+
+    // yesterday's dinner is over and had no menu
+    const marked = await t.post(
+      '/attendance',
+      { date: yesterday, mealType: 'Dinner', status: 'present' },
+      { token: student.token },
+    );
+    expect(marked.status).toBe(201);
+    await n.settle();
+    const [alert] = await received(manager, 'DISCREPANCY_ALERT');
+    expect(alert.title).toBe(`Attendance discrepancy: Dinner on ${yesterday}`);
+    expect(alert.content).toBe(
+      `${student.fullName} was marked present for Dinner on ${yesterday} after the meal ended.\n` +
+        `${student.fullName} is marked present for Dinner on ${yesterday}, but no menu was published for that meal.`,
+    );
+    expect(await received(managerQuiet, 'DISCREPANCY_ALERT')).toHaveLength(0);
+    expect(await received(student, 'DISCREPANCY_ALERT')).toHaveLength(0);
+    // DISCREPANCY_ALERT supports WhatsApp
+    expect((await received(managerBoth, 'DISCREPANCY_ALERT'))[0]).toMatchObject({ deliveredVia: 'whatsapp' });
+
+    // changed afterwards
+    await t.post(
+      '/attendance',
+      { date: yesterday, mealType: 'Dinner', status: 'absent' },
+      { token: student.token },
+    );
+    await n.settle();
+    const alerts = await received(manager, 'DISCREPANCY_ALERT');
+    expect(alerts).toHaveLength(2);
+    expect(alerts[1].content).toBe(
+      `${student.fullName}'s attendance for Dinner on ${yesterday} was changed from present to absent after the meal ended.`,
+    );
+
+    // a manager marking for a member is not told about their own mark
+    await t.post(
+      '/attendance',
+      { date: yesterday, mealType: 'Breakfast', status: 'absent', userId: studentWhatsApp.id },
+      { token: manager.token },
+    );
+    await n.settle();
+    expect(await received(manager, 'DISCREPANCY_ALERT')).toHaveLength(2);
+    expect(await received(managerBoth, 'DISCREPANCY_ALERT')).toHaveLength(3);
+  });
+
+  it('COST_SUMMARY on the 1st and PAYMENT_DUE a week later, with each member’s share of the month before', async () => {
+    const { manager, treasurer, student, studentWhatsApp, studentQuiet } = members;
+    // a month of its own, two months back: ₹900 spent, four meals eaten by two members
+    const month = monthOf(addDays(`${monthOf(today())}-01`, -32));
+    const next = monthOf(addDays(`${month}-28`, 7));
+    await t.post(
+      '/expenses',
+      { category: 'Groceries', amount: 400, description: 'Atta', date: `${month}-05` },
+      { token: manager.token },
+    );
+    await t.post(
+      '/expenses',
+      { category: 'Gas', amount: 500, description: 'Cylinder', date: `${month}-06` },
+      { token: treasurer.token },
+    );
+    for (const [date, mealType] of [
+      [`${month}-10`, 'Lunch'],
+      [`${month}-11`, 'Lunch'],
+      [`${month}-12`, 'Dinner'],
+    ]) {
+      await t.post('/attendance', { date, mealType, status: 'present' }, { token: student.token });
+    }
+    await t.post(
+      '/attendance',
+      { date: `${month}-10`, mealType: 'Dinner', status: 'present' },
+      { token: studentWhatsApp.token },
+    );
+    await t.put('/notifications/preferences', { costSummary: false }, { token: studentWhatsApp.token });
+    await n.settle();
+
+    const at = (day: string, time: string) => zonedInstant(`${next}-${day}`, time, TZ);
+    expect(await n.schedules.costSummaries(at('01', '08:59'))).toBe(0);
+    expect(await n.schedules.costSummaries(at('02', '09:30'))).toBe(0);
+    expect(await n.schedules.costSummaries(at('01', '09:05'))).toBe(1);
+    await n.settle();
+    // the contract's share: (900 / 2 active members) × (3 / 4 meals) = 337.50
+    expect(await received(student, 'COST_SUMMARY')).toMatchObject([
+      {
+        title: `Your mess bill for ${month}: ₹337.50`,
+        content: `In ${month} you attended 3 meals. The mess spent ₹900.00 in total; your share is ₹337.50.`,
+        channels: ['email'],
+        status: 'sent',
+      },
+    ]);
+    expect(await received(studentWhatsApp, 'COST_SUMMARY')).toHaveLength(0); // switched off
+    expect(await received(studentQuiet, 'COST_SUMMARY')).toHaveLength(0); // no meals
+
+    expect(await n.schedules.paymentsDue(at('07', '10:00'))).toBe(0);
+    expect(await n.schedules.paymentsDue(at('08', '09:00'))).toBe(2);
+    await n.settle();
+    expect(await received(student, 'PAYMENT_DUE')).toMatchObject([
+      {
+        title: `Payment due: ₹337.50 for ${month}`,
+        content: `Your mess share for ${month} is ₹337.50, due on ${next}-08. Please pay the treasurer.`,
+        channels: ['email'],
+      },
+    ]);
+    // PAYMENT_DUE supports WhatsApp: (900 / 2) × (1 / 4) = 112.50
+    expect(await received(studentWhatsApp, 'PAYMENT_DUE')).toMatchObject([
+      { title: `Payment due: ₹112.50 for ${month}`, deliveredVia: 'whatsapp' },
+    ]);
+    expect(provider.sentTo(studentWhatsApp.phone).at(-1)!.body).toMatch(/^Payment due: ₹112\.50 for/);
+    expect(await n.schedules.paymentsDue(at('08', '15:00'))).toBe(0);
+  });
+});
