@@ -1,19 +1,51 @@
 import { Injectable } from '@nestjs/common';
-import { eq, lt } from 'drizzle-orm';
+import { eq, lt, sql } from 'drizzle-orm';
 import { Database } from '../../database/database';
+import { users } from '../users/users.schema';
+import type { Role, UserStatus } from '../users/users.schema';
 import { revokedTokens } from './auth.schema';
+
+export interface TokenHolder {
+  id: string;
+  email: string;
+  fullName: string;
+  role: Role;
+  status: UserStatus;
+  tokenVersion: number;
+  revoked: boolean;
+}
 
 @Injectable()
 export class RevokedTokensRepository {
-  constructor(private readonly database: Database) {}
+  private readonly holderQuery;
 
-  async isRevoked(jti: string): Promise<boolean> {
-    const rows = await this.database.db
-      .select({ jti: revokedTokens.jti })
-      .from(revokedTokens)
-      .where(eq(revokedTokens.jti, jti))
-      .limit(1);
-    return rows.length > 0;
+  constructor(private readonly database: Database) {
+    this.holderQuery = this.prepareHolderQuery();
+  }
+
+  /**
+   * The member a token names and whether that token was revoked, in one prepared round trip: this runs on every
+   * authenticated request. (Auth reads the users table here, read-only, for that reason.)
+   */
+  private prepareHolderQuery() {
+    return this.database.db
+      .select({
+        id: users.id,
+        email: users.email,
+        fullName: users.fullName,
+        role: users.role,
+        status: users.status,
+        tokenVersion: users.tokenVersion,
+        revoked: sql<boolean>`exists (select 1 from ${revokedTokens} where ${revokedTokens.jti} = ${sql.placeholder('jti')})`,
+      })
+      .from(users)
+      .where(eq(users.id, sql.placeholder('userId')))
+      .prepare('auth_token_holder');
+  }
+
+  async tokenHolder(userId: string, jti: string): Promise<TokenHolder | undefined> {
+    const [row] = await this.holderQuery.execute({ userId, jti });
+    return row;
   }
 
   /** Idempotent: logging out twice with one token is fine. */

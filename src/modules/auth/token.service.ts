@@ -3,7 +3,6 @@ import { JwtService } from '@nestjs/jwt';
 import { randomUUID } from 'node:crypto';
 import { CurrentMember } from '../../common/auth/auth.decorators';
 import { UserRow } from '../users/users.schema';
-import { UsersService } from '../users/users.service';
 import { RevokedTokensRepository } from './revoked-tokens.repository';
 
 export const TOKEN_LIFETIME_SECONDS = 7 * 24 * 60 * 60;
@@ -25,7 +24,6 @@ export class TokenService implements OnModuleInit, OnModuleDestroy {
 
   constructor(
     private readonly jwt: JwtService,
-    private readonly users: UsersService,
     private readonly revoked: RevokedTokensRepository,
   ) {}
 
@@ -69,11 +67,9 @@ export class TokenService implements OnModuleInit, OnModuleDestroy {
     ) {
       return undefined;
     }
-    const [user, revoked] = await Promise.all([
-      this.users.findById(claims.sub),
-      this.revoked.isRevoked(claims.jti),
-    ]);
-    if (!user || revoked || user.status !== 'approved' || user.tokenVersion !== claims.ver) return undefined;
+    const user = await this.revoked.tokenHolder(claims.sub, claims.jti);
+    if (!user || user.revoked || user.status !== 'approved' || user.tokenVersion !== claims.ver)
+      return undefined;
     return {
       id: user.id,
       email: user.email,
