@@ -87,11 +87,9 @@ export class AnalyticsController {
   })
   @ApiOkResponse({ type: BillResponse })
   @ApiAuth(400, 403)
-  async shares(@Query() query: SharesQuery): Promise<BillResponse> {
-    return {
-      success: true,
-      ...(await this.analytics.bill(this.analytics.resolveMonth(query.month), query.method)),
-    };
+  @Header('content-type', 'application/json; charset=utf-8')
+  shares(@Query() query: SharesQuery): Promise<string> {
+    return this.analytics.billJson(this.analytics.resolveMonth(query.month), query.method);
   }
 
   @Get('shares/me')

@@ -2,13 +2,26 @@ import { Injectable } from '@nestjs/common';
 import { asc, desc, eq, sql } from 'drizzle-orm';
 import { Database, DbOrTx } from '../../database/database';
 import { users } from '../users/users.schema';
-import { monthClosures, monthCloseLog, monthMemberMeals, monthTotals } from './analytics.schema';
+import {
+  monthClosures,
+  monthCloseLog,
+  monthMealCounts,
+  monthMemberMeals,
+  monthTotals,
+} from './analytics.schema';
 import type { MemberMeals } from './cost-shares';
 
 export interface MonthSnapshot {
   totalPaise: number;
   computedAt: Date;
   members: (MemberMeals & { fullName: string })[];
+}
+
+export interface MealTypeFigures {
+  mealType: string;
+  present: number;
+  absent: number;
+  servedSlots: number;
 }
 
 export interface ClosureRow {
@@ -24,12 +37,22 @@ export class AnalyticsRepository {
   constructor(private readonly database: Database) {}
 
   /** Replaces a month's inputs in one transaction: readers see the old month or the new, never a mix. */
-  async replaceMonth(month: string, totalPaise: number, members: MemberMeals[]): Promise<void> {
+  async replaceMonth(
+    month: string,
+    totalPaise: number,
+    members: MemberMeals[],
+    mealTypes: MealTypeFigures[],
+  ): Promise<void> {
     await this.database.db.transaction(async (tx) => {
       await tx.delete(monthMemberMeals).where(eq(monthMemberMeals.month, month));
-      for (let i = 0; i < members.length; i += 1000) {
-        const chunk = members.slice(i, i + 1000).map((m) => ({ month, userId: m.userId, meals: m.meals }));
-        if (chunk.length) await tx.insert(monthMemberMeals).values(chunk);
+      await tx.delete(monthMealCounts).where(eq(monthMealCounts.month, month));
+      if (members.length) {
+        // One statement for every member, however many: arrays unnested server-side.
+        await tx.execute(sql`insert into ${monthMemberMeals} (month, user_id, meals)
+          select ${month}, unnest(${toPgArray(members.map((m) => m.userId))}::uuid[]), unnest(${toPgArray(members.map((m) => m.meals))}::int[])`);
+      }
+      if (mealTypes.length) {
+        await tx.insert(monthMealCounts).values(mealTypes.map((m) => ({ month, ...m })));
       }
       await tx
         .insert(monthTotals)
@@ -38,15 +61,34 @@ export class AnalyticsRepository {
     });
   }
 
+  async readMealCounts(month: string): Promise<MealTypeFigures[] | undefined> {
+    const [total] = await this.database.db
+      .select({ month: monthTotals.month })
+      .from(monthTotals)
+      .where(eq(monthTotals.month, month));
+    if (!total) return undefined;
+    return this.database.db
+      .select({
+        mealType: monthMealCounts.mealType,
+        present: monthMealCounts.present,
+        absent: monthMealCounts.absent,
+        servedSlots: monthMealCounts.servedSlots,
+      })
+      .from(monthMealCounts)
+      .where(eq(monthMealCounts.month, month));
+  }
+
   /** The month's inputs with each member's name, in two indexed reads; undefined if never computed. */
   async readMonth(month: string): Promise<MonthSnapshot | undefined> {
-    const [total] = await this.database.db.select().from(monthTotals).where(eq(monthTotals.month, month));
+    const [[total], members] = await Promise.all([
+      this.database.db.select().from(monthTotals).where(eq(monthTotals.month, month)),
+      this.database.db
+        .select({ userId: monthMemberMeals.userId, meals: monthMemberMeals.meals, fullName: users.fullName })
+        .from(monthMemberMeals)
+        .innerJoin(users, eq(users.id, monthMemberMeals.userId))
+        .where(eq(monthMemberMeals.month, month)),
+    ]);
     if (!total) return undefined;
-    const members = await this.database.db
-      .select({ userId: monthMemberMeals.userId, meals: monthMemberMeals.meals, fullName: users.fullName })
-      .from(monthMemberMeals)
-      .innerJoin(users, eq(users.id, monthMemberMeals.userId))
-      .where(eq(monthMemberMeals.month, month));
     return { totalPaise: total.totalPaise, computedAt: total.computedAt, members };
   }
 
@@ -105,4 +147,9 @@ export class AnalyticsRepository {
       .orderBy(desc(monthClosures.month));
     return rows.map((r) => r.month);
   }
+}
+
+/** A Postgres array literal; both drivers pass it as text, cast in the statement. */
+function toPgArray(values: (string | number)[]): string {
+  return `{${values.join(',')}}`;
 }

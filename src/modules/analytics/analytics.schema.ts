@@ -76,3 +76,16 @@ export const monthCloseLog = pgTable(
     check('month_close_log_action_check', sql`${t.action} in ('close', 'reopen')`),
   ],
 );
+
+/** The month's marks per meal type and the slots served, rebuilt with the bill inputs. */
+export const monthMealCounts = pgTable(
+  'month_meal_counts',
+  {
+    month: text('month').notNull(),
+    mealType: text('meal_type').notNull(),
+    present: integer('present').notNull(),
+    absent: integer('absent').notNull(),
+    servedSlots: integer('served_slots').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.month, t.mealType] })],
+);

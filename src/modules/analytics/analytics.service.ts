@@ -75,15 +75,28 @@ export class AnalyticsService implements OnModuleInit {
     this.recalculator.markDirty(months);
   }
 
-  /** Rebuilds a month's bill inputs from the owners' read-only queries; closed months stay frozen. */
+  /** Rebuilds a month's bill inputs and meal figures from the owners' read-only queries; closed months stay frozen. */
   async recalculate(month: string): Promise<void> {
     if (await this.repository.findClosure(month)) return;
-    const [totalPaise, members] = await Promise.all([
+    const { first, last } = monthBounds(month);
+    const [totalPaise, members, mealTypes] = await Promise.all([
       this.expenses.monthTotal(month),
       this.attendance.presentCountsByMember(month),
+      this.attendance.mealTypeFigures(first, last),
     ]);
-    await this.repository.replaceMonth(month, totalPaise, members);
+    await this.repository.replaceMonth(month, totalPaise, members, mealTypes);
     this.cache.invalidate([month]);
+  }
+
+  /** A whole month's meal figures from the stored inputs (rebuilt first when stale or missing). */
+  private async monthMealFigures(month: string) {
+    await this.recalculator.ensureFresh(month);
+    let figures = await this.repository.readMealCounts(month);
+    if (!figures) {
+      await this.recalculator.ensureFresh(month, true);
+      figures = await this.repository.readMealCounts(month);
+    }
+    return figures ?? [];
   }
 
   // ---- the bill ----
@@ -93,12 +106,13 @@ export class AnalyticsService implements OnModuleInit {
       const closure = await this.repository.findClosure(month);
       if (closure) {
         const frozen = closure.bill as FrozenBill;
-        return this.toBillDto(month, frozen.bills[method], frozen.names, true, frozen.computedAt);
+        return this.toBillDto(month, frozen.bills[method], (id) => frozen.names[id], true, frozen.computedAt);
       }
       const snapshot = await this.freshSnapshot(month);
-      const names = Object.fromEntries(snapshot.members.map((m) => [m.userId, m.fullName]));
+      // A Map, not an object keyed by 2,000 ids: lookups stay fast.
+      const names = new Map(snapshot.members.map((m) => [m.userId, m.fullName]));
       const bill = computeShares(snapshot.totalPaise, snapshot.members, method);
-      return this.toBillDto(month, bill, names, false, snapshot.computedAt.toISOString());
+      return this.toBillDto(month, bill, (id) => names.get(id), false, snapshot.computedAt.toISOString());
     });
   }
 
@@ -118,8 +132,19 @@ export class AnalyticsService implements OnModuleInit {
     };
   }
 
+  /** The bill response already serialised: a cached answer then costs no JSON encoding of 2,000 lines. */
+  billJson(month: string, method: ShareMethod): Promise<string> {
+    return this.cache.get(`bill.json:${month}:${method}`, [month], async () =>
+      JSON.stringify({ success: true, ...(await this.bill(month, method)) }),
+    );
+  }
+
   /** The bill as CSV: UTF-8 with a byte-order mark (spreadsheets read it as UTF-8), one row per member. */
-  async billCsv(month: string, method: ShareMethod): Promise<string> {
+  billCsv(month: string, method: ShareMethod): Promise<string> {
+    return this.cache.get(`bill.csv:${month}:${method}`, [month], () => this.renderCsv(month, method));
+  }
+
+  private async renderCsv(month: string, method: ShareMethod): Promise<string> {
     const bill = await this.bill(month, method);
     const rows = [
       ['month', 'member_id', 'full_name', 'meals', 'share_inr', 'method', 'closed'],
@@ -149,7 +174,7 @@ export class AnalyticsService implements OnModuleInit {
   private toBillDto(
     month: string,
     bill: MonthBill,
-    names: Record<string, string>,
+    nameOf: (userId: string) => string | undefined,
     closed: boolean,
     computedAt: string,
   ): BillDto {
@@ -165,7 +190,7 @@ export class AnalyticsService implements OnModuleInit {
       computedAt,
       shares: bill.shares.map((s) => ({
         userId: s.userId,
-        fullName: names[s.userId] ?? '',
+        fullName: nameOf(s.userId) ?? '',
         meals: s.meals,
         share: toRupees(s.sharePaise),
       })),
@@ -265,16 +290,17 @@ export class AnalyticsService implements OnModuleInit {
     const { from, to } = this.period(query);
     const months = monthsBetween(monthOf(from), monthOf(to));
     return this.cache.get(`attendance:${from}:${to}`, months, async () => {
-      const [totalMembers, counts, slots, settings] = await Promise.all([
+      const wholeMonth = !query.startDate;
+      const [totalMembers, figures, settings] = await Promise.all([
         this.users.countApproved(),
-        this.attendance.presentCountsByMealType(from, to),
-        this.attendance.servedSlotsByMealType(from, to),
+        wholeMonth ? this.monthMealFigures(monthOf(from)) : this.attendance.mealTypeFigures(from, to),
         this.messConfig.settings(),
       ]);
-      const present = new Map(counts.map((c) => [c.mealType, c.present]));
-      const served = new Map(slots.map((s) => [s.mealType, s.slots]));
+      const counts = figures;
+      const present = new Map(figures.map((c) => [c.mealType, c.present]));
+      const served = new Map(figures.map((s) => [s.mealType, s.servedSlots]));
       const presentMarks = counts.reduce((sum, c) => sum + c.present, 0);
-      const servedSlots = slots.reduce((sum, s) => sum + s.slots, 0);
+      const servedSlots = figures.reduce((sum, s) => sum + s.servedSlots, 0);
       const rate = (p: number, s: number) =>
         totalMembers * s === 0 ? 0 : round(Math.min(1, p / (totalMembers * s)), 4);
       const mealTypes = [...new Set([...settings.mealTimes.map((m) => m.name), ...present.keys()])];
@@ -299,10 +325,9 @@ export class AnalyticsService implements OnModuleInit {
     const month = monthInput ?? monthOf(this.today());
     return this.cache.get(`health:${month}`, [month], async () => {
       const { first, last } = monthBounds(month);
-      const [rating, counts, slots, approvedMembers, bill] = await Promise.all([
+      const [rating, figures, approvedMembers, bill] = await Promise.all([
         this.feedback.averageRating(first, last),
-        this.attendance.presentCountsByMealType(first, last),
-        this.attendance.servedSlotsByMealType(first, last),
+        this.monthMealFigures(month),
         this.users.countApproved(),
         this.bill(month, 'proportional'),
       ]);
@@ -311,9 +336,9 @@ export class AnalyticsService implements OnModuleInit {
         month,
         healthScore: healthScore({
           averageRating: rating.average,
-          presentMarks: counts.reduce((sum, c) => sum + c.present, 0),
+          presentMarks: figures.reduce((sum, c) => sum + c.present, 0),
           approvedMembers,
-          servedSlots: slots.reduce((sum, s) => sum + s.slots, 0),
+          servedSlots: figures.reduce((sum, s) => sum + s.servedSlots, 0),
           mealsPerActiveMember: bill.shares.map((s) => s.meals),
         }),
       };

@@ -105,4 +105,22 @@ describe('computeShares', () => {
       expect(bill.allocatedPaise + bill.unallocatedPaise).toBe(123456789);
     }
   });
+
+  it('stays exact past 2^53 (the BigInt path)', () => {
+    const total = 4_000_000_000_000_001; // × 3 meals overflows plain integers
+    const bill = computeShares(
+      total,
+      [
+        { userId: 'a', meals: 3 },
+        { userId: 'b', meals: 1 },
+        { userId: 'c', meals: 1 },
+      ],
+      'proportional',
+    );
+    // exact: 2400000000000000.6, 800000000000000.2 ×2 → floors leave 1 paisa for a (largest remainder .6)
+    expect(bill.shares.map((s) => s.sharePaise)).toEqual([
+      2_400_000_000_000_001, 800_000_000_000_000, 800_000_000_000_000,
+    ]);
+    expect(bill.allocatedPaise).toBe(total);
+  });
 });

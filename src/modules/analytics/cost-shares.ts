@@ -52,35 +52,35 @@ export function computeShares(totalPaise: number, members: MemberMeals[], method
     };
   }
 
-  const total = BigInt(totalPaise);
-  const meals = BigInt(totalMeals);
-  // exact share_i = total × m_i / denominator
-  const denominator = method === 'spec' ? BigInt(activeMembers) * meals : meals;
-  const target = method === 'spec' ? divideHalfUp(total, BigInt(activeMembers)) : total;
+  const maxMeals = active.reduce((max, m) => Math.max(max, m.meals), 0);
+  const denominatorOf = method === 'spec' ? activeMembers * totalMeals : totalMeals;
+  // Plain integers are exact below 2^53 and several times faster than BigInt; huge months fall back to BigInt.
+  const fits =
+    totalPaise * Math.max(2, maxMeals) <= Number.MAX_SAFE_INTEGER && denominatorOf <= Number.MAX_SAFE_INTEGER;
+  const { target, parts } = fits
+    ? splitNumbers(totalPaise, active, denominatorOf, method === 'spec' ? activeMembers : 1)
+    : splitBigInts(
+        totalPaise,
+        active,
+        method === 'spec' ? BigInt(activeMembers) * BigInt(totalMeals) : BigInt(totalMeals),
+        method === 'spec' ? activeMembers : 1,
+      );
 
-  const parts = active.map((m) => {
-    const numerator = total * BigInt(m.meals);
-    return { member: m, floor: numerator / denominator, remainder: numerator % denominator };
-  });
-  let missing = target - parts.reduce((sum, p) => sum + p.floor, 0n);
+  // exact share_i = floor + remainder / denominator; the paise still missing go to the largest remainders
+  let missing = target - parts.reduce((sum, p) => sum + p.floor, 0);
   const byRemainder = [...parts].sort(
     (a, b) =>
-      compareBig(b.remainder, a.remainder) ||
+      b.compareRemainder(a) ||
       b.member.meals - a.member.meals ||
-      a.member.userId.localeCompare(b.member.userId),
+      compareIds(a.member.userId, b.member.userId),
   );
-  const extra = new Set<MemberMeals>();
   for (const part of byRemainder) {
-    if (missing <= 0n) break;
-    extra.add(part.member);
-    missing -= 1n;
+    if (missing <= 0) break;
+    part.floor += 1;
+    missing -= 1;
   }
-  const shares = parts.map((p) => ({
-    userId: p.member.userId,
-    meals: p.member.meals,
-    sharePaise: Number(p.floor + (extra.has(p.member) ? 1n : 0n)),
-  }));
-  const allocatedPaise = Number(target);
+  const shares = parts.map((p) => ({ userId: p.member.userId, meals: p.member.meals, sharePaise: p.floor }));
+  const allocatedPaise = target;
   return {
     method,
     totalPaise,
@@ -92,12 +92,51 @@ export function computeShares(totalPaise: number, members: MemberMeals[], method
   };
 }
 
-function divideHalfUp(numerator: bigint, denominator: bigint): bigint {
-  return (numerator * 2n + denominator) / (denominator * 2n);
+interface Part {
+  member: MemberMeals;
+  floor: number;
+  compareRemainder(other: Part): number;
+}
+
+/** total × m_i / denominator as floor and remainder, and the amount to allocate (total / divisor, half up). */
+function splitNumbers(total: number, active: MemberMeals[], denominator: number, divisor: number) {
+  const target = Math.floor((total * 2 + divisor) / (divisor * 2));
+  const parts = active.map((member) => {
+    const numerator = total * member.meals;
+    const remainder = numerator % denominator;
+    const part: Part & { remainder: number } = {
+      member,
+      floor: (numerator - remainder) / denominator,
+      remainder,
+      compareRemainder: (other) => remainder - (other as Part & { remainder: number }).remainder,
+    };
+    return part;
+  });
+  return { target, parts: parts as Part[] };
+}
+
+function splitBigInts(total: number, active: MemberMeals[], denominator: bigint, divisor: number) {
+  const big = BigInt(total);
+  const d = BigInt(divisor);
+  const target = Number((big * 2n + d) / (d * 2n));
+  const parts = active.map((member) => {
+    const numerator = big * BigInt(member.meals);
+    const remainder = numerator % denominator;
+    const part: Part & { remainder: bigint } = {
+      member,
+      floor: Number(numerator / denominator),
+      remainder,
+      compareRemainder: (other) => compareBig(remainder, (other as Part & { remainder: bigint }).remainder),
+    };
+    return part;
+  });
+  return { target, parts: parts as Part[] };
 }
 
 const compareBig = (a: bigint, b: bigint): number => (a < b ? -1 : a > b ? 1 : 0);
+/** Ids are ASCII (UUIDs): plain code-unit order, far cheaper than a locale-aware compare. */
+const compareIds = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /** Most meals first, then member id: a stable order for the bill and its CSV. */
 const sortShares = (shares: MemberShare[]): MemberShare[] =>
-  shares.sort((a, b) => b.meals - a.meals || a.userId.localeCompare(b.userId));
+  shares.sort((a, b) => b.meals - a.meals || compareIds(a.userId, b.userId));

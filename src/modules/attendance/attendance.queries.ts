@@ -14,6 +14,11 @@ export interface MealTypeCounts {
   absent: number;
 }
 
+export interface MealTypeFigures extends MealTypeCounts {
+  /** Dates with at least one member present for this meal type. */
+  servedSlots: number;
+}
+
 export interface AttendanceTotals {
   present: number;
   absent: number;
@@ -46,6 +51,27 @@ export class AttendanceQueries {
    */
   servedSlotsByMealType(from: string, to: string): Promise<{ mealType: string; slots: number }[]> {
     return this.repository.servedSlotsByMealType(from, to);
+  }
+
+  /**
+   * Present and absent marks per meal type, and the meal slots served (a date on which at least one member was
+   * present for that meal type), between two dates: one grouped scan instead of two.
+   */
+  async mealTypeFigures(from: string, to: string): Promise<MealTypeFigures[]> {
+    const byType = new Map<string, MealTypeFigures>();
+    for (const slot of await this.repository.slotCounts(from, to)) {
+      const figures = byType.get(slot.mealType) ?? {
+        mealType: slot.mealType,
+        present: 0,
+        absent: 0,
+        servedSlots: 0,
+      };
+      figures.present += slot.present;
+      figures.absent += slot.absent;
+      if (slot.present > 0) figures.servedSlots += 1;
+      byType.set(slot.mealType, figures);
+    }
+    return [...byType.values()].sort((a, b) => a.mealType.localeCompare(b.mealType));
   }
 
   /** Present and absent marks and active members between two dates. */

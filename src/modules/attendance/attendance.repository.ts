@@ -192,6 +192,24 @@ export class AttendanceRepository {
       .orderBy(asc(attendance.mealType));
   }
 
+  /** Present and absent marks per (date, meal type) between two dates: one grouped scan. */
+  slotCounts(
+    from: string,
+    to: string,
+  ): Promise<{ date: string; mealType: string; present: number; absent: number }[]> {
+    return this.db
+      .select({
+        date: attendance.date,
+        mealType: attendance.mealType,
+        present: sql<number>`count(*) filter (where ${attendance.status} = 'present')`.mapWith(Number),
+        absent: sql<number>`count(*) filter (where ${attendance.status} = 'absent')`.mapWith(Number),
+      })
+      .from(attendance)
+      .where(and(gte(attendance.date, from), lte(attendance.date, to)))
+      .groupBy(attendance.date, attendance.mealType)
+      .orderBy(asc(attendance.date), asc(attendance.mealType));
+  }
+
   async totals(
     from: string,
     to: string,

@@ -1,0 +1,326 @@
+// `npm run bench`: seeds a demo year (2,000 members, 12 months) on the embedded engine and, when one answers, on a
+// PostgreSQL server, then measures every analytics endpoint over HTTP (uncached and cached), one month's
+// recalculation, the bare SQL behind each endpoint and an authenticated no-op request, and writes bench/REPORT.md.
+// Options (environment): BENCH_MEMBERS (2000), BENCH_MONTHS (12), BENCH_ENGINES (embedded,server),
+// BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres: a fresh database is created beside it).
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { sql } from 'drizzle-orm';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { createApp } from '../src/app';
+import { localParts, monthBounds } from '../src/common/time/dates';
+import { loadConfig } from '../src/config/app-config';
+import { Database } from '../src/database/database';
+import { openDatabase } from '../src/database/database';
+import { rowsOf, seedDemo, type DemoSummary } from '../src/database/seed-demo';
+import { AnalyticsCache } from '../src/modules/analytics/analytics-cache';
+import { AnalyticsService } from '../src/modules/analytics/analytics.service';
+
+const MEMBERS = Number(process.env.BENCH_MEMBERS ?? 2000);
+const MONTHS = Number(process.env.BENCH_MONTHS ?? 12);
+const ENGINES = (process.env.BENCH_ENGINES ?? 'embedded,server').split(',');
+const SERVER_BASE = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const UNCACHED_RUNS = 60;
+const CACHED_RUNS = 300;
+const SQL_RUNS = 60;
+const RECALC_RUNS = 20;
+
+interface Stats {
+  p50: number;
+  p95: number;
+}
+interface EndpointResult {
+  name: string;
+  path: string;
+  uncached: Stats;
+  cached: Stats;
+  bareSql: Stats;
+  sqlNote: string;
+}
+interface EngineResult {
+  engine: string;
+  seed: DemoSummary;
+  noop: Stats;
+  recalculation: Stats;
+  recalculationSql: Stats;
+  endpoints: EndpointResult[];
+  rssMb: number;
+}
+
+const today = localParts(new Date(), 'Asia/Kolkata').date;
+const thisMonth = today.slice(0, 7);
+const lastFullMonth = (() => {
+  const [y, m] = thisMonth.split('-').map(Number);
+  return m === 1 ? `${y - 1}-12` : `${y}-${String(m - 1).padStart(2, '0')}`;
+})();
+
+async function timed(runs: number, fn: () => Promise<unknown>): Promise<Stats> {
+  for (let i = 0; i < 3; i += 1) await fn(); // warm-up
+  const samples: number[] = [];
+  for (let i = 0; i < runs; i += 1) {
+    const started = performance.now();
+    await fn();
+    samples.push(performance.now() - started);
+  }
+  samples.sort((a, b) => a - b);
+  const at = (p: number) => samples[Math.min(samples.length - 1, Math.ceil(p * samples.length) - 1)];
+  return { p50: round(at(0.5)), p95: round(at(0.95)) };
+}
+const round = (n: number) => Math.round(n * 100) / 100;
+
+async function benchEngine(engine: 'embedded' | 'server'): Promise<EngineResult> {
+  let dataDir: string | undefined;
+  let serverDb: { url: string; drop: () => Promise<void> } | undefined;
+  if (engine === 'embedded') dataDir = mkdtempSync(join(tmpdir(), 'mess-bench-'));
+  else serverDb = await freshServerDatabase();
+
+  // A bulk load outlasts the service's statement timeout.
+  try {
+    return await measure(engine, dataDir, serverDb);
+  } finally {
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    await serverDb?.drop();
+  }
+}
+
+async function measure(
+  engine: 'embedded' | 'server',
+  dataDir: string | undefined,
+  serverDb: { url: string } | undefined,
+): Promise<EngineResult> {
+  const seedDb = await openDatabase({
+    databaseUrl: serverDb?.url,
+    dataDir: dataDir ?? 'memory://',
+    statementTimeoutMs: 600_000,
+  });
+  await seedDb.migrate();
+  process.stdout.write(`[${engine}] seeding ${MEMBERS} members × ${MONTHS} months … `);
+  const seed = await seedDemo(seedDb, { members: MEMBERS, months: MONTHS, lastMonth: thisMonth, today });
+  await seedDb.close();
+  process.stdout.write(`${(seed.milliseconds / 1000).toFixed(1)} s, ${seed.attendance} marks\n`);
+
+  const config = loadConfig({
+    NODE_ENV: 'production',
+    JWT_SECRET: 'bench-secret-bench-secret-bench-secret-0000',
+    DATABASE_URL: serverDb?.url ?? 'postgres://unused',
+    LOG_LEVEL: 'silent',
+    RATE_LIMIT_PER_MINUTE: '1000000',
+    LOGIN_RATE_LIMIT_PER_MINUTE: '100000',
+    LOGIN_RATE_LIMIT_PER_EMAIL: '100000',
+  });
+  const appConfig = engine === 'embedded' ? { ...config, databaseUrl: undefined, dataDir: dataDir! } : config;
+  const app: NestFastifyApplication = await createApp(appConfig as typeof config);
+  await app.listen(0, '127.0.0.1');
+  const { port } = app.getHttpServer().address() as { port: number };
+  const base = `http://127.0.0.1:${port}/api`;
+  const token = await login(base, 'member00001@mess.local', seed.memberPassword); // a manager
+  const headers = { authorization: `Bearer ${token}` };
+  const get = async (path: string) => {
+    const res = await fetch(`${base}${path}`, { headers });
+    if (res.status !== 200) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+    await res.arrayBuffer();
+  };
+  const cache = app.get(AnalyticsCache);
+  const analytics = app.get(AnalyticsService);
+  const database = app.get(Database);
+  const query = (text: string) => database.db.execute(sql.raw(text));
+
+  const month = lastFullMonth;
+  const { first, last } = monthBounds(month);
+  const year = month.slice(0, 4);
+  const day = `${month}-15`;
+  await get(`/analytics/shares?month=${month}`); // builds the month's bill inputs once
+
+  const sqlOf = {
+    approved: `select count(*) from users where status = 'approved'`,
+    byMealType: `select meal_type, count(*) filter (where status = 'present'), count(*) filter (where status = 'absent') from attendance where date between '${first}' and '${last}' group by meal_type`,
+    served: `select meal_type, count(distinct date) from attendance where date between '${first}' and '${last}' and status = 'present' group by meal_type`,
+    snapshot: `select t.total_paise, m.user_id, m.meals, u.full_name from month_totals t join month_member_meals m on m.month = t.month join users u on u.id = m.user_id where t.month = '${month}'`,
+    rating: `select avg(rating), count(*) from feedback where date between '${first}' and '${last}'`,
+    expenseMonths: `select to_char(date, 'YYYY-MM'), sum(amount_paise) from expenses where date between '${year}-01-01' and '${year}-12-31' group by 1`,
+    expenseCategories: `select category, sum(amount_paise) from expenses where date between '${year}-01-01' and '${year}-12-31' group by 1`,
+    dayCounts: `select meal_type, count(*) filter (where status = 'present'), count(*) filter (where status = 'absent') from attendance where date = '${day}' group by meal_type`,
+    recalc: `select user_id, count(*) from attendance where date between '${first}' and '${last}' and status = 'present' group by user_id`,
+    monthTotal: `select coalesce(sum(amount_paise), 0) from expenses where date between '${first}' and '${last}'`,
+  };
+  const endpoints: [string, string, string[], string][] = [
+    [
+      'expenses (year)',
+      `/analytics/expenses?year=${year}`,
+      [sqlOf.expenseMonths, sqlOf.expenseCategories],
+      'per-month and per-category sums',
+    ],
+    [
+      'expenses (month)',
+      `/analytics/expenses?month=${month}`,
+      [sqlOf.expenseMonths, sqlOf.expenseCategories],
+      'same two sums',
+    ],
+    [
+      'attendance',
+      `/analytics/attendance?month=${month}`,
+      [sqlOf.approved, sqlOf.byMealType, sqlOf.served],
+      'approved count, marks per meal type, served slots',
+    ],
+    [
+      'health',
+      `/analytics/health?month=${month}`,
+      [sqlOf.rating, sqlOf.byMealType, sqlOf.served, sqlOf.approved, sqlOf.snapshot],
+      'rating average, marks, served slots, approved, bill inputs',
+    ],
+    [
+      'shares (spec)',
+      `/analytics/shares?month=${month}&method=spec`,
+      [sqlOf.snapshot],
+      'bill inputs: month total + meals per member with names',
+    ],
+    [
+      'shares (proportional)',
+      `/analytics/shares?month=${month}&method=proportional`,
+      [sqlOf.snapshot],
+      'same read',
+    ],
+    ['shares/me', `/analytics/shares/me?month=${month}`, [sqlOf.snapshot], 'same read'],
+    ['shares.csv', `/analytics/shares.csv?month=${month}`, [sqlOf.snapshot], 'same read'],
+    [
+      'headcount',
+      `/analytics/headcount?date=${day}`,
+      [sqlOf.approved, sqlOf.dayCounts],
+      'approved count, marks of the day',
+    ],
+  ];
+
+  const noop = await timed(CACHED_RUNS, () => get('/auth/verify'));
+  const results: EndpointResult[] = [];
+  for (const [name, path, statements, note] of endpoints) {
+    const uncached = await timed(UNCACHED_RUNS, async () => {
+      cache.clear();
+      await get(path);
+    });
+    const cached = await timed(CACHED_RUNS, () => get(path));
+    // The endpoint runs its statements concurrently where it can; so does the bare measurement.
+    const bareSql = await timed(SQL_RUNS, () => Promise.all(statements.map((s) => query(s))));
+    results.push({ name, path, uncached, cached, bareSql, sqlNote: note });
+    process.stdout.write(
+      `[${engine}] ${name}: uncached p95 ${uncached.p95} ms, cached p95 ${cached.p95} ms\n`,
+    );
+  }
+  const recalculation = await timed(RECALC_RUNS, () => analytics.recalculate(month));
+  const recalculationSql = await timed(RECALC_RUNS, () =>
+    Promise.all([query(sqlOf.recalc), query(sqlOf.monthTotal)]),
+  );
+  const rssMb = Math.round(process.memoryUsage().rss / 1024 / 1024);
+  const counted = rowsOf<{ n: number }>(await query(`select count(*)::int as n from attendance`))[0].n;
+  if (counted !== seed.attendance) throw new Error('seeded data changed during the run');
+
+  await app.close();
+  return { engine, seed, noop, recalculation, recalculationSql, endpoints: results, rssMb };
+}
+
+async function login(base: string, email: string, password: string): Promise<string> {
+  const res = await fetch(`${base}/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password }),
+  });
+  if (res.status !== 200) throw new Error(`login failed: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { token: string }).token;
+}
+
+async function freshServerDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `mess_bench_${Date.now()}`;
+  const admin = async (statement: string) => {
+    const client = new Client({ connectionString: SERVER_BASE });
+    await client.connect();
+    try {
+      await client.query(statement);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`create database "${name}"`);
+  const url = new URL(SERVER_BASE);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: () => admin(`drop database if exists "${name}" with (force)`) };
+}
+
+async function serverAvailable(): Promise<boolean> {
+  const client = new Client({ connectionString: SERVER_BASE, connectionTimeoutMillis: 1500 });
+  try {
+    await client.connect();
+    await client.end();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function report(results: EngineResult[]): string {
+  const lines: string[] = [];
+  const when = new Date().toISOString();
+  lines.push('# Analytics benchmark', '');
+  lines.push(
+    `Produced by \`npm run bench\` on ${when}. Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB; Node ${process.version}.`,
+  );
+  lines.push(
+    `Data: \`seedDemo\` with ${MEMBERS} members over ${MONTHS} months (3 meal slots a day, ~80 % present, ~15 expenses a week, feedback on ~5 % of meals). Month measured: ${lastFullMonth}.`,
+  );
+  lines.push(
+    `Each endpoint: ${UNCACHED_RUNS} sequential HTTP requests with the analytics cache cleared before each (uncached) and ${CACHED_RUNS} without clearing (cached), over a real socket with an authenticated manager; times in ms, p50 / p95. "Bare SQL" runs the statements the endpoint needs, directly on the same connection, ${SQL_RUNS} times. "Overhead" = uncached p50 / (bare SQL p50 + authenticated no-op p50).`,
+    '',
+  );
+  lines.push(
+    'Targets (PostgreSQL server): uncached p95 ≤ 50 ms, cached p95 ≤ 5 ms, one month recalculated ≤ 250 ms, endpoint ≤ 2 × bare SQL + no-op.',
+    '',
+  );
+  for (const r of results) {
+    lines.push(`## ${r.engine === 'server' ? 'PostgreSQL server' : 'Embedded (PGlite)'}`, '');
+    lines.push(
+      `Seed: ${r.seed.users} users, ${r.seed.attendance} attendance marks, ${r.seed.expenses} expenses, ${r.seed.meals} menus, ${r.seed.feedback} feedback rows, ${r.seed.from}..${r.seed.to}, in ${(r.seed.milliseconds / 1000).toFixed(1)} s. Process RSS at the end: ${r.rssMb} MB.`,
+      '',
+    );
+    lines.push(
+      `Authenticated no-op (\`GET /api/auth/verify\`): p50 ${r.noop.p50} ms, p95 ${r.noop.p95} ms.`,
+      '',
+    );
+    lines.push(
+      '| endpoint | uncached p50 / p95 | cached p50 / p95 | bare SQL p50 / p95 | overhead | targets | bare SQL is |',
+    );
+    lines.push('|---|---|---|---|---|---|---|');
+    for (const e of r.endpoints) {
+      const overhead = e.uncached.p50 / (e.bareSql.p50 + r.noop.p50);
+      const ok = e.uncached.p95 <= 50 && e.cached.p95 <= 5 && overhead <= 2;
+      lines.push(
+        `| \`${e.path}\` | ${e.uncached.p50} / ${e.uncached.p95} | ${e.cached.p50} / ${e.cached.p95} | ${e.bareSql.p50} / ${e.bareSql.p95} | ${overhead.toFixed(2)}× | ${ok ? 'met' : 'missed'} | ${e.sqlNote} |`,
+      );
+    }
+    const recalcOk = r.recalculation.p95 <= 250;
+    lines.push(
+      '',
+      `Recalculation of ${lastFullMonth} (rebuild of the bill inputs in one transaction): p50 ${r.recalculation.p50} ms, p95 ${r.recalculation.p95} ms — ${recalcOk ? 'met' : 'missed'} (≤ 250 ms); its two aggregate queries alone: p50 ${r.recalculationSql.p50} ms, p95 ${r.recalculationSql.p95} ms.`,
+      '',
+    );
+  }
+  return lines.join('\n');
+}
+
+async function main(): Promise<void> {
+  const results: EngineResult[] = [];
+  for (const engine of ENGINES) {
+    if (engine === 'server' && !(await serverAvailable())) {
+      console.log(`[server] no PostgreSQL at ${SERVER_BASE}; skipped`);
+      continue;
+    }
+    results.push(await benchEngine(engine as 'embedded' | 'server'));
+  }
+  mkdirSync('bench', { recursive: true });
+  writeFileSync('bench/REPORT.md', `${report(results)}\n`);
+  console.log('Wrote bench/REPORT.md');
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
