@@ -12,7 +12,9 @@ async function main() {
     console.log(`docs browser check skipped: no Chromium at ${executablePath} (apt-get install chromium)`);
     return;
   }
-  const app = await createApp(loadConfig({ NODE_ENV: 'test', DATA_DIR: 'memory://', LOG_LEVEL: 'silent' }));
+  const app = await createApp(
+    loadConfig({ NODE_ENV: 'test', DATA_DIR: 'memory://', LOG_LEVEL: 'silent', ADMIN_EMAIL: 'docs@check.local', ADMIN_PASSWORD: 'docs-check-only' }),
+  );
   await app.listen(0, '127.0.0.1');
   const { port } = app.getHttpServer().address();
   const browser = await chromium.launch({
