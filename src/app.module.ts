@@ -5,7 +5,7 @@ import { ScheduleModule } from '@nestjs/schedule';
 import { ThrottlerModule } from '@nestjs/throttler';
 import { LoggerModule } from 'nestjs-pino';
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import { AllExceptionsFilter } from './common/errors/http-exception.filter';
 import { validationExceptionFactory } from './common/errors/validation';
 import { RateLimitGuard, rateLimitStorage, throttlerOptions } from './common/http/rate-limit';
@@ -36,13 +36,8 @@ export class AppModule {
         LoggerModule.forRoot({
           pinoHttp: {
             level: config.logLevel,
-            genReqId: (req: IncomingMessage, res: ServerResponse) => {
-              const incoming = req.headers['x-request-id'];
-              const id =
-                typeof incoming === 'string' && /^[\w.-]{1,100}$/.test(incoming) ? incoming : randomUUID();
-              res.setHeader('x-request-id', id);
-              return id;
-            },
+            // Fastify assigns the id (see app.ts); the logger reuses it.
+            genReqId: (req: IncomingMessage & { id?: string }) => req.id ?? randomUUID(),
             // Never log credentials, tokens or personal numbers.
             redact: {
               paths: ['req.headers.authorization', 'req.headers.cookie', '*.password', '*.token', '*.phone'],

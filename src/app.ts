@@ -3,6 +3,8 @@ import { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 import { Logger } from 'nestjs-pino';
 import { AppConfig } from './config/app-config';
 import { AppModule } from './app.module';
@@ -17,6 +19,12 @@ export function fastifyAdapter(config: AppConfig): FastifyAdapter {
     // Finish in-flight requests on close, drop idle keep-alive connections at once.
     forceCloseConnections: 'idle',
     return503OnClosing: true,
+    // Our own request ids: a well-formed X-Request-Id from the caller (a proxy, another service) or a new UUID.
+    requestIdHeader: false,
+    genReqId: (req: IncomingMessage) => {
+      const incoming = req.headers['x-request-id'];
+      return typeof incoming === 'string' && /^[\w.-]{1,100}$/.test(incoming) ? incoming : randomUUID();
+    },
   });
 }
 
@@ -57,6 +65,12 @@ export async function configureApp(app: NestFastifyApplication, config: AppConfi
 
   const fastify = app.getHttpAdapter().getInstance();
   const metrics = app.get(RequestMetrics);
+  fastify.addHook('onRequest', (request, reply, done) => {
+    // The same id in the response and, through the raw request, in every log line of the request.
+    (request.raw as { id?: string }).id = request.id;
+    void reply.header('x-request-id', request.id);
+    done();
+  });
   fastify.addHook('onResponse', (request, reply, done) => {
     metrics.record(reply.elapsedTime, reply.statusCode);
     done();
