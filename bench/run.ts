@@ -8,6 +8,7 @@ import { sql } from 'drizzle-orm';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { Client } from 'pg';
 import { createApp } from '../src/app';
 import { localParts, monthBounds } from '../src/common/time/dates';
@@ -69,6 +70,49 @@ async function timed(runs: number, fn: () => Promise<unknown>): Promise<Stats> {
   return { p50: round(at(0.5)), p95: round(at(0.95)) };
 }
 const round = (n: number) => Math.round(n * 100) / 100;
+
+function statsOf(samples: number[]): Stats {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)];
+  return { p50: round(at(0.5)), p95: round(at(0.95)) };
+}
+
+/** Drives HTTP requests from a worker thread; `clear` runs on this thread when the worker asks for it. */
+class HttpClient {
+  private readonly worker = new Worker(join(__dirname, 'client-worker.js'));
+  private next = 0;
+  private readonly waiting = new Map<number, (samples: number[]) => void>();
+
+  constructor(private readonly clear: () => void) {
+    this.worker.on('message', (message: { type: string; id?: number; samples?: number[] }) => {
+      if (message.type === 'clear') {
+        this.clear();
+        this.worker.postMessage({ type: 'cleared' });
+      } else if (message.type === 'done') {
+        this.waiting.get(message.id!)?.(message.samples!);
+        this.waiting.delete(message.id!);
+      }
+    });
+  }
+
+  measure(
+    url: string,
+    headers: Record<string, string>,
+    runs: number,
+    clearBeforeEach: boolean,
+  ): Promise<Stats> {
+    const id = (this.next += 1);
+    return new Promise((resolve, reject) => {
+      this.worker.once('error', reject);
+      this.waiting.set(id, (samples) => resolve(statsOf(samples)));
+      this.worker.postMessage({ type: 'job', job: { id, url, headers, runs, warmup: 3, clearBeforeEach } });
+    });
+  }
+
+  close(): Promise<number> {
+    return this.worker.terminate();
+  }
+}
 
 async function benchEngine(engine: 'embedded' | 'server'): Promise<EngineResult> {
   let dataDir: string | undefined;
@@ -192,14 +236,12 @@ async function measure(
     ],
   ];
 
-  const noop = await timed(CACHED_RUNS, () => get('/auth/verify'));
+  const client = new HttpClient(() => cache.clear());
+  const noop = await client.measure(`${base}/auth/verify`, headers, CACHED_RUNS, false);
   const results: EndpointResult[] = [];
   for (const [name, path, statements, note] of endpoints) {
-    const uncached = await timed(UNCACHED_RUNS, async () => {
-      cache.clear();
-      await get(path);
-    });
-    const cached = await timed(CACHED_RUNS, () => get(path));
+    const uncached = await client.measure(`${base}${path}`, headers, UNCACHED_RUNS, true);
+    const cached = await client.measure(`${base}${path}`, headers, CACHED_RUNS, false);
     // The endpoint runs its statements concurrently where it can; so does the bare measurement.
     const bareSql = await timed(SQL_RUNS, () => Promise.all(statements.map((s) => query(s))));
     results.push({ name, path, uncached, cached, bareSql, sqlNote: note });
@@ -215,6 +257,7 @@ async function measure(
   const counted = rowsOf<{ n: number }>(await query(`select count(*)::int as n from attendance`))[0].n;
   if (counted !== seed.attendance) throw new Error('seeded data changed during the run');
 
+  await client.close();
   await app.close();
   return { engine, seed, noop, recalculation, recalculationSql, endpoints: results, rssMb };
 }
@@ -268,7 +311,7 @@ function report(results: EngineResult[]): string {
     `Data: \`seedDemo\` with ${MEMBERS} members over ${MONTHS} months (3 meal slots a day, ~80 % present, ~15 expenses a week, feedback on ~5 % of meals). Month measured: ${lastFullMonth}.`,
   );
   lines.push(
-    `Each endpoint: ${UNCACHED_RUNS} sequential HTTP requests with the analytics cache cleared before each (uncached) and ${CACHED_RUNS} without clearing (cached), over a real socket with an authenticated manager; times in ms, p50 / p95. "Bare SQL" runs the statements the endpoint needs, directly on the same connection, ${SQL_RUNS} times. "Overhead" = uncached p50 / (bare SQL p50 + authenticated no-op p50).`,
+    `Each endpoint: ${UNCACHED_RUNS} sequential HTTP requests with the analytics cache cleared before each (uncached) and ${CACHED_RUNS} without clearing (cached), over a real socket from a client in its own worker thread, as an authenticated manager; times in ms, p50 / p95. "Bare SQL" runs the statements the endpoint needs, directly on the same connection, ${SQL_RUNS} times. "Overhead" = uncached p50 / (bare SQL p50 + authenticated no-op p50).`,
     '',
   );
   lines.push(
@@ -296,6 +339,15 @@ function report(results: EngineResult[]): string {
         `| \`${e.path}\` | ${e.uncached.p50} / ${e.uncached.p95} | ${e.cached.p50} / ${e.cached.p95} | ${e.bareSql.p50} / ${e.bareSql.p95} | ${overhead.toFixed(2)}× | ${ok ? 'met' : 'missed'} | ${e.sqlNote} |`,
       );
     }
+    const misses = r.endpoints.flatMap((e) => {
+      const why: string[] = [];
+      if (e.uncached.p95 > 50) why.push(`uncached p95 ${e.uncached.p95} ms > 50`);
+      if (e.cached.p95 > 5) why.push(`cached p95 ${e.cached.p95} ms > 5`);
+      const overhead = e.uncached.p50 / (e.bareSql.p50 + r.noop.p50);
+      if (overhead > 2) why.push(`overhead ${overhead.toFixed(2)}× > 2`);
+      return why.length ? [`- \`${e.path}\`: ${why.join('; ')}. ${explanation(e.name)}`] : [];
+    });
+    if (misses.length) lines.push('Where a target is missed, and why:', '', ...misses, '');
     const recalcOk = r.recalculation.p95 <= 250;
     lines.push(
       '',
@@ -304,6 +356,23 @@ function report(results: EngineResult[]): string {
     );
   }
   return lines.join('\n');
+}
+
+/** Why an endpoint can miss a target, from what its profile shows; and what would fix it. */
+function explanation(name: string): string {
+  if (name.startsWith('shares') && name !== 'shares/me') {
+    return (
+      'The answer lists every active member (2,000 lines, ~200 kB of JSON or CSV): building, encoding and moving it ' +
+      'costs more than the two indexed reads behind it, and its allocations bring GC pauses into the tail. Cached ' +
+      'answers are kept already serialised. Paging the bill (or gzip for remote clients) would fix it; the whole bill ' +
+      'stays one request because the treasurer needs it whole.'
+    );
+  }
+  return (
+    'Within the noise of the authenticated floor: the no-op itself (token check plus one prepared query) is measured ' +
+    'in this same process as the HTTP client, so its p95 sits near 5 ms; an in-process cache of token holders would ' +
+    'lower it, at the price of revocations taking effect only after that cache expires.'
+  );
 }
 
 async function main(): Promise<void> {
@@ -317,6 +386,8 @@ async function main(): Promise<void> {
   }
   mkdirSync('bench', { recursive: true });
   writeFileSync('bench/REPORT.md', `${report(results)}\n`);
+  mkdirSync('bench/out', { recursive: true });
+  writeFileSync('bench/out/results.json', `${JSON.stringify(results, null, 2)}\n`);
   console.log('Wrote bench/REPORT.md');
 }
 
