@@ -82,8 +82,10 @@ class HttpClient {
   private readonly worker = new Worker(join(__dirname, 'client-worker.js'));
   private next = 0;
   private readonly waiting = new Map<number, (samples: number[]) => void>();
+  private failed: (error: Error) => void = () => undefined;
 
   constructor(private readonly clear: () => void) {
+    this.worker.on('error', (error) => this.failed(error));
     this.worker.on('message', (message: { type: string; id?: number; samples?: number[] }) => {
       if (message.type === 'clear') {
         this.clear();
@@ -103,7 +105,7 @@ class HttpClient {
   ): Promise<Stats> {
     const id = (this.next += 1);
     return new Promise((resolve, reject) => {
-      this.worker.once('error', reject);
+      this.failed = reject;
       this.waiting.set(id, (samples) => resolve(statsOf(samples)));
       this.worker.postMessage({ type: 'job', job: { id, url, headers, runs, warmup: 3, clearBeforeEach } });
     });
@@ -181,12 +183,14 @@ async function measure(
     approved: `select count(*) from users where status = 'approved'`,
     byMealType: `select meal_type, count(*) filter (where status = 'present'), count(*) filter (where status = 'absent') from attendance where date between '${first}' and '${last}' group by meal_type`,
     served: `select meal_type, count(distinct date) from attendance where date between '${first}' and '${last}' and status = 'present' group by meal_type`,
+    mealFigures: `select t.month, c.meal_type, c.present, c.absent, c.served_slots from month_totals t left join month_meal_counts c on c.month = t.month where t.month = '${month}'`,
     snapshot: `select t.total_paise, m.user_id, m.meals, u.full_name from month_totals t join month_member_meals m on m.month = t.month join users u on u.id = m.user_id where t.month = '${month}'`,
     rating: `select avg(rating), count(*) from feedback where date between '${first}' and '${last}'`,
     expenseMonths: `select to_char(date, 'YYYY-MM'), sum(amount_paise) from expenses where date between '${year}-01-01' and '${year}-12-31' group by 1`,
     expenseCategories: `select category, sum(amount_paise) from expenses where date between '${year}-01-01' and '${year}-12-31' group by 1`,
     dayCounts: `select meal_type, count(*) filter (where status = 'present'), count(*) filter (where status = 'absent') from attendance where date = '${day}' group by meal_type`,
     recalc: `select user_id, count(*) from attendance where date between '${first}' and '${last}' and status = 'present' group by user_id`,
+    slotCounts: `select date, meal_type, count(*) filter (where status = 'present'), count(*) filter (where status = 'absent') from attendance where date between '${first}' and '${last}' group by date, meal_type`,
     monthTotal: `select coalesce(sum(amount_paise), 0) from expenses where date between '${first}' and '${last}'`,
   };
   const endpoints: [string, string, string[], string][] = [
@@ -205,14 +209,14 @@ async function measure(
     [
       'attendance',
       `/analytics/attendance?month=${month}`,
-      [sqlOf.approved, sqlOf.byMealType, sqlOf.served],
-      'approved count, marks per meal type, served slots',
+      [sqlOf.approved, sqlOf.mealFigures],
+      "approved count, the month's stored meal figures (rebuilt from attendance by the recalculation)",
     ],
     [
       'health',
       `/analytics/health?month=${month}`,
-      [sqlOf.rating, sqlOf.byMealType, sqlOf.served, sqlOf.approved, sqlOf.snapshot],
-      'rating average, marks, served slots, approved, bill inputs',
+      [sqlOf.rating, sqlOf.mealFigures, sqlOf.approved, sqlOf.snapshot],
+      'rating average, stored meal figures, approved count, bill inputs',
     ],
     [
       'shares (spec)',
@@ -251,7 +255,7 @@ async function measure(
   }
   const recalculation = await timed(RECALC_RUNS, () => analytics.recalculate(month));
   const recalculationSql = await timed(RECALC_RUNS, () =>
-    Promise.all([query(sqlOf.recalc), query(sqlOf.monthTotal)]),
+    Promise.all([query(sqlOf.recalc), query(sqlOf.slotCounts), query(sqlOf.monthTotal)]),
   );
   const rssMb = Math.round(process.memoryUsage().rss / 1024 / 1024);
   const counted = rowsOf<{ n: number }>(await query(`select count(*)::int as n from attendance`))[0].n;
@@ -351,7 +355,7 @@ function report(results: EngineResult[]): string {
     const recalcOk = r.recalculation.p95 <= 250;
     lines.push(
       '',
-      `Recalculation of ${lastFullMonth} (rebuild of the bill inputs in one transaction): p50 ${r.recalculation.p50} ms, p95 ${r.recalculation.p95} ms — ${recalcOk ? 'met' : 'missed'} (≤ 250 ms); its two aggregate queries alone: p50 ${r.recalculationSql.p50} ms, p95 ${r.recalculationSql.p95} ms.`,
+      `Recalculation of ${lastFullMonth} (rebuild of the bill inputs in one transaction): p50 ${r.recalculation.p50} ms, p95 ${r.recalculation.p95} ms — ${recalcOk ? 'met' : 'missed'} (≤ 250 ms); its three aggregate queries alone (run concurrently): p50 ${r.recalculationSql.p50} ms, p95 ${r.recalculationSql.p95} ms.`,
       '',
     );
   }
@@ -370,7 +374,8 @@ function explanation(name: string): string {
   }
   return (
     'Within the noise of the authenticated floor: the no-op itself (token check plus one prepared query) is measured ' +
-    'in this same process as the HTTP client, so its p95 sits near 5 ms; an in-process cache of token holders would ' +
+    'on this same 2-core machine as the HTTP client (a worker thread), so its p95 sits near 5 ms; an in-process cache ' +
+    'of token holders would ' +
     'lower it, at the price of revocations taking effect only after that cache expires.'
   );
 }
