@@ -1,3 +1,4 @@
+import { PageQuery } from '../../../common/http/paging';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
@@ -5,11 +6,8 @@ import {
   ArrayMinSize,
   IsArray,
   IsIn,
-  IsInt,
   IsOptional,
   IsUUID,
-  Max,
-  Min,
   ValidateNested,
 } from 'class-validator';
 import { DateField, MonthField, TextField } from '../../../common/http/fields';
@@ -22,7 +20,7 @@ const statusMessage = { message: `status must be one of ${ATTENDANCE_STATUSES.jo
 const MealTypeField = () =>
   TextField(1, 30, { example: 'Lunch', description: 'The name of a configured meal time' });
 
-export class ListAttendanceQuery {
+export class ListAttendanceQuery extends PageQuery(100, 500) {
   @ApiPropertyOptional({
     format: 'uuid',
     description: 'One member (managers, treasurers, admins). Students always get their own marks only.',
@@ -44,22 +42,6 @@ export class ListAttendanceQuery {
   @IsOptional()
   @IsIn(ATTENDANCE_STATUSES, statusMessage)
   status?: AttendanceStatus;
-
-  @ApiPropertyOptional({ default: 1, minimum: 1 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(100_000)
-  page: number = 1;
-
-  @ApiPropertyOptional({ default: 100, minimum: 1, maximum: 500 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(500)
-  limit: number = 100;
 }
 
 export class MarkAttendanceDto {

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { PaginationDto } from '../../users/dto/user.response';
+import { PaginationDto } from '../../../common/http/paging';
 import { ATTENDANCE_STATUSES, type AttendanceRow, type AttendanceStatus } from '../attendance.schema';
 import type { AttendanceListRow } from '../attendance.repository';
 

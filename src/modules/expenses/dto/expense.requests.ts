@@ -1,13 +1,10 @@
+import { PageQuery } from '../../../common/http/paging';
 import { applyDecorators } from '@nestjs/common';
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
+import { ApiProperty } from '@nestjs/swagger';
 import {
-  IsInt,
   IsNumber,
-  IsOptional,
   IsPositive,
   Max,
-  Min,
   Validate,
   ValidatorConstraint,
   type ValidationArguments,
@@ -73,23 +70,7 @@ export class CreateExpenseDto extends ExpenseBodyDto {}
 /** A full replacement: the same fields and rules as POST; an omitted description becomes empty. */
 export class UpdateExpenseDto extends ExpenseBodyDto {}
 
-export class ListExpensesQuery {
-  @ApiPropertyOptional({ type: 'integer', default: 1, minimum: 1, maximum: 100_000 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(100_000)
-  page: number = 1;
-
-  @ApiPropertyOptional({ type: 'integer', default: 10, minimum: 1, maximum: EXPENSE_PAGE_MAX })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(EXPENSE_PAGE_MAX)
-  limit: number = 10;
-
+export class ListExpensesQuery extends PageQuery(10, EXPENSE_PAGE_MAX) {
   @TextField(1, EXPENSE_CATEGORY_MAX, {
     optional: true,
     description:

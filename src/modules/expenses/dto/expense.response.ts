@@ -1,3 +1,4 @@
+import { PaginationDto } from '../../../common/http/paging';
 import { ApiProperty } from '@nestjs/swagger';
 import { toRupees } from '../../../common/money/money';
 import type { ExpenseRow } from '../expenses.schema';
@@ -35,17 +36,11 @@ export class ExpenseEnvelopeDto {
   @ApiProperty({ type: ExpenseDto }) expense: ExpenseDto;
 }
 
-export class ExpensePaginationDto {
-  @ApiProperty({ example: 1 }) page: number;
-  @ApiProperty({ example: 10 }) limit: number;
-  @ApiProperty({ description: 'Expenses matching the filters, over all pages', example: 42 }) total: number;
-}
-
 export class ExpenseListDto {
   @ApiProperty({ example: true }) success: true;
   @ApiProperty({ type: [ExpenseDto], description: 'Newest first: by date, then by when it was recorded' })
   expenses: ExpenseDto[];
-  @ApiProperty({ type: ExpensePaginationDto }) pagination: ExpensePaginationDto;
+  @ApiProperty({ type: PaginationDto }) pagination: PaginationDto;
   @ApiProperty({
     description: 'Exact sum in rupees of every expense matching the filters (all pages, not only this one)',
     example: 18250.75,

@@ -1,3 +1,4 @@
+import { PageQuery } from '../../../common/http/paging';
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
@@ -33,7 +34,7 @@ const CommentField = () =>
     }),
   );
 
-export class ListFeedbackQuery {
+export class ListFeedbackQuery extends PageQuery(100, 500) {
   @TextField(1, 30, { optional: true, example: 'Lunch' })
   mealType?: string;
 
@@ -52,22 +53,6 @@ export class ListFeedbackQuery {
   @IsOptional()
   @IsUUID(undefined, { message: 'userId must be a UUID' })
   userId?: string;
-
-  @ApiPropertyOptional({ default: 1, minimum: 1 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(100_000)
-  page: number = 1;
-
-  @ApiPropertyOptional({ default: 100, minimum: 1, maximum: 500 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(500)
-  limit: number = 100;
 }
 
 export class SubmitFeedbackDto {

@@ -1,5 +1,5 @@
 import { ApiProperty, OmitType } from '@nestjs/swagger';
-import { PaginationDto } from '../../users/dto/user.response';
+import { PaginationDto } from '../../../common/http/paging';
 import type { FeedbackListRow } from '../feedback.repository';
 import type { FeedbackRow } from '../feedback.schema';
 

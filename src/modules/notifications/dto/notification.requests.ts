@@ -1,6 +1,6 @@
+import { PageQuery } from '../../../common/http/paging';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
+import { IsBoolean, IsIn, IsOptional } from 'class-validator';
 import { CHANNEL_PREFERENCES, type ChannelPreference } from '../notification-types';
 
 const channelMessage = `must be one of ${CHANNEL_PREFERENCES.join(', ')}`;
@@ -45,20 +45,4 @@ export class UpdatePreferencesDto {
   @Switch('ATTENDANCE_CONFIRMATION: confirm your mark before the meal') attendanceConfirmations?: boolean;
 }
 
-export class ListNotificationsQuery {
-  @ApiPropertyOptional({ default: 1, minimum: 1 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(100_000)
-  page: number = 1;
-
-  @ApiPropertyOptional({ default: 20, minimum: 1, maximum: 100 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(100)
-  limit: number = 20;
-}
+export class ListNotificationsQuery extends PageQuery(20, 100) {}

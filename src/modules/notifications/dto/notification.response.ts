@@ -1,3 +1,4 @@
+import { PaginationDto } from '../../../common/http/paging';
 import { ApiProperty } from '@nestjs/swagger';
 import {
   CHANNEL_PREFERENCES,
@@ -108,12 +109,6 @@ export const toNotificationResponse = (row: NotificationRow): NotificationRespon
   createdAt: row.createdAt.toISOString(),
   sentAt: row.sentAt ? row.sentAt.toISOString() : null,
 });
-
-class PaginationDto {
-  @ApiProperty({ example: 1 }) page: number;
-  @ApiProperty({ example: 20 }) limit: number;
-  @ApiProperty({ example: 42 }) total: number;
-}
 
 export class NotificationListDto {
   @ApiProperty({ example: true }) success: true;

@@ -1,10 +1,10 @@
+import { PageQuery } from '../../../common/http/paging';
 import { ApiPropertyOptional, ApiProperty } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
+import { IsIn, IsOptional } from 'class-validator';
 import { IndianPhoneField, TextField } from '../../../common/http/fields';
 import { ROLES, USER_STATUSES, type Role, type UserStatus } from '../users.schema';
 
-export class ListUsersQuery {
+export class ListUsersQuery extends PageQuery(100, 500) {
   @ApiPropertyOptional({ enum: USER_STATUSES })
   @IsOptional()
   @IsIn(USER_STATUSES)
@@ -14,22 +14,6 @@ export class ListUsersQuery {
   @IsOptional()
   @IsIn(ROLES)
   role?: Role;
-
-  @ApiPropertyOptional({ default: 1, minimum: 1 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(100_000)
-  page: number = 1;
-
-  @ApiPropertyOptional({ default: 100, minimum: 1, maximum: 500 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(500)
-  limit: number = 100;
 }
 
 export class UpdateProfileDto {

@@ -1,3 +1,4 @@
+import { PaginationDto } from '../../../common/http/paging';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ROLES, USER_STATUSES, type Role, type UserRow, type UserStatus } from '../users.schema';
 
@@ -45,12 +46,6 @@ export class UserEnvelopeDto {
 
 export class UserStatusChangeDto extends UserEnvelopeDto {
   @ApiProperty({ example: 'User approved' }) message: string;
-}
-
-export class PaginationDto {
-  @ApiProperty({ example: 1 }) page: number;
-  @ApiProperty({ example: 10 }) limit: number;
-  @ApiProperty({ example: 42 }) total: number;
 }
 
 export class UserListDto {
