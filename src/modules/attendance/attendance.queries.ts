@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { monthBounds } from '../../common/time/dates';
+import type { DbOrTx } from '../../database/database';
 import { AttendanceRepository } from './attendance.repository';
 
 export interface MemberMeals {
@@ -34,10 +35,13 @@ export interface AttendanceTotals {
 export class AttendanceQueries {
   constructor(private readonly repository: AttendanceRepository) {}
 
-  /** Meals each member attended in a `YYYY-MM` month; members with none are absent from the list. */
-  presentCountsByMember(month: string): Promise<MemberMeals[]> {
+  /**
+   * Meals each member attended in a `YYYY-MM` month; members with none are absent from the list. `db`: the caller's
+   * transaction, to read inside it (as the other methods taking `db`).
+   */
+  presentCountsByMember(month: string, db?: DbOrTx): Promise<MemberMeals[]> {
     const { first, last } = monthBounds(month);
-    return this.repository.presentCountsByMember(first, last);
+    return this.repository.presentCountsByMember(first, last, db);
   }
 
   /** Present and absent marks per meal type between two dates. */
@@ -57,9 +61,9 @@ export class AttendanceQueries {
    * Present and absent marks per meal type, and the meal slots served (a date on which at least one member was
    * present for that meal type), between two dates: one grouped scan instead of two.
    */
-  async mealTypeFigures(from: string, to: string): Promise<MealTypeFigures[]> {
+  async mealTypeFigures(from: string, to: string, db?: DbOrTx): Promise<MealTypeFigures[]> {
     const byType = new Map<string, MealTypeFigures>();
-    for (const slot of await this.repository.slotCounts(from, to)) {
+    for (const slot of await this.repository.slotCounts(from, to, db)) {
       const figures = byType.get(slot.mealType) ?? {
         mealType: slot.mealType,
         present: 0,

@@ -155,8 +155,12 @@ export class AttendanceRepository {
 
   // ---- aggregates for other modules (through AttendanceQueries) ----
 
-  presentCountsByMember(from: string, to: string): Promise<{ userId: string; meals: number }[]> {
-    return this.db
+  presentCountsByMember(
+    from: string,
+    to: string,
+    db: DbOrTx = this.db,
+  ): Promise<{ userId: string; meals: number }[]> {
+    return db
       .select({ userId: attendance.userId, meals: count() })
       .from(attendance)
       .where(and(eq(attendance.status, 'present'), gte(attendance.date, from), lte(attendance.date, to)))
@@ -196,8 +200,9 @@ export class AttendanceRepository {
   slotCounts(
     from: string,
     to: string,
+    db: DbOrTx = this.db,
   ): Promise<{ date: string; mealType: string; present: number; absent: number }[]> {
-    return this.db
+    return db
       .select({
         date: attendance.date,
         mealType: attendance.mealType,

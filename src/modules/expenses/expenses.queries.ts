@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { monthBounds } from '../../common/time/dates';
+import type { DbOrTx } from '../../database/database';
 import { CategoryTotal, ExpensesRepository, MonthTotal } from './expenses.repository';
 
 export type { CategoryTotal, MonthTotal } from './expenses.repository';
@@ -12,10 +13,10 @@ export type { CategoryTotal, MonthTotal } from './expenses.repository';
 export class ExpensesQueries {
   constructor(private readonly repository: ExpensesRepository) {}
 
-  /** Everything spent in a `YYYY-MM` month, in paise. */
-  monthTotal(month: string): Promise<number> {
+  /** Everything spent in a `YYYY-MM` month, in paise; `db`: the caller's transaction, to read inside it. */
+  monthTotal(month: string, db?: DbOrTx): Promise<number> {
     const { first, last } = monthBounds(month);
-    return this.repository.totalPaise(first, last);
+    return this.repository.totalPaise(first, last, db);
   }
 
   /** Spending per `YYYY-MM` month between two dates, in month order; months with none are absent. */

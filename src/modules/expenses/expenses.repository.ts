@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { and, count, desc, eq, gte, lte, sql, SQL } from 'drizzle-orm';
-import { Database } from '../../database/database';
+import { Database, DbOrTx } from '../../database/database';
 // Read only, for the recorder's name in the same query as the expense (no N+1).
 import { users } from '../users/users.schema';
 import { expenses, ExpenseRow, NewExpenseRow } from './expenses.schema';
@@ -93,8 +93,8 @@ export class ExpensesRepository {
 
   // ---- aggregates for the read-only queries other modules use ----
 
-  async totalPaise(from: string, to: string): Promise<number> {
-    const [row] = await this.db.select({ totalPaise: sumPaise }).from(expenses).where(between(from, to));
+  async totalPaise(from: string, to: string, db: DbOrTx = this.db): Promise<number> {
+    const [row] = await db.select({ totalPaise: sumPaise }).from(expenses).where(between(from, to));
     return row.totalPaise;
   }
 

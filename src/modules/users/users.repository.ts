@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { and, asc, count, desc, eq, inArray, sql, SQL } from 'drizzle-orm';
-import { Database } from '../../database/database';
+import { Database, DbOrTx } from '../../database/database';
 import { NewUserRow, Role, UserRow, users, UserStatus } from './users.schema';
 
 export interface UserListFilter {
@@ -34,9 +34,9 @@ export class UsersRepository {
     return row;
   }
 
-  async findNamesByIds(ids: string[]): Promise<Map<string, string>> {
+  async findNamesByIds(ids: string[], db: DbOrTx = this.db): Promise<Map<string, string>> {
     if (!ids.length) return new Map();
-    const rows = await this.db
+    const rows = await db
       .select({ id: users.id, fullName: users.fullName })
       .from(users)
       .where(inArray(users.id, ids));
