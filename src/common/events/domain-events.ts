@@ -11,7 +11,10 @@ export const DomainEvents = {
   MealPublished: 'meal.published',
   MealChanged: 'meal.changed',
   MealDeleted: 'meal.deleted',
+  /** Submitted or edited. */
   FeedbackSubmitted: 'feedback.submitted',
+  /** A member's approval status or role changed (who counts as an approved member, who holds which role). */
+  MemberChanged: 'member.changed',
 } as const;
 
 export interface ExpenseEvent {
@@ -52,4 +55,12 @@ export interface FeedbackEvent {
   date: string;
   mealType: string;
   rating: number;
+}
+
+export interface MemberEvent {
+  userId: string;
+  change: 'approved' | 'rejected' | 'role';
+  status: 'pending' | 'approved' | 'rejected';
+  role: string;
+  actorId: string;
 }

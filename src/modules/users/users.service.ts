@@ -1,9 +1,13 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
 import * as bcrypt from 'bcrypt';
 import { AppConfig } from '../../config/app-config';
 import { type CurrentMember, isPrivileged } from '../../common/auth/auth.decorators';
 import { badRequest, conflict, forbidden, notFound } from '../../common/errors/api-error';
 import { isUniqueViolation } from '../../common/errors/database-errors';
+import { DomainEvents, type MemberEvent } from '../../common/events/domain-events';
+import { publishDomainEvent } from '../../common/events/publish';
+import type { DbOrTx } from '../../database/database';
 import { ListUsersQuery, UpdateProfileDto } from './dto/user.requests';
 import { UsersRepository } from './users.repository';
 import { Role, UserRow } from './users.schema';
@@ -32,6 +36,7 @@ export class UsersService {
   constructor(
     private readonly repository: UsersRepository,
     private readonly config: AppConfig,
+    private readonly events: EventEmitter2,
   ) {}
 
   // ---- identity (used by auth) ----
@@ -135,9 +140,9 @@ export class UsersService {
     return this.repository.listApproved(roles);
   }
 
-  /** Full names by id, in one query (for bills and lists that hold ids). */
-  namesOf(ids: string[]): Promise<Map<string, string>> {
-    return this.repository.findNamesByIds(ids);
+  /** Full names by id, in one query (for bills and lists that hold ids); `db`: the caller's transaction. */
+  namesOf(ids: string[], db?: DbOrTx): Promise<Map<string, string>> {
+    return this.repository.findNamesByIds(ids, db);
   }
 
   /** How many members are approved now: the membership that analytics rates attendance against. */
@@ -191,6 +196,7 @@ export class UsersService {
     if (user.role === 'admin' && user.status === 'approved') await this.assertNotLastAdmin();
     const row = await this.repository.update(id, { role });
     this.logger.log({ by: caller.id, userId: id, from: user.role, to: role }, 'Role changed');
+    this.publishChange(row!, 'role', caller.id);
     return row!;
   }
 
@@ -200,6 +206,7 @@ export class UsersService {
     if (user.status === 'approved') return user;
     const row = await this.repository.update(id, { status: 'approved' });
     this.logger.log({ by: caller.id, userId: id, from: user.status }, 'User approved');
+    this.publishChange(row!, 'approved', caller.id);
     return row!;
   }
 
@@ -211,7 +218,14 @@ export class UsersService {
     if (user.role === 'admin' && user.status === 'approved') await this.assertNotLastAdmin();
     const row = await this.repository.updateAndRevokeTokens(id, { status: 'rejected' });
     this.logger.log({ by: caller.id, userId: id, from: user.status }, 'User rejected');
+    this.publishChange(row!, 'rejected', caller.id);
     return row!;
+  }
+
+  /** After commit: analytics counts approved members. */
+  private publishChange(row: UserRow, change: MemberEvent['change'], actorId: string): void {
+    const event: MemberEvent = { userId: row.id, change, status: row.status, role: row.role, actorId };
+    publishDomainEvent(this.events, DomainEvents.MemberChanged, event);
   }
 
   private async assertNotLastAdmin(): Promise<void> {
