@@ -10,25 +10,42 @@ interface Entry {
 /**
  * Answers of the analytics endpoints, kept until a write touches one of their months (the domain events say which)
  * or for TTL_MS at most, so a change made through another replica shows within that time. Bounded in size.
+ *
+ * Each month has a generation, bumped by every invalidation of it (and all of them by `invalidateAll`): an answer
+ * whose computation began before a write's invalidation is returned to its caller but not stored, so it cannot
+ * outlive the write in the cache.
  */
 @Injectable()
 export class AnalyticsCache {
   static readonly TTL_MS = 30_000;
   static readonly MAX_ENTRIES = 1_000;
   private readonly entries = new Map<string, Entry>();
+  /** Only months that writes touched have one; it only grows, so a sum over months changes whenever one does. */
+  private readonly generations = new Map<string, number>();
+  private allGeneration = 0;
 
   constructor(private readonly stats: CacheStats) {}
 
-  /** `months`: every `YYYY-MM` the answer depends on. */
-  async get<T>(key: string, months: string[], compute: () => Promise<T>): Promise<T> {
+  /**
+   * `months`: every `YYYY-MM` the answer depends on. `nested`: a lookup made while computing another cached answer;
+   * only the outer lookup of a request counts as a hit or a miss.
+   */
+  async get<T>(
+    key: string,
+    months: string[],
+    compute: () => Promise<T>,
+    options: { nested?: boolean } = {},
+  ): Promise<T> {
     const now = Date.now();
     const hit = this.entries.get(key);
     if (hit && hit.expiresAt > now) {
-      this.stats.record(true);
+      if (!options.nested) this.stats.record(true);
       return hit.value as T;
     }
-    this.stats.record(false);
+    if (!options.nested) this.stats.record(false);
+    const generation = this.generationOf(months);
     const value = await compute();
+    if (this.generationOf(months) !== generation) return value; // a write came in meanwhile: do not keep it
     this.entries.delete(key);
     this.entries.set(key, { value, expiresAt: now + AnalyticsCache.TTL_MS, months });
     if (this.entries.size > AnalyticsCache.MAX_ENTRIES)
@@ -39,12 +56,25 @@ export class AnalyticsCache {
   invalidate(months: Iterable<string>): void {
     const touched = new Set(months);
     if (!touched.size) return;
+    for (const month of touched) this.generations.set(month, (this.generations.get(month) ?? 0) + 1);
     for (const [key, entry] of this.entries) {
       if (entry.months.some((m) => touched.has(m))) this.entries.delete(key);
     }
   }
 
+  /** For changes every month's answers depend on (the approved membership). */
+  invalidateAll(): void {
+    this.allGeneration += 1;
+    this.entries.clear();
+  }
+
   clear(): void {
     this.entries.clear();
+  }
+
+  private generationOf(months: string[]): number {
+    let sum = this.allGeneration;
+    for (const month of months) sum += this.generations.get(month) ?? 0;
+    return sum;
   }
 }
