@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { asc, desc, eq, sql } from 'drizzle-orm';
 import { Database, DbOrTx } from '../../database/database';
-import { users } from '../users/users.schema';
 import {
   monthClosures,
   monthCloseLog,
@@ -14,7 +13,7 @@ import type { MemberMeals } from './cost-shares';
 export interface MonthSnapshot {
   totalPaise: number;
   computedAt: Date;
-  members: (MemberMeals & { fullName: string })[];
+  members: MemberMeals[];
 }
 
 export interface MealTypeFigures {
@@ -24,6 +23,13 @@ export interface MealTypeFigures {
   servedSlots: number;
 }
 
+/** What the bill and the meal figures of a month are computed from. */
+export interface MonthInputs {
+  totalPaise: number;
+  members: MemberMeals[];
+  mealTypes: MealTypeFigures[];
+}
+
 export interface ClosureRow {
   month: string;
   closedAt: Date;
@@ -31,83 +37,102 @@ export interface ClosureRow {
   bill: unknown;
 }
 
+export interface CloseLogRow {
+  action: 'close' | 'reopen';
+  at: Date;
+  actorId: string | null;
+}
+
+/** Advisory-lock namespace of "work on one month" (the second key is the month as YYYYMM). */
+const MONTH_LOCK_NAMESPACE = 7_061_994;
+
 /** The only code that queries the analytics tables. */
 @Injectable()
 export class AnalyticsRepository {
   constructor(private readonly database: Database) {}
 
-  /** Replaces a month's inputs in one transaction: readers see the old month or the new, never a mix. */
-  async replaceMonth(
-    month: string,
-    totalPaise: number,
-    members: MemberMeals[],
-    mealTypes: MealTypeFigures[],
-  ): Promise<void> {
-    await this.database.db.transaction(async (tx) => {
-      await tx.delete(monthMemberMeals).where(eq(monthMemberMeals.month, month));
-      await tx.delete(monthMealCounts).where(eq(monthMealCounts.month, month));
-      if (members.length) {
-        // One statement for every member, however many: arrays unnested server-side.
-        await tx.execute(sql`insert into ${monthMemberMeals} (month, user_id, meals)
-          select ${month}, unnest(${toPgArray(members.map((m) => m.userId))}::uuid[]), unnest(${toPgArray(members.map((m) => m.meals))}::int[])`);
-      }
-      if (mealTypes.length) {
-        await tx.insert(monthMealCounts).values(mealTypes.map((m) => ({ month, ...m })));
-      }
-      await tx
-        .insert(monthTotals)
-        .values({ month, totalPaise, computedAt: new Date() })
-        .onConflictDoUpdate({ target: monthTotals.month, set: { totalPaise, computedAt: new Date() } });
+  /**
+   * Runs `work` in one transaction that holds the month's lock: recalculations and the close of one month run one
+   * after the other, on every replica (a transaction-scoped advisory lock; PGlite has them too). With `pauseWrites`
+   * it also takes SHARE locks on expenses and attendance (waiting for writes in flight and holding off new ones until
+   * commit), so what `work` reads is every committed write and nothing can slip in before it commits. `work` must do
+   * every read and write through `tx`: a query on another connection could wait for a writer that waits for us (and
+   * on PGlite, whose transactions are exclusive, it would wait for ever).
+   */
+  monthTransaction<T>(month: string, options: { pauseWrites: boolean }, work: (tx: DbOrTx) => Promise<T>) {
+    return this.database.db.transaction(async (tx) => {
+      await tx.execute(
+        sql`select pg_advisory_xact_lock(${MONTH_LOCK_NAMESPACE}::int, ${monthKey(month)}::int)`,
+      );
+      if (options.pauseWrites) await tx.execute(sql`lock table expenses, attendance in share mode`);
+      return work(tx);
     });
   }
 
+  /** Replaces a month's inputs inside `tx` (a `monthTransaction`): readers see the old month or the new, never a mix. */
+  async replaceMonth(tx: DbOrTx, month: string, inputs: MonthInputs): Promise<void> {
+    const { totalPaise, members, mealTypes } = inputs;
+    await tx.delete(monthMemberMeals).where(eq(monthMemberMeals.month, month));
+    await tx.delete(monthMealCounts).where(eq(monthMealCounts.month, month));
+    if (members.length) {
+      // One statement for every member, however many: arrays unnested server-side.
+      await tx.execute(sql`insert into ${monthMemberMeals} (month, user_id, meals)
+        select ${month}, unnest(${toPgArray(members.map((m) => m.userId))}::uuid[]), unnest(${toPgArray(members.map((m) => m.meals))}::int[])`);
+    }
+    if (mealTypes.length) {
+      await tx.insert(monthMealCounts).values(mealTypes.map((m) => ({ month, ...m })));
+    }
+    await tx
+      .insert(monthTotals)
+      .values({ month, totalPaise, computedAt: new Date() })
+      .onConflictDoUpdate({ target: monthTotals.month, set: { totalPaise, computedAt: new Date() } });
+  }
+
+  /** The month's figures per meal type, in one statement (one snapshot); undefined if never computed. */
   async readMealCounts(month: string): Promise<MealTypeFigures[] | undefined> {
-    const [total] = await this.database.db
-      .select({ month: monthTotals.month })
-      .from(monthTotals)
-      .where(eq(monthTotals.month, month));
-    if (!total) return undefined;
-    return this.database.db
+    const rows = await this.database.db
       .select({
         mealType: monthMealCounts.mealType,
         present: monthMealCounts.present,
         absent: monthMealCounts.absent,
         servedSlots: monthMealCounts.servedSlots,
       })
-      .from(monthMealCounts)
-      .where(eq(monthMealCounts.month, month));
+      .from(monthTotals)
+      .leftJoin(monthMealCounts, eq(monthMealCounts.month, monthTotals.month))
+      .where(eq(monthTotals.month, month))
+      .orderBy(asc(monthMealCounts.mealType));
+    if (!rows.length) return undefined;
+    return rows.flatMap((r) =>
+      r.mealType === null
+        ? []
+        : [{ mealType: r.mealType, present: r.present!, absent: r.absent!, servedSlots: r.servedSlots! }],
+    );
   }
 
-  /** The month's inputs with each member's name, in two indexed reads; undefined if never computed. */
+  /** The month's bill inputs in one statement (one snapshot); undefined if never computed. */
   async readMonth(month: string): Promise<MonthSnapshot | undefined> {
-    const [[total], members] = await Promise.all([
-      this.database.db.select().from(monthTotals).where(eq(monthTotals.month, month)),
-      this.database.db
-        .select({ userId: monthMemberMeals.userId, meals: monthMemberMeals.meals, fullName: users.fullName })
-        .from(monthMemberMeals)
-        .innerJoin(users, eq(users.id, monthMemberMeals.userId))
-        .where(eq(monthMemberMeals.month, month)),
-    ]);
-    if (!total) return undefined;
-    return { totalPaise: total.totalPaise, computedAt: total.computedAt, members };
+    const rows = await this.database.db
+      .select({
+        totalPaise: monthTotals.totalPaise,
+        computedAt: monthTotals.computedAt,
+        userId: monthMemberMeals.userId,
+        meals: monthMemberMeals.meals,
+      })
+      .from(monthTotals)
+      .leftJoin(monthMemberMeals, eq(monthMemberMeals.month, monthTotals.month))
+      .where(eq(monthTotals.month, month))
+      .orderBy(asc(monthMemberMeals.userId));
+    if (!rows.length) return undefined;
+    return {
+      totalPaise: rows[0].totalPaise,
+      computedAt: rows[0].computedAt,
+      members: rows.flatMap((r) => (r.userId === null ? [] : [{ userId: r.userId, meals: r.meals! }])),
+    };
   }
 
-  async findClosure(month: string): Promise<ClosureRow | undefined> {
-    const [row] = await this.database.db.select().from(monthClosures).where(eq(monthClosures.month, month));
+  async findClosure(month: string, db: DbOrTx = this.database.db): Promise<ClosureRow | undefined> {
+    const [row] = await db.select().from(monthClosures).where(eq(monthClosures.month, month));
     return row;
-  }
-
-  /**
-   * Runs `work` while no expense or attendance write can commit: on a server it takes SHARE locks on those tables
-   * (waiting for writes in flight), so the bill computed inside sees every committed write and none can slip in
-   * before the closure row exists. The embedded engine has one connection, so nothing runs concurrently there.
-   */
-  async withWritesPaused<T>(work: (tx: DbOrTx) => Promise<T>): Promise<T> {
-    if (this.database.kind === 'embedded') return work(this.database.db);
-    return this.database.db.transaction(async (tx) => {
-      await tx.execute(sql`lock table expenses, attendance in share mode`);
-      return work(tx);
-    });
   }
 
   async insertClosure(tx: DbOrTx, month: string, actorId: string, bill: unknown): Promise<ClosureRow> {
@@ -126,16 +151,11 @@ export class AnalyticsRepository {
     });
   }
 
-  async closeLog(month: string) {
+  /** Every close and reopen of the month, oldest first; names come from the users module. */
+  async closeLog(month: string): Promise<CloseLogRow[]> {
     return this.database.db
-      .select({
-        action: monthCloseLog.action,
-        at: monthCloseLog.at,
-        actorId: monthCloseLog.actorId,
-        actorName: users.fullName,
-      })
+      .select({ action: monthCloseLog.action, at: monthCloseLog.at, actorId: monthCloseLog.actorId })
       .from(monthCloseLog)
-      .leftJoin(users, eq(users.id, monthCloseLog.actorId))
       .where(eq(monthCloseLog.month, month))
       .orderBy(asc(monthCloseLog.at), asc(monthCloseLog.id));
   }
@@ -147,6 +167,11 @@ export class AnalyticsRepository {
       .orderBy(desc(monthClosures.month));
     return rows.map((r) => r.month);
   }
+}
+
+/** `2025-03` → 202503: a distinct advisory-lock key per month. */
+function monthKey(month: string): number {
+  return Number(month.replace('-', ''));
 }
 
 /** A Postgres array literal; both drivers pass it as text, cast in the statement. */

@@ -12,6 +12,8 @@ import {
   timestamp,
   uuid,
 } from 'drizzle-orm/pg-core';
+// Only for the foreign keys (a member's meals go with the member; a closure keeps its row if the actor goes). The
+// sole use of another module's schema here: queries get names through UsersService.namesOf, never by a join.
 import { users } from '../users/users.schema';
 
 const monthCheck = (column: unknown) => sql`${column} ~ '^[0-9]{4}-(0[1-9]|1[0-2])$'`;

@@ -2,7 +2,12 @@ import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { OnEvent } from '@nestjs/event-emitter';
 import { AppConfig } from '../../config/app-config';
 import { badRequest, conflict } from '../../common/errors/api-error';
-import { DomainEvents, type AttendanceEvent, type ExpenseEvent } from '../../common/events/domain-events';
+import {
+  DomainEvents,
+  type AttendanceEvent,
+  type ExpenseEvent,
+  type FeedbackEvent,
+} from '../../common/events/domain-events';
 import { toRupees } from '../../common/money/money';
 import { Clock } from '../../common/time/clock';
 import { localParts, monthBounds, monthOf, monthsBetween } from '../../common/time/dates';
@@ -12,7 +17,8 @@ import { FeedbackQueries } from '../feedback/feedback.queries';
 import { MessConfigService } from '../mess-config/mess-config.service';
 import { UsersService } from '../users/users.service';
 import { AnalyticsCache } from './analytics-cache';
-import { AnalyticsRepository } from './analytics.repository';
+import type { DbOrTx } from '../../database/database';
+import { AnalyticsRepository, MonthInputs } from './analytics.repository';
 import { computeShares, MonthBill, SHARE_METHODS, ShareMethod } from './cost-shares';
 import type {
   AttendanceAnalyticsResponse,
@@ -70,22 +76,44 @@ export class AnalyticsService implements OnModuleInit {
     this.touch([event.month]);
   }
 
+  /** A rating changes the month's meal quality; the bill does not depend on it. */
+  @OnEvent(DomainEvents.FeedbackSubmitted)
+  onFeedback(event: FeedbackEvent): void {
+    this.cache.invalidate([monthOf(event.date)]);
+  }
+
+  /** Approvals, rejections and role changes move `totalMembers` (and the headcount) of every month. */
+  @OnEvent(DomainEvents.MemberChanged)
+  onMemberChanged(): void {
+    this.cache.invalidateAll();
+  }
+
   private touch(months: string[]): void {
     this.cache.invalidate(months);
     this.recalculator.markDirty(months);
   }
 
-  /** Rebuilds a month's bill inputs and meal figures from the owners' read-only queries; closed months stay frozen. */
+  /**
+   * Rebuilds a month's bill inputs and meal figures from the owners' read-only queries, in one transaction that
+   * holds the month's lock (two replicas rebuilding one month take turns). A closed month is rebuilt too: the
+   * database refuses every write into it, so its rows give exactly the figures the close stored and froze.
+   */
   async recalculate(month: string): Promise<void> {
-    if (await this.repository.findClosure(month)) return;
+    await this.repository.monthTransaction(month, { pauseWrites: false }, async (tx) => {
+      await this.repository.replaceMonth(tx, month, await this.readInputs(month, tx));
+    });
+    // No cache invalidation here: the writes that made the month dirty invalidated it already, and doing it again
+    // would keep the answer that is waiting for this very rebuild out of the cache.
+  }
+
+  /** The month's bill inputs and meal figures, read in the caller's transaction. */
+  private async readInputs(month: string, tx: DbOrTx): Promise<MonthInputs> {
     const { first, last } = monthBounds(month);
-    const [totalPaise, members, mealTypes] = await Promise.all([
-      this.expenses.monthTotal(month),
-      this.attendance.presentCountsByMember(month),
-      this.attendance.mealTypeFigures(first, last),
-    ]);
-    await this.repository.replaceMonth(month, totalPaise, members, mealTypes);
-    this.cache.invalidate([month]);
+    // One after the other: a transaction is one connection.
+    const totalPaise = await this.expenses.monthTotal(month, tx);
+    const members = await this.attendance.presentCountsByMember(month, tx);
+    const mealTypes = await this.attendance.mealTypeFigures(first, last, tx);
+    return { totalPaise, members, mealTypes };
   }
 
   /** A whole month's meal figures from the stored inputs (rebuilt first when stale or missing). */
@@ -101,19 +129,35 @@ export class AnalyticsService implements OnModuleInit {
 
   // ---- the bill ----
 
-  async bill(month: string, method: ShareMethod): Promise<BillDto> {
-    return this.cache.get(`bill:${month}:${method}`, [month], async () => {
-      const closure = await this.repository.findClosure(month);
-      if (closure) {
-        const frozen = closure.bill as FrozenBill;
-        return this.toBillDto(month, frozen.bills[method], (id) => frozen.names[id], true, frozen.computedAt);
-      }
-      const snapshot = await this.freshSnapshot(month);
-      // A Map, not an object keyed by 2,000 ids: lookups stay fast.
-      const names = new Map(snapshot.members.map((m) => [m.userId, m.fullName]));
-      const bill = computeShares(snapshot.totalPaise, snapshot.members, method);
-      return this.toBillDto(month, bill, (id) => names.get(id), false, snapshot.computedAt.toISOString());
-    });
+  bill(month: string, method: ShareMethod): Promise<BillDto> {
+    return this.cachedBill(month, method, false);
+  }
+
+  /** `nested`: looked up while answering another cached answer, so the outer lookup alone counts as hit or miss. */
+  private cachedBill(month: string, method: ShareMethod, nested: boolean): Promise<BillDto> {
+    return this.cache.get(
+      `bill:${month}:${method}`,
+      [month],
+      async () => {
+        const closure = await this.repository.findClosure(month);
+        if (closure) {
+          const frozen = closure.bill as FrozenBill;
+          return this.toBillDto(
+            month,
+            frozen.bills[method],
+            (id) => frozen.names[id],
+            true,
+            frozen.computedAt,
+          );
+        }
+        const snapshot = await this.freshSnapshot(month);
+        // One batched read of the names; a Map, not an object keyed by 2,000 ids: lookups stay fast.
+        const names = await this.users.namesOf(snapshot.members.map((m) => m.userId));
+        const bill = computeShares(snapshot.totalPaise, snapshot.members, method);
+        return this.toBillDto(month, bill, (id) => names.get(id), false, snapshot.computedAt.toISOString());
+      },
+      { nested },
+    );
   }
 
   async myShare(userId: string, month: string, method: ShareMethod): Promise<MyShareResponse> {
@@ -135,7 +179,7 @@ export class AnalyticsService implements OnModuleInit {
   /** The bill response already serialised: a cached answer then costs no JSON encoding of 2,000 lines. */
   billJson(month: string, method: ShareMethod): Promise<string> {
     return this.cache.get(`bill.json:${month}:${method}`, [month], async () =>
-      JSON.stringify({ success: true, ...(await this.bill(month, method)) }),
+      JSON.stringify({ success: true, ...(await this.cachedBill(month, method, true)) }),
     );
   }
 
@@ -145,7 +189,7 @@ export class AnalyticsService implements OnModuleInit {
   }
 
   private async renderCsv(month: string, method: ShareMethod): Promise<string> {
-    const bill = await this.bill(month, method);
+    const bill = await this.cachedBill(month, method, true);
     const rows = [
       ['month', 'member_id', 'full_name', 'meals', 'share_inr', 'method', 'closed'],
       ...bill.shares.map((s) => [
@@ -199,23 +243,29 @@ export class AnalyticsService implements OnModuleInit {
 
   // ---- closing a month ----
 
+  /**
+   * One transaction, on both engines, holding the month's lock and pausing expense and attendance writes: the bill's
+   * reads, the month's stored inputs (so attendance and health figures agree with the frozen bill) and the closure
+   * with its log row commit together. Every read runs on the transaction, never on another pooled connection.
+   */
   async close(month: string, actorId: string): Promise<BillDto> {
     this.assertNotFuture(month, 'A month that has not begun cannot be closed');
-    if (await this.repository.findClosure(month)) throw conflict(`Month ${month} is already closed`);
-    await this.repository.withWritesPaused(async (tx) => {
-      const [totalPaise, members] = await Promise.all([
-        this.expenses.monthTotal(month),
-        this.attendance.presentCountsByMember(month),
-      ]);
-      const names = await this.users.namesOf(members.map((m) => m.userId));
+    await this.repository.monthTransaction(month, { pauseWrites: true }, async (tx) => {
+      if (await this.repository.findClosure(month, tx)) throw conflict(`Month ${month} is already closed`);
+      const inputs = await this.readInputs(month, tx);
+      const names = await this.users.namesOf(
+        inputs.members.map((m) => m.userId),
+        tx,
+      );
       const frozen: FrozenBill = {
         computedAt: this.clock.now().toISOString(),
         names: Object.fromEntries(names),
         bills: {
-          spec: computeShares(totalPaise, members, 'spec'),
-          proportional: computeShares(totalPaise, members, 'proportional'),
+          spec: computeShares(inputs.totalPaise, inputs.members, 'spec'),
+          proportional: computeShares(inputs.totalPaise, inputs.members, 'proportional'),
         },
       };
+      await this.repository.replaceMonth(tx, month, inputs);
       await this.repository.insertClosure(tx, month, actorId, frozen);
     });
     this.cache.invalidate([month]);
@@ -237,6 +287,8 @@ export class AnalyticsService implements OnModuleInit {
       this.repository.findClosure(month),
       this.repository.closeLog(month),
     ]);
+    const actorIds = [...new Set(log.flatMap((e) => (e.actorId ? [e.actorId] : [])))];
+    const names = await this.users.namesOf(actorIds);
     return {
       success: true,
       month,
@@ -245,7 +297,7 @@ export class AnalyticsService implements OnModuleInit {
         action: e.action,
         at: e.at.toISOString(),
         by: e.actorId,
-        byName: e.actorName,
+        byName: (e.actorId && names.get(e.actorId)) ?? null,
       })),
     };
   }
@@ -329,7 +381,7 @@ export class AnalyticsService implements OnModuleInit {
         this.feedback.averageRating(first, last),
         this.monthMealFigures(month),
         this.users.countApproved(),
-        this.bill(month, 'proportional'),
+        this.cachedBill(month, 'proportional', true),
       ]);
       return {
         success: true,
