@@ -52,7 +52,8 @@ export class AnalyticsController {
     description:
       'totalMembers = approved members; a served slot is a (date, meal type) with at least one member present; ' +
       'averageAttendance = present marks / served slots; attendanceRate = present marks / (totalMembers × served slots); ' +
-      'byMealType the same rate per meal type.',
+      'byMealType the same rate per meal type. A rating, an approval, a rejection or a role change shows in the ' +
+      'next answer (the cached one is dropped).',
   })
   @ApiOkResponse({ type: AttendanceAnalyticsResponse })
   @ApiAuth(400, 403)
@@ -67,7 +68,8 @@ export class AnalyticsController {
     description:
       'mealQuality = (average rating − 1)/4 × 100 (50 without ratings); attendanceRate = present / (approved members × ' +
       "served slots) × 100; fairShareIndex = Jain's index of meals per active member × 100; overallScore = " +
-      '0.4 mealQuality + 0.4 attendanceRate + 0.2 fairShareIndex.',
+      '0.4 mealQuality + 0.4 attendanceRate + 0.2 fairShareIndex. A closed month is scored from the figures ' +
+      'stored when it was closed, which match its frozen bill.',
   })
   @ApiOkResponse({ type: HealthScoreResponse })
   @ApiAuth(400, 403)
@@ -130,6 +132,11 @@ export class AnalyticsController {
   @ApiOperation({
     summary:
       'Close a month (treasurer or admin): its bill is frozen, and writes to its expenses or attendance get 409',
+    description:
+      'One transaction: writes to expenses and attendance wait while it runs, so the frozen bill holds every write ' +
+      "that was answered before it and none after (those get 409). The month's attendance and health figures are " +
+      'stored from the same reads, so they agree with the frozen bill. 409 when the month is already closed; 400 ' +
+      'for a month that has not begun in the mess time zone.',
   })
   @ApiOkResponse({ type: BillResponse })
   @ApiAuth(400, 403, 409)
