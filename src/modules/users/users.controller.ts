@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Param, Post, Put, Query } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { type CurrentMember, CurrentUser, Roles } from '../../common/auth/auth.decorators';
 import { ApiAuth, ApiRoleAuth } from '../../common/http/api-docs';
@@ -27,7 +27,8 @@ export class UsersController {
   }
 
   @Post('profile')
-  @ApiOperation({ summary: "Set the caller's phone number" })
+  @HttpCode(200)
+  @ApiOperation({ summary: "Set the caller's phone number (200: an update, not a creation)" })
   @ApiOkResponse({ type: UserEnvelopeDto })
   @ApiAuth(400)
   async setPhone(@CurrentUser() caller: CurrentMember, @Body() body: SetPhoneDto): Promise<UserEnvelopeDto> {
