@@ -1,5 +1,5 @@
 import { Controller, Get, Header, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiParam, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { type CurrentMember, CurrentUser, Roles } from '../../common/auth/auth.decorators';
 import { badRequest } from '../../common/errors/api-error';
 import { ApiAuth, ApiRoleAuth } from '../../common/http/api-docs';
@@ -103,10 +103,14 @@ export class AnalyticsController {
   @Get('shares.csv')
   @Roles('manager', 'treasurer')
   @Header('content-type', 'text/csv; charset=utf-8')
-  @ApiProduces('text/csv')
   @ApiOperation({ summary: 'The bill as CSV (UTF-8 with BOM, one row per member), for spreadsheets' })
+  // Only the success is CSV: its errors are JSON like every other route's, so no @ApiProduces here.
   @ApiOkResponse({
-    schema: { type: 'string', example: 'month,member_id,full_name,meals,share_inr,method,closed' },
+    content: {
+      'text/csv': {
+        schema: { type: 'string', example: 'month,member_id,full_name,meals,share_inr,method,closed' },
+      },
+    },
   })
   @ApiRoleAuth(400)
   async sharesCsv(@Query() query: SharesQuery): Promise<string> {
