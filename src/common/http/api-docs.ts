@@ -47,10 +47,10 @@ export type ErrorExample = string | { error: string; details: { field: string; m
  */
 export type ErrorSpec = number | readonly [number, ...ErrorExample[]];
 
-const VALIDATION_EXAMPLE: ErrorExample = {
+const VALIDATION_EXAMPLE = {
   error: 'Validation failed',
   details: [{ field: 'extra', message: 'extra is not an accepted field' }],
-};
+} satisfies ErrorExample;
 
 /** Used when a route names a status without saying what it answers. */
 const defaultExamples: Record<number, ErrorExample[]> = {
