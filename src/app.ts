@@ -8,6 +8,7 @@ import type { IncomingMessage } from 'node:http';
 import { Logger } from 'nestjs-pino';
 import { AppConfig } from './config/app-config';
 import { AppModule } from './app.module';
+import { addSharedErrorResponses } from './common/http/api-docs';
 import { RequestMetrics } from './modules/health/request-metrics';
 
 export const API_PREFIX = 'api';
@@ -91,6 +92,7 @@ export function buildOpenApiDocument(app: INestApplication) {
     'Authenticate with `Authorization: Bearer <token>` from `POST /auth/login` or `POST /auth/idp` (valid 7 days).',
     'Guard failures answer exactly `{"error":"No token"}` or `{"error":"Invalid token"}` (401) and',
     '`{"error":"Forbidden"}` (403). Every other error is `{"success":false,"error":"…","details":[{field,message}]}`.',
+    'Every route may answer 429 (rate limit, with Retry-After); every route that takes a body may answer 413.',
     'Admin passes every role check.',
   ].join('\n');
   const options = new DocumentBuilder()
@@ -100,5 +102,5 @@ export function buildOpenApiDocument(app: INestApplication) {
     .addServer('/')
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' })
     .build();
-  return SwaggerModule.createDocument(app, options);
+  return addSharedErrorResponses(SwaggerModule.createDocument(app, options));
 }

@@ -1,18 +1,28 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiBearerAuth, ApiProperty, ApiPropertyOptional, ApiResponse } from '@nestjs/swagger';
+import {
+  ApiBearerAuth,
+  ApiExtraModels,
+  ApiProperty,
+  ApiPropertyOptional,
+  ApiResponse,
+  getSchemaPath,
+  type OpenAPIObject,
+} from '@nestjs/swagger';
 
 export class FieldErrorDto {
-  @ApiProperty({ example: 'phone' }) field: string;
-  @ApiProperty({ example: 'phone must be +91-XXXXXXXXXX or a 10-digit number' }) message: string;
+  @ApiProperty({ example: 'category' }) field: string;
+  @ApiProperty({ example: 'category must be one of the configured expense categories' }) message: string;
 }
 
+/** Every error but the guards': `{success: false, error, details?}`. */
 export class ErrorResponseDto {
-  @ApiProperty({ example: false }) success: false;
+  @ApiProperty({ enum: [false], example: false }) success: false;
   @ApiProperty({ example: 'Validation failed' }) error: string;
-  @ApiPropertyOptional({ type: [FieldErrorDto] }) details?: FieldErrorDto[];
+  @ApiPropertyOptional({ type: [FieldErrorDto], description: 'One entry per bad field (400 only)' })
+  details?: FieldErrorDto[];
 }
 
-/** The contract's bare guard bodies. */
+/** The contract's bare guard bodies: 401 `No token` / `Invalid token`, 403 `Forbidden`. */
 export class GuardErrorDto {
   @ApiProperty({ enum: ['No token', 'Invalid token', 'Forbidden'], example: 'Invalid token' }) error: string;
 }
@@ -22,29 +32,214 @@ export class MessageDto {
   @ApiProperty({ example: 'Done' }) message: string;
 }
 
-const descriptions: Record<number, string> = {
-  400: 'Invalid input; `details` has one entry per bad field',
-  401: 'No token, or an invalid, expired or revoked token',
-  403: 'The caller lacks the role or does not own the record',
+/** The closed-month trigger's answer (409) to any write of a frozen month's expenses or attendance. */
+export const MONTH_CLOSED = 'Month 2025-03 is closed: its bill is frozen. An admin can reopen it.';
+export const INVALID_ID = 'Invalid id: expected a UUID';
+export const TOO_LARGE = 'Request body is too large';
+export const TOO_MANY = 'Too many requests; try again later';
+
+/** What an error answer's body says: its `error` text, and `details` for a 400. */
+export type ErrorExample = string | { error: string; details: { field: string; message: string }[] };
+
+/**
+ * A status a route can answer with an `{success: false, error}` body, optionally with the texts it really sends
+ * (they become the documented examples): `404` or `[404, 'Expense not found']`.
+ */
+export type ErrorSpec = number | readonly [number, ...ErrorExample[]];
+
+const VALIDATION_EXAMPLE = {
+  error: 'Validation failed',
+  details: [{ field: 'extra', message: 'extra is not an accepted field' }],
+} satisfies ErrorExample;
+
+/** Used when a route names a status without saying what it answers. */
+const defaultExamples: Record<number, ErrorExample[]> = {
+  400: [VALIDATION_EXAMPLE],
+  401: ['Invalid email or password'],
+  403: ['You can only change your own records'],
+  404: ['Not found'],
+  409: ['A record with these values already exists'],
+  413: [TOO_LARGE],
+  429: [TOO_MANY],
+  503: ['A dependency is unavailable'],
+};
+
+const serviceDescriptions: Record<number, string> = {
+  400: 'Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error`',
+  401: 'Refused credentials',
+  403: 'Not allowed: the caller does not own the record, or the account is not approved',
   404: 'Not found',
-  409: 'Conflicts with existing data',
+  409: 'Conflicts with existing data or with a closed month',
   413: 'Request body too large',
-  429: 'Too many requests; see Retry-After',
+  429: 'Too many requests; wait for the seconds in Retry-After',
   503: 'A dependency is unavailable',
 };
 
-/** Documents the error answers a route can give, with the right body shape for each. */
-export const ApiErrors = (...statuses: number[]) =>
+const guardExamples = { 401: ['No token', 'Invalid token'], 403: ['Forbidden'] } as const;
+const guardDescriptions = {
+  401: 'Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}`',
+  403: 'Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}`',
+} as const;
+
+const retryAfter = {
+  'Retry-After': { description: 'Seconds until a request is accepted again', schema: { type: 'integer' } },
+};
+
+type GuardStatus = keyof typeof guardExamples;
+
+const exampleKey = (text: string, taken: Record<string, unknown>): string => {
+  const base =
+    text
+      .replace(/[^A-Za-z0-9]+/g, '-')
+      .replace(/^-|-$/g, '')
+      .slice(0, 60) || 'example';
+  let key = base;
+  for (let n = 2; key in taken; n += 1) key = `${base}-${n}`;
+  return key;
+};
+
+const errorBody = (example: ErrorExample) =>
+  typeof example === 'string'
+    ? { success: false, error: example }
+    : { success: false, error: example.error, details: example.details };
+
+/** Collects the route's specs per status, keeping the texts in order (a status may be named more than once). */
+function byStatus(specs: readonly ErrorSpec[]): Map<number, ErrorExample[]> {
+  const out = new Map<number, ErrorExample[]>();
+  for (const spec of specs) {
+    const [status, ...texts] = typeof spec === 'number' ? [spec] : spec;
+    out.set(status, [...(out.get(status) ?? []), ...texts]);
+  }
+  return out;
+}
+
+/**
+ * One response per status: `{success:false,…}` for what the route itself answers, the bare guard body for what the
+ * guard answers, and `oneOf` both where both can happen; each with the examples it really sends.
+ */
+function errorResponses(specs: readonly ErrorSpec[], guard: readonly GuardStatus[]) {
+  const service = byStatus(specs);
+  const statuses = [...new Set([...service.keys(), ...guard])].sort((a, b) => a - b);
+  return statuses.map((status) => {
+    const fromGuard = (guard as readonly number[]).includes(status);
+    const texts = service.get(status);
+    const examples: Record<string, { summary: string; value: object }> = {};
+    const descriptions: string[] = [];
+    if (fromGuard) {
+      for (const error of guardExamples[status as GuardStatus])
+        examples[exampleKey(error, examples)] = { summary: `Guard: ${error}`, value: { error } };
+      descriptions.push(guardDescriptions[status as GuardStatus]);
+    }
+    if (texts) {
+      for (const example of texts.length ? texts : (defaultExamples[status] ?? ['Error'])) {
+        const body = errorBody(example);
+        examples[exampleKey(body.error, examples)] = { summary: body.error, value: body };
+      }
+      descriptions.push(serviceDescriptions[status] ?? 'Error');
+    }
+    const refs = [
+      ...(fromGuard ? [{ $ref: getSchemaPath(GuardErrorDto) }] : []),
+      ...(texts ? [{ $ref: getSchemaPath(ErrorResponseDto) }] : []),
+    ];
+    return ApiResponse({
+      status,
+      description: descriptions.join('. Or: '),
+      schema: refs.length === 1 ? refs[0] : { oneOf: refs },
+      examples,
+      ...(status === 429 ? { headers: retryAfter } : {}),
+    });
+  });
+}
+
+/** Documents the `{success: false, error, details?}` answers a route gives (no guard involved). */
+export const ApiErrors = (...specs: ErrorSpec[]) =>
+  applyDecorators(ApiExtraModels(ErrorResponseDto, GuardErrorDto), ...errorResponses(specs, []));
+
+/**
+ * A route for any member with a bearer token: documents the token and the guard's 401, plus the route's own
+ * answers. A 401 named here is the route's own (e.g. a wrong current password) and joins the guard's as `oneOf`.
+ */
+export const ApiAuth = (...specs: ErrorSpec[]) =>
   applyDecorators(
-    ...statuses.map((status) =>
-      ApiResponse({
-        status,
-        description: descriptions[status] ?? 'Error',
-        type: status === 401 ? GuardErrorDto : ErrorResponseDto,
-      }),
-    ),
+    ApiBearerAuth(),
+    ApiExtraModels(ErrorResponseDto, GuardErrorDto),
+    ...errorResponses(specs, [401]),
   );
 
-/** A route that needs a bearer token: documents it and its 401. */
-export const ApiAuth = (...statuses: number[]) =>
-  applyDecorators(ApiBearerAuth(), ApiErrors(401, ...statuses));
+/**
+ * A route behind `@Roles(…)`: as ApiAuth, plus the guard's 403 `{"error":"Forbidden"}`. A 403 named here is the
+ * route's own (an ownership rule) and joins the guard's as `oneOf`.
+ */
+export const ApiRoleAuth = (...specs: ErrorSpec[]) =>
+  applyDecorators(
+    ApiBearerAuth(),
+    ApiExtraModels(ErrorResponseDto, GuardErrorDto),
+    ...errorResponses(specs, [401, 403]),
+  );
+
+interface OperationLike {
+  requestBody?: unknown;
+  parameters?: { in?: string; name?: string }[];
+  responses: Record<string, ResponseLike>;
+}
+interface ResponseLike {
+  description: string;
+  headers?: object;
+  content?: Record<
+    string,
+    { schema?: object; examples?: Record<string, { summary?: string; value: unknown }> }
+  >;
+}
+
+function sharedResponse(description: string, examples: ErrorExample[], headers?: object): ResponseLike {
+  const named: Record<string, { summary: string; value: object }> = {};
+  for (const example of examples) {
+    const body = errorBody(example);
+    named[exampleKey(body.error, named)] = { summary: body.error, value: body };
+  }
+  return {
+    description,
+    ...(headers ? { headers } : {}),
+    content: {
+      'application/json': { schema: { $ref: getSchemaPath(ErrorResponseDto) }, examples: named },
+    },
+  };
+}
+
+/**
+ * The answers every route of a kind can give, added to the document in one place so no route can forget them:
+ * 429 everywhere (the rate limiter covers every route); 400 (malformed JSON, unknown fields) and 413 on every
+ * route that takes a body; the malformed-id 400 on every route with an `{id}`.
+ */
+export function addSharedErrorResponses(document: OpenAPIObject): OpenAPIObject {
+  for (const ops of Object.values(document.paths)) {
+    for (const method of ['get', 'put', 'post', 'delete', 'patch'] as const) {
+      const op = ops[method] as OperationLike | undefined;
+      if (!op) continue;
+      op.responses['429'] ??= sharedResponse(serviceDescriptions[429], [TOO_MANY], retryAfter);
+      if (op.requestBody) {
+        op.responses['400'] ??= sharedResponse(serviceDescriptions[400], [VALIDATION_EXAMPLE]);
+        op.responses['413'] ??= sharedResponse(
+          `${serviceDescriptions[413]} (over BODY_LIMIT_BYTES, 100 KiB by default)`,
+          [TOO_LARGE],
+        );
+      }
+      if (op.parameters?.some((p) => p.in === 'path' && p.name === 'id')) {
+        op.responses['400'] ??= sharedResponse(serviceDescriptions[400], []);
+        const json = op.responses['400'].content?.['application/json'];
+        if (json) {
+          json.examples ??= {};
+          // With no body and no query, the only 400 is the malformed id: drop the generic validation example.
+          const validated = op.requestBody || op.parameters?.some((p) => p.in === 'query');
+          if (!validated) delete json.examples[exampleKey(VALIDATION_EXAMPLE.error, {})];
+          if (!Object.values(json.examples).some((e) => e.summary === INVALID_ID))
+            json.examples[exampleKey(INVALID_ID, json.examples)] = {
+              summary: INVALID_ID,
+              value: errorBody(INVALID_ID),
+            };
+        }
+      }
+    }
+  }
+  return document;
+}

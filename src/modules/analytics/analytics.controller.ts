@@ -1,8 +1,8 @@
 import { Controller, Get, Header, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiParam, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { type CurrentMember, CurrentUser, Roles } from '../../common/auth/auth.decorators';
 import { badRequest } from '../../common/errors/api-error';
-import { ApiAuth } from '../../common/http/api-docs';
+import { ApiAuth, ApiRoleAuth } from '../../common/http/api-docs';
 import { isMonth } from '../../common/time/dates';
 import { AnalyticsService } from './analytics.service';
 import {
@@ -40,7 +40,7 @@ export class AnalyticsController {
     description: 'Manager, treasurer or admin. `month` wins over `year`; neither means this year.',
   })
   @ApiOkResponse({ type: ExpenseAnalyticsResponse })
-  @ApiAuth(400, 403)
+  @ApiRoleAuth(400)
   expenses(@Query() query: ExpenseAnalyticsQuery): Promise<ExpenseAnalyticsResponse> {
     return this.analytics.expenseAnalytics(query);
   }
@@ -56,7 +56,7 @@ export class AnalyticsController {
       'next answer (the cached one is dropped).',
   })
   @ApiOkResponse({ type: AttendanceAnalyticsResponse })
-  @ApiAuth(400, 403)
+  @ApiRoleAuth(400)
   attendance(@Query() query: PeriodQuery): Promise<AttendanceAnalyticsResponse> {
     return this.analytics.attendanceAnalytics(query);
   }
@@ -72,7 +72,7 @@ export class AnalyticsController {
       'stored when it was closed, which match its frozen bill.',
   })
   @ApiOkResponse({ type: HealthScoreResponse })
-  @ApiAuth(400, 403)
+  @ApiRoleAuth(400)
   health(@Query() query: MonthQuery): Promise<HealthScoreResponse> {
     return this.analytics.health(query.month);
   }
@@ -88,7 +88,7 @@ export class AnalyticsController {
       'to the largest remainders, so allocated + unallocated = totalExpenses exactly.',
   })
   @ApiOkResponse({ type: BillResponse })
-  @ApiAuth(400, 403)
+  @ApiRoleAuth(400)
   @Header('content-type', 'application/json; charset=utf-8')
   shares(@Query() query: SharesQuery): Promise<string> {
     return this.analytics.billJson(this.analytics.resolveMonth(query.month), query.method);
@@ -105,12 +105,16 @@ export class AnalyticsController {
   @Get('shares.csv')
   @Roles('manager', 'treasurer')
   @Header('content-type', 'text/csv; charset=utf-8')
-  @ApiProduces('text/csv')
   @ApiOperation({ summary: 'The bill as CSV (UTF-8 with BOM, one row per member), for spreadsheets' })
+  // Only the success is CSV: its errors are JSON like every other route's, so no @ApiProduces here.
   @ApiOkResponse({
-    schema: { type: 'string', example: 'month,member_id,full_name,meals,share_inr,method,closed' },
+    content: {
+      'text/csv': {
+        schema: { type: 'string', example: 'month,member_id,full_name,meals,share_inr,method,closed' },
+      },
+    },
   })
-  @ApiAuth(400, 403)
+  @ApiRoleAuth(400)
   async sharesCsv(@Query() query: SharesQuery): Promise<string> {
     return this.analytics.billCsv(this.analytics.resolveMonth(query.month), query.method);
   }
@@ -120,7 +124,7 @@ export class AnalyticsController {
   @ApiParam({ name: 'month', example: '2025-03' })
   @ApiOperation({ summary: 'Whether a month is closed, and every close and reopen with who and when' })
   @ApiOkResponse({ type: MonthStatusResponse })
-  @ApiAuth(400, 403)
+  @ApiRoleAuth(400)
   status(@Param('month') month: string): Promise<MonthStatusResponse> {
     return this.analytics.monthStatus(monthParam(month));
   }
@@ -139,7 +143,7 @@ export class AnalyticsController {
       'for a month that has not begun in the mess time zone.',
   })
   @ApiOkResponse({ type: BillResponse })
-  @ApiAuth(400, 403, 409)
+  @ApiRoleAuth(400, [409, 'Month 2025-03 is already closed'])
   async close(@CurrentUser() member: CurrentMember, @Param('month') month: string): Promise<BillResponse> {
     return { success: true, ...(await this.analytics.close(monthParam(month), member.id)) };
   }
@@ -150,7 +154,7 @@ export class AnalyticsController {
   @ApiParam({ name: 'month', example: '2025-03' })
   @ApiOperation({ summary: 'Reopen a closed month (admin); recorded with who and when' })
   @ApiOkResponse({ type: MonthStatusResponse })
-  @ApiAuth(400, 403, 409)
+  @ApiRoleAuth(400, [409, 'Month 2025-03 is not closed'])
   reopen(@CurrentUser() member: CurrentMember, @Param('month') month: string): Promise<MonthStatusResponse> {
     return this.analytics.reopen(monthParam(month), member.id);
   }
@@ -161,7 +165,7 @@ export class AnalyticsController {
     summary: 'Expected diners per meal of a day (default today) from the marks so far, for the kitchen',
   })
   @ApiOkResponse({ type: HeadcountResponse })
-  @ApiAuth(400, 403)
+  @ApiRoleAuth(400)
   headcount(@Query() query: DayQuery): Promise<HeadcountResponse> {
     return this.analytics.headcount(query.date);
   }

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Param, Post, Put, Query, UseInterceptors } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { type CurrentMember, CurrentUser, Roles } from '../../common/auth/auth.decorators';
-import { ApiAuth } from '../../common/http/api-docs';
+import { ApiAuth, ApiRoleAuth, MONTH_CLOSED } from '../../common/http/api-docs';
 import { IdPipe } from '../../common/http/id.pipe';
 import { AttendanceService } from './attendance.service';
 import {
@@ -59,7 +59,7 @@ export class AttendanceController {
   })
   @ApiCreatedResponse({ type: AttendanceEnvelopeDto, description: 'A new mark' })
   @ApiOkResponse({ type: AttendanceEnvelopeDto, description: 'An existing mark, changed or re-stated' })
-  @ApiAuth(400, 403, 404)
+  @ApiAuth(400, [403, 'You can only mark your own attendance'], [404, 'User not found'], [409, MONTH_CLOSED])
   async mark(
     @CurrentUser() caller: CurrentMember,
     @Body() body: MarkAttendanceDto,
@@ -80,7 +80,7 @@ export class AttendanceController {
   })
   @ApiCreatedResponse({ type: BulkAttendanceResultDto, description: 'At least one mark was new' })
   @ApiOkResponse({ type: BulkAttendanceResultDto, description: 'Every mark existed already' })
-  @ApiAuth(400, 403)
+  @ApiRoleAuth(400, [409, MONTH_CLOSED])
   async markMany(
     @CurrentUser() caller: CurrentMember,
     @Body() body: BulkAttendanceDto,
@@ -98,7 +98,12 @@ export class AttendanceController {
     summary: "Change a mark's status: the member who owns it, a manager or an admin",
   })
   @ApiOkResponse({ type: AttendanceEnvelopeDto })
-  @ApiAuth(400, 403, 404)
+  @ApiAuth(
+    400,
+    [403, 'You can only change your own attendance'],
+    [404, 'Attendance record not found'],
+    [409, MONTH_CLOSED],
+  )
   async changeStatus(
     @CurrentUser() caller: CurrentMember,
     @Param('id', IdPipe) id: string,

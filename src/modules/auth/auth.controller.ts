@@ -24,7 +24,7 @@ export class AuthController {
   @Post('auth/register')
   @ApiOperation({ summary: 'Register; the account is a pending student until an admin approves it' })
   @ApiCreatedResponse({ type: RegisterResponseDto })
-  @ApiErrors(400, 409, 429)
+  @ApiErrors(400, [409, 'Email already registered'])
   async register(@Body() body: RegisterDto): Promise<RegisterResponseDto> {
     const user = await this.auth.register(body);
     return {
@@ -44,7 +44,13 @@ export class AuthController {
       'Unknown email 404, wrong password 401, pending or rejected account 403. Throttled per IP and per email.',
   })
   @ApiOkResponse({ type: LoginResponseDto })
-  @ApiErrors(400, 401, 403, 404, 429)
+  @ApiErrors(
+    400,
+    [401, 'Invalid email or password'],
+    [403, 'Account pending approval', 'Account rejected'],
+    [404, 'User not found'],
+    429,
+  )
   login(@Body() body: LoginDto): Promise<LoginResponseDto> {
     return this.auth.login(body.email, body.password);
   }
@@ -59,7 +65,14 @@ export class AuthController {
       'A first login creates a pending student (403 until approved); a verified email of an existing member links to it.',
   })
   @ApiOkResponse({ type: LoginResponseDto })
-  @ApiErrors(400, 401, 403, 409, 429, 503)
+  @ApiErrors(
+    400,
+    [401, 'Invalid identity-provider token', 'The identity provider has not verified this email address'],
+    [403, 'Account pending approval', 'Account rejected'],
+    [409, 'This email is linked to another identity-provider account'],
+    429,
+    [503, 'Identity-provider login is not configured'],
+  )
   loginWithIdp(@Body() body: IdpLoginDto): Promise<LoginResponseDto> {
     return this.auth.loginWithIdp(body.token);
   }
@@ -95,7 +108,7 @@ export class AuthController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Change your password; every earlier token stops working, a new one is returned' })
   @ApiOkResponse({ type: PasswordChangedDto })
-  @ApiAuth(400, 429)
+  @ApiAuth(400, [401, 'Current password is incorrect'], 429)
   async changePassword(
     @CurrentUser() member: CurrentMember,
     @Body() body: ChangePasswordDto,

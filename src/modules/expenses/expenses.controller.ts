@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, Param, Post, Put, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { type CurrentMember, CurrentUser, Roles } from '../../common/auth/auth.decorators';
-import { ApiAuth } from '../../common/http/api-docs';
+import { ApiAuth, ApiRoleAuth, MONTH_CLOSED } from '../../common/http/api-docs';
 import { IdPipe } from '../../common/http/id.pipe';
 import { toRupees } from '../../common/money/money';
 import { CreateExpenseDto, ListExpensesQuery, UpdateExpenseDto } from './dto/expense.requests';
@@ -46,7 +46,7 @@ export class ExpensesController {
       'closed (its bill is frozen).',
   })
   @ApiCreatedResponse({ type: ExpenseEnvelopeDto })
-  @ApiAuth(400, 403, 409)
+  @ApiRoleAuth(400, [409, MONTH_CLOSED])
   async create(
     @CurrentUser() caller: CurrentMember,
     @Body() body: CreateExpenseDto,
@@ -58,7 +58,7 @@ export class ExpensesController {
   @Get(':id')
   @ApiOperation({ summary: 'Read one expense' })
   @ApiOkResponse({ type: ExpenseEnvelopeDto })
-  @ApiAuth(400, 404)
+  @ApiAuth(400, [404, 'Expense not found'])
   async get(@Param('id', IdPipe) id: string): Promise<ExpenseEnvelopeDto> {
     const { expense, recorderName } = await this.expenses.get(id);
     return { success: true, expense: toExpenseResponse(expense, recorderName) };
@@ -72,7 +72,12 @@ export class ExpensesController {
       'Anyone else gets 403. 409 when the old or the new month has been closed.',
   })
   @ApiOkResponse({ type: ExpenseEnvelopeDto })
-  @ApiAuth(400, 403, 404, 409)
+  @ApiAuth(
+    400,
+    [403, 'You can only change your own expenses'],
+    [404, 'Expense not found'],
+    [409, MONTH_CLOSED],
+  )
   async replace(
     @CurrentUser() caller: CurrentMember,
     @Param('id', IdPipe) id: string,
@@ -88,7 +93,12 @@ export class ExpensesController {
     description: 'Anyone else gets 403. 409 when its month has been closed.',
   })
   @ApiOkResponse({ type: ExpenseDeletedDto })
-  @ApiAuth(400, 403, 404, 409)
+  @ApiAuth(
+    400,
+    [403, 'You can only change your own expenses'],
+    [404, 'Expense not found'],
+    [409, MONTH_CLOSED],
+  )
   async remove(
     @CurrentUser() caller: CurrentMember,
     @Param('id', IdPipe) id: string,

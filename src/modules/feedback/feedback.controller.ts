@@ -43,7 +43,7 @@ export class FeedbackController {
       '`mealType` must be a configured meal time and `date` today or earlier in the mess time zone.',
   })
   @ApiCreatedResponse({ type: FeedbackEnvelopeDto })
-  @ApiAuth(400, 409)
+  @ApiAuth(400, [409, 'You have already given feedback for this meal; change it with PUT /feedback/:id'])
   async submit(
     @CurrentUser() caller: CurrentMember,
     @Body() body: SubmitFeedbackDto,
@@ -58,7 +58,7 @@ export class FeedbackController {
       'Send at least one of `rating`, `comment`. The date and meal type of a feedback cannot change.',
   })
   @ApiOkResponse({ type: FeedbackEnvelopeDto })
-  @ApiAuth(400, 403, 404)
+  @ApiAuth(400, [403, 'You can only edit your own feedback'], [404, 'Feedback not found'])
   async update(
     @CurrentUser() caller: CurrentMember,
     @Param('id', IdPipe) id: string,

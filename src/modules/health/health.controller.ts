@@ -3,7 +3,7 @@ import { ApiOkResponse, ApiOperation, ApiProperty, ApiResponse, ApiTags } from '
 import { HealthCheckService } from '@nestjs/terminus';
 import { Public, Roles } from '../../common/auth/auth.decorators';
 import { RawBodyError } from '../../common/errors/api-error';
-import { ApiAuth } from '../../common/http/api-docs';
+import { ApiRoleAuth } from '../../common/http/api-docs';
 import { CacheStats, JobQueueStats, RateLimitStats } from '../../common/stats/service-stats';
 import { Database } from '../../database/database';
 import { DatabaseHealthIndicator } from './database.health';
@@ -178,7 +178,7 @@ export class HealthController {
   @Roles('admin')
   @ApiOperation({ summary: 'Cache, job-queue and rate-limiter counters (admin)' })
   @ApiOkResponse({ type: HealthSummaryDto })
-  @ApiAuth(403)
+  @ApiRoleAuth()
   async summary(): Promise<HealthSummaryDto> {
     const database = (await this.databaseIndicator.check()).database;
     return {

@@ -1,11 +1,13 @@
 import { Body, Controller, Delete, Get, Param, Post, Put, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { type CurrentMember, CurrentUser, Roles } from '../../common/auth/auth.decorators';
-import { ApiAuth } from '../../common/http/api-docs';
+import { ApiAuth, ApiRoleAuth } from '../../common/http/api-docs';
 import { IdPipe } from '../../common/http/id.pipe';
 import { CreateMealDto, ListMealsQuery, UpdateMealDto } from './dto/meal.requests';
 import { MealDeletedDto, MealEnvelopeDto, MealListDto, toMealResponse } from './dto/meal.response';
 import { MealsService } from './meals.service';
+
+const MENU_TAKEN = 'A menu for this date and meal type already exists';
 
 @ApiTags('Meals')
 @Controller('meals')
@@ -35,7 +37,7 @@ export class MealsController {
       '`mealType` must be one of the configured meal times. One menu per (date, mealType): a second is 409.',
   })
   @ApiCreatedResponse({ type: MealEnvelopeDto })
-  @ApiAuth(400, 403, 409)
+  @ApiRoleAuth(400, [409, MENU_TAKEN])
   async create(@CurrentUser() caller: CurrentMember, @Body() body: CreateMealDto): Promise<MealEnvelopeDto> {
     const { meal, creatorName } = await this.meals.publish(caller, body);
     return { success: true, meal: toMealResponse(meal, creatorName) };
@@ -44,7 +46,7 @@ export class MealsController {
   @Get(':id')
   @ApiOperation({ summary: 'Read one menu (an addition to the contract, for edit forms)' })
   @ApiOkResponse({ type: MealEnvelopeDto })
-  @ApiAuth(400, 404)
+  @ApiAuth(400, [404, 'Meal not found'])
   async get(@Param('id', IdPipe) id: string): Promise<MealEnvelopeDto> {
     const { meal, creatorName } = await this.meals.get(id);
     return { success: true, meal: toMealResponse(meal, creatorName) };
@@ -58,7 +60,7 @@ export class MealsController {
       'Moving it onto a (date, mealType) that already has a menu is 409. Anyone else gets 403.',
   })
   @ApiOkResponse({ type: MealEnvelopeDto })
-  @ApiAuth(400, 403, 404, 409)
+  @ApiAuth(400, [403, 'You can only change your own menus'], [404, 'Meal not found'], [409, MENU_TAKEN])
   async replace(
     @CurrentUser() caller: CurrentMember,
     @Param('id', IdPipe) id: string,
@@ -71,7 +73,7 @@ export class MealsController {
   @Delete(':id')
   @ApiOperation({ summary: 'Delete a menu (its publisher, or an admin)' })
   @ApiOkResponse({ type: MealDeletedDto })
-  @ApiAuth(400, 403, 404)
+  @ApiAuth(400, [403, 'You can only change your own menus'], [404, 'Meal not found'])
   async remove(
     @CurrentUser() caller: CurrentMember,
     @Param('id', IdPipe) id: string,

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, Post, Put } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { type CurrentMember, CurrentUser, Public, Roles } from '../../common/auth/auth.decorators';
-import { ApiAuth } from '../../common/http/api-docs';
+import { ApiRoleAuth } from '../../common/http/api-docs';
 import { MessConfigEnvelopeDto, SetupMessDto } from './dto/mess-config.dto';
 import { MessConfigService } from './mess-config.service';
 
@@ -15,7 +15,7 @@ export class MessConfigController {
   @Roles('admin')
   @ApiOperation({ summary: 'Set the mess up (admin), once; a second attempt is 409' })
   @ApiOkResponse({ type: MessConfigEnvelopeDto })
-  @ApiAuth(400, 403, 409)
+  @ApiRoleAuth(400, [409, 'The mess is already set up'])
   async setup(
     @CurrentUser() admin: CurrentMember,
     @Body() body: SetupMessDto,
@@ -37,7 +37,7 @@ export class MessConfigController {
   @Roles('admin')
   @ApiOperation({ summary: 'Replace the mess configuration after setup (admin)' })
   @ApiOkResponse({ type: MessConfigEnvelopeDto })
-  @ApiAuth(400, 403, 404)
+  @ApiRoleAuth(400, [404, 'The mess is not set up yet; use POST /auth/admin/setup'])
   async replace(@Body() body: SetupMessDto): Promise<MessConfigEnvelopeDto> {
     return { success: true, config: await this.messConfig.replace(body) };
   }

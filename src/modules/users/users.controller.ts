@@ -1,7 +1,7 @@
-import { Body, Controller, Get, Param, Post, Put, Query } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { type CurrentMember, CurrentUser, Roles } from '../../common/auth/auth.decorators';
-import { ApiAuth } from '../../common/http/api-docs';
+import { ApiAuth, ApiRoleAuth } from '../../common/http/api-docs';
 import { IdPipe } from '../../common/http/id.pipe';
 import { ChangeRoleDto, ListUsersQuery, SetPhoneDto, UpdateProfileDto } from './dto/user.requests';
 import { toUserResponse, UserEnvelopeDto, UserListDto, UserStatusChangeDto } from './dto/user.response';
@@ -16,7 +16,7 @@ export class UsersController {
   @Roles('admin')
   @ApiOperation({ summary: 'List members (admin), newest first, filtered by status and role' })
   @ApiOkResponse({ type: UserListDto })
-  @ApiAuth(400, 403)
+  @ApiRoleAuth(400)
   async list(@Query() query: ListUsersQuery): Promise<UserListDto> {
     const { rows, total } = await this.users.list(query);
     return {
@@ -27,7 +27,8 @@ export class UsersController {
   }
 
   @Post('profile')
-  @ApiOperation({ summary: "Set the caller's phone number" })
+  @HttpCode(200)
+  @ApiOperation({ summary: "Set the caller's phone number (200: an update, not a creation)" })
   @ApiOkResponse({ type: UserEnvelopeDto })
   @ApiAuth(400)
   async setPhone(@CurrentUser() caller: CurrentMember, @Body() body: SetPhoneDto): Promise<UserEnvelopeDto> {
@@ -37,7 +38,7 @@ export class UsersController {
   @Get(':id')
   @ApiOperation({ summary: 'Read a member: yourself, or anyone as admin, manager or treasurer' })
   @ApiOkResponse({ type: UserEnvelopeDto })
-  @ApiAuth(400, 403, 404)
+  @ApiAuth(400, [403, 'You can only view your own profile'], [404, 'User not found'])
   async get(@CurrentUser() caller: CurrentMember, @Param('id', IdPipe) id: string): Promise<UserEnvelopeDto> {
     return { success: true, user: toUserResponse(await this.users.getVisibleTo(caller, id)) };
   }
@@ -45,7 +46,7 @@ export class UsersController {
   @Put(':id')
   @ApiOperation({ summary: 'Update your own profile (fullName, phone); admins may update anyone' })
   @ApiOkResponse({ type: UserEnvelopeDto })
-  @ApiAuth(400, 403, 404)
+  @ApiAuth(400, [403, 'You can only edit your own profile'], [404, 'User not found'])
   async update(
     @CurrentUser() caller: CurrentMember,
     @Param('id', IdPipe) id: string,
@@ -60,7 +61,7 @@ export class UsersController {
     summary: "Change a member's role (admin). The last approved admin cannot be demoted (409).",
   })
   @ApiOkResponse({ type: UserStatusChangeDto })
-  @ApiAuth(400, 403, 404, 409)
+  @ApiRoleAuth(400, [404, 'User not found'], [409, 'The last approved admin cannot be demoted or rejected'])
   async changeRole(
     @CurrentUser() caller: CurrentMember,
     @Param('id', IdPipe) id: string,
@@ -74,7 +75,7 @@ export class UsersController {
   @Roles('admin')
   @ApiOperation({ summary: 'Approve a pending or rejected member (admin); idempotent' })
   @ApiOkResponse({ type: UserStatusChangeDto })
-  @ApiAuth(400, 403, 404)
+  @ApiRoleAuth(400, [404, 'User not found'])
   async approve(
     @CurrentUser() caller: CurrentMember,
     @Param('id', IdPipe) id: string,
@@ -90,7 +91,11 @@ export class UsersController {
   @Roles('admin')
   @ApiOperation({ summary: 'Reject a pending or approved member (admin); ends their sessions; idempotent' })
   @ApiOkResponse({ type: UserStatusChangeDto })
-  @ApiAuth(400, 403, 404, 409)
+  @ApiRoleAuth(
+    400,
+    [404, 'User not found'],
+    [409, 'You cannot reject your own account', 'The last approved admin cannot be demoted or rejected'],
+  )
   async reject(
     @CurrentUser() caller: CurrentMember,
     @Param('id', IdPipe) id: string,

@@ -96,7 +96,12 @@ export class MessConfigDto {
   @ApiProperty({ nullable: true, type: Number }) monthlyBudget: number | null;
   @ApiProperty({ description: 'false while the defaults apply (before POST /auth/admin/setup)' })
   configured: boolean;
-  @ApiPropertyOptional() createdBy?: string | null;
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    description: 'The admin who set the mess up; absent until then',
+  })
+  createdBy?: string | null;
   @ApiPropertyOptional({ format: 'date-time' }) createdAt?: string;
   @ApiPropertyOptional({ format: 'date-time' }) updatedAt?: string;
 }

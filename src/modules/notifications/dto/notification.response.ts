@@ -90,9 +90,9 @@ export class NotificationResponseDto {
   @ApiProperty({ enum: CHANNELS, nullable: true }) deliveredVia: Channel | null;
   @ApiProperty({ description: 'Email was used after WhatsApp failed' }) fallbackUsed: boolean;
   @ApiProperty() attempts: number;
-  @ApiProperty({ nullable: true }) lastError: string | null;
+  @ApiProperty({ type: String, nullable: true }) lastError: string | null;
   @ApiProperty({ format: 'date-time' }) createdAt: string;
-  @ApiProperty({ format: 'date-time', nullable: true }) sentAt: string | null;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) sentAt: string | null;
 }
 
 export const toNotificationResponse = (row: NotificationRow): NotificationResponseDto => ({

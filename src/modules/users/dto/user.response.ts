@@ -13,7 +13,7 @@ export class UserSummaryDto {
 export class UserResponseDto extends UserSummaryDto {
   @ApiProperty({ example: 'CS21B042' }) collegeId: string;
   @ApiProperty({ example: 'B-214' }) room: string;
-  @ApiProperty({ nullable: true, example: '+919876543210' }) phone: string | null;
+  @ApiProperty({ type: String, nullable: true, example: '+919876543210' }) phone: string | null;
   @ApiPropertyOptional({ description: 'Present only for users created through the identity provider' })
   idpId?: string;
   @ApiProperty({ format: 'date-time' }) createdAt: string;
