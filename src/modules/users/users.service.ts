@@ -6,7 +6,7 @@ import { badRequest, conflict, forbidden, notFound } from '../../common/errors/a
 import { isUniqueViolation } from '../../common/errors/database-errors';
 import { ListUsersQuery, UpdateProfileDto } from './dto/user.requests';
 import { UsersRepository } from './users.repository';
-import { Role, UserRow } from './users.schema';
+import { Role, UserRow, UserStatus } from './users.schema';
 import './users.errors';
 
 export interface NewMember {
@@ -140,6 +140,11 @@ export class UsersService {
     return this.repository.findNamesByIds(ids);
   }
 
+  /** Approval status by id, in one query; unknown ids are absent from the map (attendance checks whom it marks). */
+  statusesOf(ids: string[]): Promise<Map<string, UserStatus>> {
+    return this.repository.findStatusesByIds(ids);
+  }
+
   /** How many members are approved now: the membership that analytics rates attendance against. */
   countApproved(): Promise<number> {
     return this.repository.countByStatus('approved');
@@ -188,10 +193,11 @@ export class UsersService {
   async changeRole(caller: CurrentMember, id: string, role: Role): Promise<UserRow> {
     const user = await this.getOrThrow(id);
     if (user.role === role) return user;
-    if (user.role === 'admin' && user.status === 'approved') await this.assertNotLastAdmin();
-    const row = await this.repository.update(id, { role });
+    const row = this.keptAnAdmin(
+      await this.repository.updateKeepingAnAdmin(id, { role }, { revokeTokens: false }),
+    );
     this.logger.log({ by: caller.id, userId: id, from: user.role, to: role }, 'Role changed');
-    return row!;
+    return row;
   }
 
   /** From pending or rejected; approving an approved member changes nothing. */
@@ -208,16 +214,18 @@ export class UsersService {
     const user = await this.getOrThrow(id);
     if (user.status === 'rejected') return user;
     if (caller.id === id) throw conflict('You cannot reject your own account');
-    if (user.role === 'admin' && user.status === 'approved') await this.assertNotLastAdmin();
-    const row = await this.repository.updateAndRevokeTokens(id, { status: 'rejected' });
+    const row = this.keptAnAdmin(
+      await this.repository.updateKeepingAnAdmin(id, { status: 'rejected' }, { revokeTokens: true }),
+    );
     this.logger.log({ by: caller.id, userId: id, from: user.status }, 'User rejected');
-    return row!;
+    return row;
   }
 
-  private async assertNotLastAdmin(): Promise<void> {
-    if ((await this.repository.countByRoleAndStatus('admin', 'approved')) <= 1) {
-      throw conflict('The last approved admin cannot be demoted or rejected');
-    }
+  /** The check and the change are one locked transaction in the repository, so concurrent demotions cannot race. */
+  private keptAnAdmin(result: UserRow | 'last-admin' | undefined): UserRow {
+    if (result === 'last-admin') throw conflict('The last approved admin cannot be demoted or rejected');
+    if (!result) throw notFound('User not found');
+    return result;
   }
 
   private async getOrThrow(id: string): Promise<UserRow> {
