@@ -1,5 +1,5 @@
 import { DynamicModule, Module, ValidationPipe } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { EventEmitterModule } from '@nestjs/event-emitter';
 import { ScheduleModule } from '@nestjs/schedule';
 import { ThrottlerModule } from '@nestjs/throttler';
@@ -7,8 +7,14 @@ import { LoggerModule } from 'nestjs-pino';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { AllExceptionsFilter } from './common/errors/http-exception.filter';
+import { logSafeError } from './common/errors/log-safe-error';
 import { validationExceptionFactory } from './common/errors/validation';
-import { RateLimitGuard, rateLimitStorage, throttlerOptions } from './common/http/rate-limit';
+import {
+  LoginFailureInterceptor,
+  RateLimitGuard,
+  rateLimitStorage,
+  throttlerOptions,
+} from './common/http/rate-limit';
 import { AppConfig } from './config/app-config';
 import { CoreModule } from './config/core.module';
 import { DatabaseModule } from './database/database.module';
@@ -50,6 +56,8 @@ export class AppModule {
                 url: req.url,
               }),
               res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+              // Database errors without their SQL text and parameters (password hashes, phones); see log-safe-error.ts.
+              err: logSafeError,
             },
             autoLogging: { ignore: (req: IncomingMessage) => QUIET_PATHS.has((req.url ?? '').split('?')[0]) },
           },
@@ -74,6 +82,7 @@ export class AppModule {
         { provide: APP_GUARD, useClass: RateLimitGuard },
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
+        { provide: APP_INTERCEPTOR, useClass: LoginFailureInterceptor },
         {
           provide: APP_PIPE,
           useValue: new ValidationPipe({

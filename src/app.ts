@@ -16,7 +16,7 @@ export const API_PREFIX = 'api';
 export function fastifyAdapter(config: AppConfig): FastifyAdapter {
   return new FastifyAdapter({
     bodyLimit: config.bodyLimitBytes,
-    trustProxy: process.env.TRUST_PROXY === 'true',
+    trustProxy: trustProxyOption(config.trustProxy),
     // Finish in-flight requests on close, drop idle keep-alive connections at once.
     forceCloseConnections: 'idle',
     return503OnClosing: true,
@@ -27,6 +27,19 @@ export function fastifyAdapter(config: AppConfig): FastifyAdapter {
       return typeof incoming === 'string' && /^[\w.-]{1,100}$/.test(incoming) ? incoming : randomUUID();
     },
   });
+}
+
+/**
+ * Fastify's `trustProxy` for TRUST_PROXY: never `true` (every hop believed, so the left-most, client-written
+ * X-Forwarded-For entry would be the IP). A number trusts that many hops nearest the socket — Fastify itself treats a
+ * bare number as "trust nothing" — and the address list trusts only those proxies.
+ */
+export function trustProxyOption(trust: AppConfig['trustProxy']) {
+  if (typeof trust === 'number') {
+    const hops = trust;
+    return hops > 0 ? (_address: string, hop: number) => hop < hops : false;
+  }
+  return trust;
 }
 
 /** Builds the whole service; used by main.ts and by the end-to-end tests alike. */
@@ -60,6 +73,10 @@ export async function configureApp(app: NestFastifyApplication, config: AppConfi
         scriptSrc: ["'self'"],
         styleSrc: ["'self'", "'unsafe-inline'"],
         imgSrc: ["'self'", 'data:'],
+        // Helmet's default would make a browser fetch the docs' assets over https even when the service is
+        // reached over plain HTTP (a LAN address, a port-forward), and /api/docs would render blank. Transport
+        // security belongs to the TLS terminator in front, which can send HSTS.
+        upgradeInsecureRequests: null,
       },
     },
   });

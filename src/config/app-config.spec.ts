@@ -27,7 +27,7 @@ describe('loadConfig', () => {
     const config = loadConfig({
       NODE_ENV: 'production',
       DATABASE_URL: 'postgres://db/mess',
-      JWT_SECRET: 'x'.repeat(40),
+      JWT_SECRET: 'k3Jq9-vX2mTz8_LpR4wYc6Hn0bDs7FgA',
       CORS_ORIGINS: 'https://mess.college.edu, https://admin.college.edu',
     });
     expect(config.corsOrigins).toEqual(['https://mess.college.edu', 'https://admin.college.edu']);
@@ -50,6 +50,48 @@ describe('loadConfig', () => {
         'ADMIN_EMAIL and ADMIN_PASSWORD must be set together',
       ]),
     );
+  });
+
+  it('refuses a low-variety JWT secret in production only', () => {
+    const production = { NODE_ENV: 'production', DATABASE_URL: 'postgres://db/mess' };
+    expect(problemsOf({ ...production, JWT_SECRET: 'x'.repeat(40) })).toEqual([
+      expect.stringMatching(/^JWT_SECRET must use at least 10 different characters in production/),
+    ]);
+    expect(problemsOf({ ...production, JWT_SECRET: 'abababababababababababababababab12' })).toHaveLength(1);
+    expect(problemsOf({ ...production, JWT_SECRET: 'abcdefghij'.repeat(4) })).toEqual([]);
+    expect(problemsOf({ JWT_SECRET: 'x'.repeat(40), DATA_DIR: 'memory://' })).toEqual([]);
+  });
+
+  it('validates LOG_LEVEL, naming it', () => {
+    expect(problemsOf({ LOG_LEVEL: 'loud', DATA_DIR: 'memory://' })).toEqual([
+      'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "loud")',
+    ]);
+    expect(loadConfig({ LOG_LEVEL: 'debug', DATA_DIR: 'memory://' }).logLevel).toBe('debug');
+    expect(loadConfig({ DATA_DIR: 'memory://' }).logLevel).toBe('info');
+    expect(loadConfig({ NODE_ENV: 'test', DATA_DIR: 'memory://' }).logLevel).toBe('silent');
+  });
+
+  it('reads TRUST_PROXY as off, a number of proxies, or their addresses; refuses true', () => {
+    const trust = (value?: string) => loadConfig({ TRUST_PROXY: value, DATA_DIR: 'memory://' }).trustProxy;
+    expect(trust(undefined)).toBe(false);
+    expect(trust('false')).toBe(false);
+    expect(trust('0')).toBe(false);
+    expect(trust('2')).toBe(2);
+    expect(trust('10.0.0.0/8, 192.168.1.10,loopback, ::1, fd00::/8')).toEqual([
+      '10.0.0.0/8',
+      '192.168.1.10',
+      'loopback',
+      '::1',
+      'fd00::/8',
+    ]);
+    expect(problemsOf({ TRUST_PROXY: 'true', DATA_DIR: 'memory://' })).toEqual([
+      expect.stringMatching(/^TRUST_PROXY=true would trust every X-Forwarded-For hop/),
+    ]);
+    for (const bad of ['yes', '10.0.0.0/33', '300.1.1.1', '11', '10.0.0.1/8/2']) {
+      expect(problemsOf({ TRUST_PROXY: bad, DATA_DIR: 'memory://' })).toEqual([
+        expect.stringMatching(/^TRUST_PROXY must be/),
+      ]);
+    }
   });
 
   it('outside production makes a JWT secret once and keeps it under DATA_DIR', () => {

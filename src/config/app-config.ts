@@ -1,9 +1,63 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { join } from 'node:path';
 import { type NotificationSettings, readNotificationSettings } from './notifications-config';
 
 export type NodeEnv = 'development' | 'production' | 'test';
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** A production JWT secret needs at least this many different characters (`x` × 40 is long but guessable). */
+export const JWT_SECRET_MIN_DISTINCT = 10;
+
+/** proxy-addr's names for address ranges, accepted in TRUST_PROXY beside addresses and CIDRs. */
+const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/**
+ * TRUST_PROXY: `false` (default), a number of hops (1 = one ingress in front), or a comma list of the proxies'
+ * addresses/CIDRs. `true` is refused: Fastify would then believe every X-Forwarded-For entry, and the left-most one
+ * is whatever the client wrote, so a client could pick its own IP and escape per-IP rate limits.
+ */
+export function parseTrustProxy(raw: string | undefined, problems: string[]): false | number | string[] {
+  const value = raw?.trim() ?? '';
+  if (value === '' || value === 'false' || value === '0') return false;
+  if (value === 'true') {
+    problems.push(
+      'TRUST_PROXY=true would trust every X-Forwarded-For hop, so clients could choose their own IP; set the number ' +
+        'of proxies in front of the service (e.g. TRUST_PROXY=1) or their addresses (e.g. TRUST_PROXY=10.0.0.0/8)',
+    );
+    return false;
+  }
+  if (/^\d+$/.test(value)) {
+    const hops = Number(value);
+    if (hops > 10) problems.push(`TRUST_PROXY must be a number of proxies from 0 to 10 (got "${value}")`);
+    return hops;
+  }
+  const entries = value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+  const bad = entries.filter((entry) => !isAddressOrCidr(entry));
+  if (bad.length || !entries.length) {
+    problems.push(
+      `TRUST_PROXY must be false, a number of proxies, or a comma list of addresses/CIDRs (bad: "${bad.join(', ') || value}")`,
+    );
+    return false;
+  }
+  return entries;
+}
+
+function isAddressOrCidr(entry: string): boolean {
+  if (PROXY_RANGE_NAMES.has(entry)) return true;
+  const [address, bits, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (!family || rest.length) return false;
+  if (bits === undefined) return true;
+  if (!/^\d{1,3}$/.test(bits)) return false;
+  return Number(bits) <= (family === 4 ? 32 : 128);
+}
 
 /** Typed, validated configuration. Also the injection token: inject `AppConfig` by type. */
 export abstract class AppConfig {
@@ -17,7 +71,12 @@ export abstract class AppConfig {
   declare readonly jwtSecret: string;
   declare readonly corsOrigins: string[];
   declare readonly bodyLimitBytes: number;
-  declare readonly logLevel: string;
+  declare readonly logLevel: LogLevel;
+  /**
+   * Which X-Forwarded-For hops to believe (Fastify's `trustProxy`): `false` (none, the socket address is the
+   * client), a number of proxies in front of the service, or the proxies' addresses/CIDRs.
+   */
+  declare readonly trustProxy: false | number | string[];
   declare readonly messTimezone: string;
   declare readonly admin: { email?: string; password?: string };
   declare readonly idp: { clientId?: string; allowedDomain?: string; certsUrl?: string };
@@ -78,6 +137,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const jwtSecret = str('JWT_SECRET');
   if (jwtSecret && jwtSecret.length < 32) {
     problems.push('JWT_SECRET must be at least 32 characters long');
+  } else if (jwtSecret && production && new Set(jwtSecret).size < JWT_SECRET_MIN_DISTINCT) {
+    problems.push(
+      `JWT_SECRET must use at least ${JWT_SECRET_MIN_DISTINCT} different characters in production (use a random value, e.g. openssl rand -base64 48)`,
+    );
   } else if (!jwtSecret && production) {
     problems.push('JWT_SECRET is required in production (at least 32 characters)');
   }
@@ -97,6 +160,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   if (adminPassword && adminPassword.length < 8)
     problems.push('ADMIN_PASSWORD must be at least 8 characters');
 
+  const logLevel = str('LOG_LEVEL') ?? (nodeEnv === 'test' ? 'silent' : 'info');
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
+    problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${logLevel}")`);
+  }
+
   const config = {
     env: nodeEnv,
     port: int('PORT', 3000, 0, 65535),
@@ -109,7 +177,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       .map((o) => o.trim())
       .filter(Boolean),
     bodyLimitBytes: int('BODY_LIMIT_BYTES', 100 * 1024, 1024, 50 * 1024 * 1024),
-    logLevel: str('LOG_LEVEL') ?? (nodeEnv === 'test' ? 'silent' : 'info'),
+    logLevel: logLevel as LogLevel,
+    trustProxy: parseTrustProxy(env.TRUST_PROXY, problems),
     messTimezone: timezone,
     admin: { email: adminEmail?.toLowerCase(), password: adminPassword },
     idp: {

@@ -82,7 +82,7 @@ export async function seedDemo(database: Database, options: DemoOptions): Promis
              timestamptz '${from}' - interval '1 day' + n * interval '1 second'
       from generate_series(1, ${options.members}) n`);
     await run(`insert into mess_config (mess_name, description, email, phone, expense_categories, meal_times, monthly_budget, created_by)
-      select 'Demo Hostel Mess', 'Seeded demo data', 'mess@college.edu', '+91-8012345678',
+      select 'Demo Hostel Mess', 'Seeded demo data', 'mess@college.edu', '+918012345678',
              '${JSON.stringify(CATEGORIES)}'::jsonb, '${JSON.stringify(MEAL_TIMES)}'::jsonb, 600000, id
       from users where email = 'admin@mess.local'`);
 

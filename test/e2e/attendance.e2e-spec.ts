@@ -301,6 +301,36 @@ describe('Attendance', () => {
     });
   });
 
+  it('answers a repeat of a mark into a closed month with 200, changing nothing; a different status is 409', async () => {
+    const slot = { date: '2024-11-05', mealType: 'Dinner' };
+    const first = await t.post('/attendance', { ...slot, status: 'present' }, { token: ravi.token });
+    expect(first.status).toBe(201);
+    const close = await t.post('/analytics/months/2024-11/close', undefined, { token: treasurer.token });
+    expect(close.status).toBe(200);
+    try {
+      const repeat = await t.post('/attendance', { ...slot, status: 'present' }, { token: ravi.token });
+      expect(repeat.status).toBe(200);
+      expect(repeat.body.attendance).toEqual(first.body.attendance);
+      const byManager = await t.post(
+        '/attendance',
+        { ...slot, status: 'present', userId: ravi.id },
+        { token: manager.token },
+      );
+      expect(byManager.status).toBe(200);
+
+      const change = await t.post('/attendance', { ...slot, status: 'absent' }, { token: ravi.token });
+      expect(change.status).toBe(409);
+      expect(change.body.error).toMatch(/Month 2024-11 is closed/);
+      const fresh = await t.post('/attendance', { ...slot, status: 'present' }, { token: asha.token });
+      expect(fresh.status).toBe(409);
+      expect(await storedMarks(asha.id, slot.date)).toBe(0);
+    } finally {
+      expect((await t.post('/analytics/months/2024-11/reopen', undefined, { token: admin })).status).toBe(
+        200,
+      );
+    }
+  });
+
   it('keeps exactly one row when 50 identical marks arrive at once', async () => {
     const member = await t.member();
     const body = { date: '2025-03-15', mealType: 'Dinner', status: 'present' };

@@ -96,7 +96,8 @@ describe('Auth: the contract walked as a new member would', () => {
     };
     const first = await t.post('/auth/admin/setup', setup, { token: admin });
     expect(first.status).toBe(200);
-    expect(first.body.config).toMatchObject({ ...setup, configured: true });
+    // the contact phone is normalized like every phone of the service
+    expect(first.body.config).toMatchObject({ ...setup, phone: '+918012345678', configured: true });
     const second = await t.post('/auth/admin/setup', setup, { token: admin });
     expect(second.status).toBe(409);
     expect(second.body).toEqual({ success: false, error: 'The mess is already set up' });
@@ -186,6 +187,16 @@ describe('Auth: the contract walked as a new member would', () => {
       ['a bad email', { ...valid, email: 'ravi@' }, ['email']],
       ['a short password', { ...valid, password: 'short' }, ['password']],
       ['a blank name', { ...valid, fullName: '   ' }, ['fullName']],
+      ['a NUL in the name', { ...valid, fullName: 'Ra\u0000vi' }, ['fullName']],
+      [
+        'control characters in other text',
+        { ...valid, collegeId: 'C\u00011', room: 'A\n1' },
+        ['collegeId', 'room'],
+      ],
+      ['a NUL in the password', { ...valid, password: 'ravi-pass\u0000word' }, ['password']],
+      // 40 characters, 80 bytes: bcrypt would read only the first 72 bytes
+      ['a password over 72 bytes', { ...valid, password: 'é'.repeat(40) }, ['password']],
+      ['a null field', { ...valid, fullName: null }, ['fullName']],
     ])('400 for %s', async (_case, body, fields) => {
       const res = await t.post('/auth/register', body);
       expect(res.status).toBe(400);
@@ -223,6 +234,39 @@ describe('Auth: the contract walked as a new member would', () => {
       expect(huge.status).toBe(413);
       expect(huge.body).toEqual({ success: false, error: 'Request body is too large' });
     });
+  });
+
+  it('names the field with the NUL and says why', async () => {
+    const res = await t.post('/auth/register', {
+      email: 'nul@test.local',
+      password: 'nul-password',
+      fullName: 'Nul\u0000Name',
+      collegeId: 'C9',
+      room: 'A-9',
+      phone: '9876500009',
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.details).toEqual([
+      { field: 'fullName', message: 'fullName must not contain control characters' },
+    ]);
+  });
+
+  it('accepts a password of exactly 72 bytes, and counts bytes rather than characters', async () => {
+    const base = { fullName: 'Byte Counter', collegeId: 'C8', room: 'A-8', phone: '9876500008' };
+    const seventyTwoBytes = 'é'.repeat(36); // 36 characters, 72 bytes
+    expect(
+      (await t.post('/auth/register', { ...base, email: 'bytes@test.local', password: seventyTwoBytes }))
+        .status,
+    ).toBe(201);
+    const tooLong = await t.post('/auth/register', {
+      ...base,
+      email: 'bytes2@test.local',
+      password: `${seventyTwoBytes}a`,
+    });
+    expect(tooLong.status).toBe(400);
+    expect(tooLong.body.details).toEqual([
+      { field: 'password', message: expect.stringMatching(/at most 72 bytes/) },
+    ]);
   });
 
   describe('tokens', () => {
@@ -288,6 +332,19 @@ describe('Auth: the contract walked as a new member would', () => {
       );
       expect(res.status).toBe(401);
       expect((await t.get('/auth/verify', { token: member.token })).status).toBe(200);
+      expect(await t.login(member.email, member.password)).toEqual(expect.any(String));
+    });
+
+    it('refuses a new password over 72 bytes, which bcrypt would truncate, and keeps the old one', async () => {
+      const res = await t.post(
+        '/auth/password',
+        { currentPassword: member.password, newPassword: 'é'.repeat(40) },
+        { token: member.token },
+      );
+      expect(res.status).toBe(400);
+      expect(res.body.details).toEqual([
+        { field: 'newPassword', message: expect.stringMatching(/newPassword must be at most 72 bytes/) },
+      ]);
       expect(await t.login(member.email, member.password)).toEqual(expect.any(String));
     });
   });

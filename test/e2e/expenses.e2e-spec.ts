@@ -178,6 +178,30 @@ describe('Expenses: recorded by managers and treasurers, changed by their record
       expect((await t.get(`/expenses/${mine._id}`, { token: admin })).body.expense).toEqual(mine);
     });
 
+    it('refuses a recorder who has since been demoted to student, and lets them again once re-promoted', async () => {
+      const recorder = await t.member('treasurer');
+      const theirs = await record(recorder.token, { category: 'Gas', amount: 900, date: '2025-02-04' });
+      expect((await t.put(`/users/${recorder.id}/role`, { role: 'student' }, { token: admin })).status).toBe(
+        200,
+      );
+      const change = { category: 'Gas', amount: 1, date: '2025-02-04' };
+      const refused = {
+        success: false,
+        error: 'Only a manager or treasurer can change the expenses they recorded',
+      };
+      const put = await t.put(`/expenses/${theirs._id}`, change, { token: recorder.token });
+      expect([put.status, put.body]).toEqual([403, refused]);
+      const del = await t.delete(`/expenses/${theirs._id}`, { token: recorder.token });
+      expect([del.status, del.body]).toEqual([403, refused]);
+      expect((await t.get(`/expenses/${theirs._id}`, { token: admin })).body.expense).toEqual(theirs);
+
+      // a recorder moved to the other recording role keeps their records
+      expect((await t.put(`/users/${recorder.id}/role`, { role: 'manager' }, { token: admin })).status).toBe(
+        200,
+      );
+      expect((await t.put(`/expenses/${theirs._id}`, change, { token: recorder.token })).status).toBe(200);
+    });
+
     it('lets the admin change and delete anyone’s expense, keeping the recorder', async () => {
       const theirs = await record(treasurer.token, { category: 'Dairy', amount: 300, date: '2025-02-03' });
       const put = await t.put(
@@ -277,6 +301,38 @@ describe('Expenses: recorded by managers and treasurers, changed by their record
       expect(res.status).toBe(400);
       expect(res.body.success).toBe(false);
       expect(res.body.details.map((d: { field: string }) => d.field).sort()).toEqual(fields);
+    });
+
+    it('says a page or limit that is not a whole number must be an integer, not that it is out of range', async () => {
+      for (const query of ['page=abc', 'page=1.5', 'limit=many']) {
+        const res = await t.get(`/expenses?${query}`, { token: student.token });
+        expect(res.status).toBe(400);
+        expect(res.body.details).toEqual([
+          { field: query.split('=')[0], message: `${query.split('=')[0]} must be an integer number` },
+        ]);
+      }
+    });
+
+    it('refuses null for the optional description and a NUL in it; keeps its line breaks', async () => {
+      const body = { category: 'Gas', amount: 10, date: '2025-02-05' };
+      const nulled = await t.post('/expenses', { ...body, description: null }, { token: manager.token });
+      expect([nulled.status, nulled.body.details]).toEqual([
+        400,
+        [{ field: 'description', message: 'description must not be null; leave it out instead' }],
+      ]);
+      const nul = await t.post('/expenses', { ...body, description: 'a\u0000b' }, { token: manager.token });
+      expect(nul.status).toBe(400);
+      expect(nul.body.details[0].field).toBe('description');
+      const lines = await t.post(
+        '/expenses',
+        { ...body, description: 'Cylinder\nRefill' },
+        { token: manager.token },
+      );
+      expect(lines.status).toBe(201);
+      expect(lines.body.expense.description).toBe('Cylinder\nRefill');
+      expect((await t.delete(`/expenses/${lines.body.expense._id}`, { token: manager.token })).status).toBe(
+        200,
+      );
     });
   });
 

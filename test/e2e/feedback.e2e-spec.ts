@@ -1,7 +1,7 @@
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { count, eq } from 'drizzle-orm';
 import { DomainEvents, type FeedbackEvent } from '../../src/common/events/domain-events';
-import { localParts } from '../../src/common/time/dates';
+import { Clock } from '../../src/common/time/clock';
 import { Database } from '../../src/database/database';
 import { FeedbackQueries } from '../../src/modules/feedback/feedback.queries';
 import { feedback } from '../../src/modules/feedback/feedback.schema';
@@ -141,6 +141,7 @@ describe('Feedback', () => {
       ['a comment too long', { comment: 'x'.repeat(1001) }, 'comment'],
       ['a comment that is not a string', { comment: 42 }, 'comment'],
       ['a null comment', { comment: null }, 'comment'],
+      ['a NUL in the comment', { comment: 'good\u0000food' }, 'comment'],
       ['an unknown field', { status: 'present' }, 'status'],
     ])('400 for %s, and nothing is written', async (_case, override, field) => {
       const res = await t.post('/feedback', { ...valid, ...override }, { token: ravi.token });
@@ -152,15 +153,48 @@ describe('Feedback', () => {
       expect(list.body.feedback).toEqual([]);
     });
 
-    it("accepts today's meals in the mess time zone, and a comment of exactly 1000 characters or none", async () => {
-      const today = localParts(new Date(), 'Asia/Kolkata').date;
-      const res = await t.post(
-        '/feedback',
-        { date: today, mealType: 'Breakfast', rating: 1 },
-        { token: ravi.token },
-      );
-      expect(res.status).toBe(201);
-      expect(res.body.feedback.comment).toBe('');
+    it("accepts today's meals in the mess time zone and refuses tomorrow's, on both sides of midnight", async () => {
+      const clock = jest.spyOn(t.app.get(Clock), 'now');
+      try {
+        // 23:59 on 14 March in Kolkata (18:29 UTC): the 14th is today, the 15th is not yet
+        clock.mockReturnValue(new Date('2025-03-14T18:29:00Z'));
+        const early = await t.post(
+          '/feedback',
+          { date: '2025-03-15', mealType: 'Breakfast', rating: 3 },
+          { token: asha.token },
+        );
+        expect([early.status, early.body.details]).toEqual([
+          400,
+          [{ field: 'date', message: 'feedback is for meals on or before today (2025-03-14)' }],
+        ]);
+        const onTheDay = await t.post(
+          '/feedback',
+          { date: '2025-03-14', mealType: 'Dinner', rating: 5 },
+          { token: asha.token },
+        );
+        expect(onTheDay.status).toBe(201);
+
+        // 00:30 on 15 March in Kolkata, still the 14th in UTC: the 15th is today now
+        clock.mockReturnValue(new Date('2025-03-14T19:00:00Z'));
+        const today = await t.post(
+          '/feedback',
+          { date: '2025-03-15', mealType: 'Breakfast', rating: 1 },
+          { token: ravi.token },
+        );
+        expect(today.status).toBe(201);
+        expect(today.body.feedback.comment).toBe('');
+        const tomorrow = await t.post(
+          '/feedback',
+          { date: '2025-03-16', mealType: 'Breakfast', rating: 1 },
+          { token: ravi.token },
+        );
+        expect(tomorrow.status).toBe(400);
+      } finally {
+        clock.mockRestore();
+      }
+    });
+
+    it('accepts a comment of exactly 1000 characters, or none', async () => {
       const long = await t.post('/feedback', { ...valid, comment: 'y'.repeat(1000) }, { token: ravi.token });
       expect(long.status).toBe(201);
       expect(long.body.feedback.comment).toHaveLength(1000);

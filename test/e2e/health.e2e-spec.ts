@@ -116,6 +116,32 @@ describe('Login throttling', () => {
   });
 });
 
+describe('Login throttling per email counts failures only', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await TestApp.start({ LOGIN_RATE_LIMIT_PER_EMAIL: '3' });
+  });
+  afterAll(() => t.close());
+
+  it('never throttles a member who logs in successfully, and stops a guesser after the limit', async () => {
+    const member = await t.member();
+    for (let i = 0; i < 6; i += 1) {
+      expect((await t.post('/auth/login', { email: member.email, password: member.password })).status).toBe(
+        200,
+      );
+    }
+    const guesses: number[] = [];
+    for (let i = 0; i < 4; i += 1) {
+      guesses.push((await t.post('/auth/login', { email: member.email, password: `guess-${i}` })).status);
+    }
+    expect(guesses).toEqual([401, 401, 401, 429]);
+    // validation failures are not guesses and are not counted against another email
+    const other = await t.member();
+    expect((await t.post('/auth/login', { email: other.email })).status).toBe(400);
+    expect((await t.post('/auth/login', { email: other.email, password: other.password })).status).toBe(200);
+  });
+});
+
 describe('Readiness against a PostgreSQL server that goes away', () => {
   const run = usingServer() ? it : it.skip;
   let t: TestApp | undefined;

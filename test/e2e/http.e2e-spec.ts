@@ -49,3 +49,43 @@ describe('HTTP edge: CORS, security headers, request ids, unknown routes', () =>
     expect(res.body).toEqual({ success: false, error: 'Cannot GET /api/nothing-here' });
   });
 });
+
+describe('Content security policy of the docs page', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await TestApp.start();
+  });
+  afterAll(() => t.close());
+
+  it('keeps the policy but does not upgrade requests to https (the docs must load over plain HTTP)', async () => {
+    const res = await t.get('/docs');
+    expect(res.status).toBe(200);
+    const csp = String(res.headers['content-security-policy']);
+    expect(csp).toContain("default-src 'self'");
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toContain('upgrade-insecure-requests');
+  });
+});
+
+describe('Client addresses behind a proxy (TRUST_PROXY)', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await TestApp.start({ TRUST_PROXY: '1', RATE_LIMIT_PER_MINUTE: '5' });
+  });
+  afterAll(() => t.close());
+
+  // The ingress (the socket peer, one hop) appends the address it saw; anything left of it is the client's own text.
+  const from = (client: string, spoofed?: string) => ({
+    headers: { 'x-forwarded-for': spoofed ? `${spoofed}, ${client}` : client },
+  });
+
+  it('limits a client by the address the proxy saw, whatever it writes left of it', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 8; i += 1)
+      statuses.push((await t.get('/live', from('203.0.113.7', `10.0.0.${i}`))).status);
+    expect(statuses.slice(0, 5)).toEqual([200, 200, 200, 200, 200]);
+    expect(statuses.slice(5)).toEqual([429, 429, 429]);
+    // another client behind the same proxy has its own budget
+    expect((await t.get('/live', from('203.0.113.8'))).status).toBe(200);
+  });
+});

@@ -344,6 +344,38 @@ describe('Meals: the menu, one per date and meal type, published by managers', (
         details: [{ field: 'week', message: 'week must be from 1 to 52 in 2025' }],
       });
     });
+
+    it('says a week or year that is not a whole number must be an integer', async () => {
+      for (const [query, field] of [
+        ['week=abc', 'week'],
+        ['week=11&year=twenty', 'year'],
+        ['week=1.5', 'week'],
+      ]) {
+        const res = await t.get(`/meals?${query}`, { token: student.token });
+        expect([res.status, res.body.details]).toEqual([
+          400,
+          [{ field, message: `${field} must be an integer number` }],
+        ]);
+      }
+    });
+  });
+
+  describe('ownership after a demotion', () => {
+    it('refuses a publisher who is no longer a manager; the admin still may', async () => {
+      const former = await t.member('manager');
+      const theirs = await publish(former.token, { date: '2025-05-02', mealType: 'Lunch', dishes: ['Rice'] });
+      expect((await t.put(`/users/${former.id}/role`, { role: 'treasurer' }, { token: admin })).status).toBe(
+        200,
+      );
+      const refused = { success: false, error: 'Only a manager can change the menus they published' };
+      const change = { date: '2025-05-02', mealType: 'Lunch', dishes: ['Biryani'] };
+      const put = await t.put(`/meals/${theirs._id}`, change, { token: former.token });
+      expect([put.status, put.body]).toEqual([403, refused]);
+      const del = await t.delete(`/meals/${theirs._id}`, { token: former.token });
+      expect([del.status, del.body]).toEqual([403, refused]);
+      expect((await t.get(`/meals/${theirs._id}`, { token: student.token })).body.meal).toEqual(theirs);
+      expect((await t.delete(`/meals/${theirs._id}`, { token: admin })).status).toBe(200);
+    });
   });
 
   describe('bad input changes nothing', () => {
@@ -368,6 +400,9 @@ describe('Meals: the menu, one per date and meal type, published by managers', (
       ['a dish too long', { ...valid, dishes: ['x'.repeat(101)] }, ['dishes']],
       ['an impossible date', { ...valid, date: '2025-02-30' }, ['date']],
       ['notes too long', { ...valid, notes: 'x'.repeat(501) }, ['notes']],
+      ['null notes', { ...valid, notes: null }, ['notes']],
+      ['a NUL in a dish', { ...valid, dishes: ['Ri\u0000ce'] }, ['dishes']],
+      ['a control character in the notes', { ...valid, notes: 'bell\u0007' }, ['notes']],
       ['missing fields', { notes: 'x' }, ['date', 'dishes', 'mealType']],
       ['an unknown field', { ...valid, createdBy: UNKNOWN_ID }, ['createdBy']],
     ];

@@ -71,6 +71,12 @@ describe('Mess configuration', () => {
     ['a bad email', { ...valid, email: 'mess' }, 'email'],
     ['an unknown field', { ...valid, currency: 'INR' }, 'currency'],
     ['a negative budget', { ...valid, monthlyBudget: -1 }, 'monthlyBudget'],
+    ['a null budget', { ...valid, monthlyBudget: null }, 'monthlyBudget'],
+    ['a null description', { ...valid, description: null }, 'description'],
+    ['a NUL in the name', { ...valid, messName: 'Hostel\u00007' }, 'messName'],
+    ['a NUL in a category', { ...valid, expenseCategories: ['Gas', 'Veg\u0000'] }, 'expenseCategories'],
+    ['a landline-style phone', { ...valid, phone: '080 2345 6789' }, 'phone'],
+    ['a foreign phone', { ...valid, phone: '+1-5551234567' }, 'phone'],
   ])('400 for %s, and nothing is saved', async (_case, body, field) => {
     const res = await t.post('/auth/admin/setup', body, { token: admin });
     expect(res.status).toBe(400);
@@ -88,6 +94,7 @@ describe('Mess configuration', () => {
     const saved = results.find((r) => r.status === 200)!.body.config;
     expect(saved).toMatchObject({
       ...valid,
+      phone: '+918012345678',
       messName: saved.messName,
       configured: true,
       _id: expect.any(String),
@@ -97,11 +104,44 @@ describe('Mess configuration', () => {
       messName: saved.messName,
       description: 'Veg mess',
       email: 'mess@college.edu',
-      phone: '+91-8012345678',
+      phone: '+918012345678',
       expenseCategories: valid.expenseCategories,
       mealTimes: valid.mealTimes,
       monthlyBudget: 150000,
     });
+  });
+
+  it('says why a null optional field is refused', async () => {
+    const res = await t.post('/auth/admin/setup', { ...valid, monthlyBudget: null }, { token: admin });
+    expect(res.status).toBe(400);
+    expect(res.body.details).toEqual([
+      { field: 'monthlyBudget', message: 'monthlyBudget must not be null; leave it out instead' },
+    ]);
+  });
+
+  it('normalizes the contact phone like every phone: +91-XXXXXXXXXX or 10 digits in, +91XXXXXXXXXX out', async () => {
+    const res = await t.put('/auth/admin/config', { ...valid, phone: '8012345679' }, { token: admin });
+    expect(res.status).toBe(200);
+    expect(res.body.config.phone).toBe('+918012345679');
+    expect((await t.get('/auth/admin/config')).body.config.phone).toBe('+918012345679');
+  });
+
+  it('keeps line breaks in the description, and refuses other control characters', async () => {
+    const ok = await t.put(
+      '/auth/admin/config',
+      { ...valid, description: 'Veg\nNo onions' },
+      { token: admin },
+    );
+    expect(ok.status).toBe(200);
+    expect(ok.body.config.description).toBe('Veg\nNo onions');
+    const bad = await t.put('/auth/admin/config', { ...valid, description: 'Veg\u0007' }, { token: admin });
+    expect(bad.status).toBe(400);
+    expect(bad.body.details).toEqual([
+      {
+        field: 'description',
+        message: 'description must not contain control characters other than tab and line breaks',
+      },
+    ]);
   });
 
   it('can be replaced by an admin afterwards', async () => {

@@ -1,4 +1,7 @@
+import { sql } from 'drizzle-orm';
+import { Database } from '../../src/database/database';
 import { TestApp } from '../support/app';
+import { captureLogs } from '../support/logs';
 
 describe('Users', () => {
   let t: TestApp;
@@ -95,6 +98,60 @@ describe('Users', () => {
     ).toBe('Fixed Name');
   });
 
+  it('refuses null for an optional field with a details entry, and changes nothing', async () => {
+    const a = await t.member('student', { phone: '9123450001' });
+    for (const field of ['fullName', 'phone']) {
+      const res = await t.put(`/users/${a.id}`, { [field]: null }, { token: a.token });
+      expect(res.status).toBe(400);
+      expect(res.body.details).toEqual([
+        { field, message: `${field} must not be null; leave it out instead` },
+      ]);
+    }
+    expect((await t.get(`/users/${a.id}`, { token: a.token })).body.user).toMatchObject({
+      fullName: a.fullName,
+      phone: '+919123450001',
+    });
+  });
+
+  it('answers 400 to a NUL in a name and logs no query text or parameters of a database failure', async () => {
+    const a = await t.member('student', { phone: '9123450002' });
+    const nul = await t.put(`/users/${a.id}`, { fullName: 'A\u0000B' }, { token: a.token });
+    expect(nul.status).toBe(400);
+    expect(nul.body.details).toEqual([
+      { field: 'fullName', message: 'fullName must not contain control characters' },
+    ]);
+
+    // Force a database error the service does not translate: a trigger that fails every update of this member.
+    const db = t.app.get(Database).db;
+    await db.execute(
+      sql.raw(`create function mess_test_fail() returns trigger language plpgsql as $$
+        begin raise exception 'forced failure' using errcode = 'XX001'; end $$`),
+    );
+    await db.execute(
+      sql.raw(`create trigger mess_test_fail before update on users for each row
+        when (old.id = '${a.id}') execute function mess_test_fail()`),
+    );
+    const logs = captureLogs();
+    try {
+      const res = await t.put(`/users/${a.id}`, { phone: '9123450003' }, { token: a.token });
+      expect(res.status).toBe(500);
+      expect(res.body).toEqual({ success: false, error: 'Internal server error' });
+      const logged = logs
+        .of('Errors')
+        .map((line) => line.text)
+        .join('\n');
+      expect(logged).toContain('XX001');
+      expect(logged).toContain('forced failure');
+      expect(logged).not.toMatch(/Failed query|params|update "users"/);
+      expect(logged).not.toContain('9123450003');
+      expect(logged).not.toContain(a.fullName);
+    } finally {
+      logs.restore();
+      await db.execute(sql.raw('drop trigger mess_test_fail on users'));
+      await db.execute(sql.raw('drop function mess_test_fail()'));
+    }
+  });
+
   it('sets the caller phone through POST /users/profile', async () => {
     const a = await t.member();
     const res = await t.post('/users/profile', { phone: '+91-9988776655' }, { token: a.token });
@@ -122,6 +179,45 @@ describe('Users', () => {
     const demote = await t.put(`/users/${me._id}/role`, { role: 'student' }, { token: admin });
     expect(demote.status).toBe(409);
     expect(demote.body.error).toMatch(/last approved admin/);
+  });
+
+  it('keeps an approved admin when two admins demote or reject each other at the same moment', async () => {
+    const first = await t.member('admin');
+    const second = await t.member('admin');
+    const bootstrap = (await t.get('/auth/verify', { token: admin })).body.user._id as string;
+    // Leave exactly these two approved admins.
+    expect(
+      (await t.put(`/users/${bootstrap}/role`, { role: 'manager' }, { token: first.token })).status,
+    ).toBe(200);
+    try {
+      for (const [change, body] of [
+        ['role', { role: 'student' }],
+        ['reject', undefined],
+      ] as const) {
+        const results = await Promise.all([
+          t.put(`/users/${second.id}/${change}`, body, { token: first.token }),
+          t.put(`/users/${first.id}/${change}`, body, { token: second.token }),
+        ]);
+        const statuses = results.map((r) => r.status).sort();
+        // One wins; the other is 409 (last admin) or, having lost its own admin role first, 401/403.
+        expect(statuses[0]).toBe(200);
+        expect([401, 403, 409]).toContain(statuses[1]);
+        const admins = await t
+          .get('/users?role=admin&status=approved', { token: first.token })
+          .then((r) =>
+            r.status === 200 ? r : t.get('/users?role=admin&status=approved', { token: second.token }),
+          );
+        expect(admins.body.users).toHaveLength(1);
+        // Restore both for the next round.
+        const survivor = admins.body.users[0]._id === first.id ? first : second;
+        const other = survivor === first ? second : first;
+        await t.put(`/users/${other.id}/approve`, undefined, { token: survivor.token });
+        await t.put(`/users/${other.id}/role`, { role: 'admin' }, { token: survivor.token });
+        other.token = await t.login(other.email, other.password);
+      }
+    } finally {
+      await t.put(`/users/${bootstrap}/role`, { role: 'admin' }, { token: first.token });
+    }
   });
 
   it('moves status pending → approved → rejected → approved, idempotently', async () => {

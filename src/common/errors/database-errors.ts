@@ -53,12 +53,21 @@ export function translateDatabaseError(error: unknown): ApiError | undefined {
     case '22003':
     case '22001':
       return new ApiError(HttpStatus.BAD_REQUEST, 'A value has the wrong format or is out of range');
+    // The field validators refuse these first; this is the net for a path that has none (e.g. a NUL in text).
+    case '22021': // character_not_in_repertoire: a NUL byte or invalid UTF-8
+    case '22P05': // untranslatable_character
+      return new ApiError(HttpStatus.BAD_REQUEST, 'A value contains characters that cannot be stored');
     case '40001':
     case '40P01':
       return new ApiError(HttpStatus.CONFLICT, 'The record was changed at the same time; try again');
     default:
       return undefined;
   }
+}
+
+/** The SQLSTATE of the PostgreSQL error under any wrapper; undefined when the error did not come from the database. */
+export function databaseErrorCode(error: unknown): string | undefined {
+  return findPgError(error)?.code;
 }
 
 export function isUniqueViolation(error: unknown): boolean {

@@ -2,6 +2,7 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logge
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GuardError, RawBodyError } from './api-error';
 import { translateDatabaseError } from './database-errors';
+import { logSafeError } from './log-safe-error';
 
 export interface ErrorBody {
   success?: false;
@@ -69,7 +70,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
     if (translated) return { status: translated.getStatus(), body: translated.getResponse() as ErrorBody };
 
     this.logger.error(
-      { err: exception, reqId: request?.id, method: request?.method, url: request?.url },
+      { err: logSafeError(exception), reqId: request?.id, method: request?.method, url: request?.url },
       'Unhandled error',
     );
     return { status: 500, body: { success: false, error: 'Internal server error' } };

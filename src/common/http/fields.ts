@@ -3,15 +3,16 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import {
   IsEmail,
-  IsOptional,
   IsString,
   Length,
   Matches,
   MaxLength,
   Validate,
+  ValidateIf,
   ValidatorConstraint,
   ValidatorConstraintInterface,
   type ValidationArguments,
+  type ValidationOptions,
 } from 'class-validator';
 import { isCalendarDate, isMonth } from '../time/dates';
 import { normalizeIndianPhone } from '../../modules/users/phone';
@@ -24,23 +25,82 @@ interface FieldOptions {
   optional?: boolean;
 }
 
+interface TextFieldOptions extends FieldOptions {
+  /** Free text (comments, notes, descriptions): tab, line feed and carriage return are allowed. */
+  multiline?: boolean;
+}
+
+/* eslint-disable no-control-regex -- these patterns exist to find control characters */
+/** Every C0 control character and DEL: never part of a name, an id or any single-line value. */
+const CONTROL_CHARACTERS = /[\u0000-\u001F\u007F]/;
+/** The same minus tab, LF and CR, which free text may hold. NUL stays refused (PostgreSQL text cannot hold it). */
+const CONTROL_CHARACTERS_EXCEPT_NEWLINES = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/;
+/* eslint-enable no-control-regex */
+
+@ValidatorConstraint({ name: 'noControlCharacters' })
+class NoControlCharactersConstraint implements ValidatorConstraintInterface {
+  validate(value: unknown, args?: ValidationArguments): boolean {
+    if (typeof value !== 'string') return true; // IsString reports the type
+    const multiline = (args?.constraints?.[0] as boolean | undefined) ?? false;
+    return !(multiline ? CONTROL_CHARACTERS_EXCEPT_NEWLINES : CONTROL_CHARACTERS).test(value);
+  }
+  defaultMessage(args?: ValidationArguments): string {
+    const multiline = (args?.constraints?.[0] as boolean | undefined) ?? false;
+    const property = args?.property ?? 'value';
+    return multiline
+      ? `${property} must not contain control characters other than tab and line breaks`
+      : `${property} must not contain control characters`;
+  }
+}
+
+/**
+ * Refuses C0 control characters (and DEL) in a string, or in each string of an array with `{each: true}`.
+ * `multiline` allows tab, LF and CR. A NUL would otherwise reach PostgreSQL and fail there (SQLSTATE 22021).
+ */
+export const NoControlCharacters = (multiline = false, options: ValidationOptions = {}) =>
+  Validate(NoControlCharactersConstraint, [multiline], options);
+
+@ValidatorConstraint({ name: 'notNull' })
+class NotNullConstraint implements ValidatorConstraintInterface {
+  validate(value: unknown): boolean {
+    return value !== null;
+  }
+  defaultMessage(args?: ValidationArguments): string {
+    return `${args?.property ?? 'value'} must not be null; leave it out instead`;
+  }
+}
+
+/**
+ * An optional field: it may be left out, but `null` is refused with its own `details` entry (class-validator's
+ * IsOptional lets null through every rule, which then reached the services as a value). Use this instead of
+ * IsOptional for every optional request field.
+ */
+export const Optional = () =>
+  applyDecorators(
+    ValidateIf((_object: object, value: unknown) => value !== undefined),
+    Validate(NotNullConstraint),
+  );
+
 const doc = (type: unknown, options: FieldOptions & Record<string, unknown>) => {
   const { optional, ...rest } = options;
   return optional
     ? ApiPropertyOptional({ type: type as never, ...rest })
     : ApiProperty({ type: type as never, ...rest });
 };
-const maybeOptional = (optional?: boolean) => (optional ? [IsOptional()] : []);
+const maybeOptional = (optional?: boolean) => (optional ? [Optional()] : []);
 
-/** A trimmed string of bounded length. */
-export const TextField = (min: number, max: number, options: FieldOptions = {}) =>
-  applyDecorators(
-    doc(String, { minLength: min, maxLength: max, ...options }),
+/** A trimmed string of bounded length, without control characters (free text: `multiline` allows line breaks). */
+export const TextField = (min: number, max: number, options: TextFieldOptions = {}) => {
+  const { multiline = false, ...rest } = options;
+  return applyDecorators(
+    doc(String, { minLength: min, maxLength: max, ...rest }),
     ...maybeOptional(options.optional),
     Transform(trim),
     IsString(),
+    NoControlCharacters(multiline),
     Length(min, max),
   );
+};
 
 /** Trimmed, lower-cased, a syntactically valid address. */
 export const EmailField = (options: FieldOptions = {}) =>
@@ -49,6 +109,7 @@ export const EmailField = (options: FieldOptions = {}) =>
     ...maybeOptional(options.optional),
     Transform(({ value }) => (typeof value === 'string' ? value.trim().toLowerCase() : value)),
     IsString(),
+    NoControlCharacters(),
     MaxLength(254),
     IsEmail({}, { message: 'email must be a valid email address' }),
   );
@@ -67,19 +128,38 @@ export const IndianPhoneField = (options: FieldOptions = {}) =>
     Matches(/^\+91\d{10}$/, { message: 'phone must be +91-XXXXXXXXXX or a 10-digit number' }),
   );
 
-/** bcrypt reads at most 72 bytes, so longer passwords are refused rather than silently truncated. */
+/** bcrypt reads at most this many bytes of a password. */
+export const PASSWORD_MAX_BYTES = 72;
+
+@ValidatorConstraint({ name: 'passwordBytes' })
+class PasswordBytesConstraint implements ValidatorConstraintInterface {
+  validate(value: unknown): boolean {
+    return typeof value === 'string' && Buffer.byteLength(value, 'utf8') <= PASSWORD_MAX_BYTES;
+  }
+  defaultMessage(args?: ValidationArguments): string {
+    return `${args?.property ?? 'password'} must be at most ${PASSWORD_MAX_BYTES} bytes in UTF-8 (accented and non-Latin letters take 2–4 bytes each)`;
+  }
+}
+
+/**
+ * bcrypt reads at most 72 bytes (and stops at a NUL), so longer passwords are refused rather than silently
+ * truncated: 8 to 72 characters and at most 72 UTF-8 bytes, no control characters.
+ */
 export const PasswordField = (options: FieldOptions = {}) =>
   applyDecorators(
     doc(String, {
       format: 'password',
       minLength: 8,
       maxLength: 72,
+      description: `8 to 72 characters and at most ${PASSWORD_MAX_BYTES} bytes in UTF-8 (what bcrypt reads)`,
       example: 'correct-horse-battery',
       ...options,
     }),
     ...maybeOptional(options.optional),
     IsString(),
+    NoControlCharacters(),
     Length(8, 72, { message: 'password must be 8 to 72 characters long' }),
+    Validate(PasswordBytesConstraint),
   );
 
 @ValidatorConstraint({ name: 'calendarDate' })

@@ -1,8 +1,11 @@
 import {
+  CallHandler,
   ExecutionContext,
+  HttpException,
   HttpStatus,
   Injectable,
   Logger,
+  NestInterceptor,
   OnModuleDestroy,
   SetMetadata,
 } from '@nestjs/common';
@@ -16,6 +19,7 @@ import {
   InjectThrottlerStorage,
 } from '@nestjs/throttler';
 import Redis from 'ioredis';
+import { catchError, from, mergeMap, Observable, throwError } from 'rxjs';
 import { AppConfig } from '../../config/app-config';
 import { ApiError } from '../errors/api-error';
 import { RateLimitStats } from '../stats/service-stats';
@@ -41,19 +45,34 @@ export function throttlerOptions(config: AppConfig, storage: ThrottlerStorage): 
         limit: config.rateLimit.loginPerMinutePerIp,
         skipIf: (context) => !isLoginRoute(context),
       },
-      {
-        name: 'login-email',
-        ttl: 15 * 60_000,
-        limit: config.rateLimit.loginPer15MinPerEmail,
-        skipIf: (context) => !isLoginRoute(context),
-        getTracker: (req: { body?: { email?: unknown }; ip?: string }) =>
-          typeof req.body?.email === 'string'
-            ? `email:${req.body.email.trim().toLowerCase()}`
-            : `ip:${req.ip}`,
-      },
     ],
   };
 }
+
+/** Failed credential attempts are counted per email (per IP where the body names none) over this window. */
+export const LOGIN_FAILURE_WINDOW_MS = 15 * 60_000;
+
+interface LoginRequest {
+  body?: { email?: unknown };
+  ip?: string;
+}
+
+const loginFailureKey = (req: LoginRequest): string =>
+  typeof req.body?.email === 'string'
+    ? `login-failures:email:${req.body.email.trim().toLowerCase()}`
+    : `login-failures:ip:${req.ip}`;
+
+/** Storages that can read a counter without adding to it (both of ours). */
+interface PeekableStorage {
+  peek(key: string): Promise<{ hits: number; timeToExpire: number }>;
+}
+const canPeek = (storage: unknown): storage is PeekableStorage =>
+  typeof (storage as Partial<PeekableStorage>).peek === 'function';
+
+/** Unknown email (404) or wrong password/ID token (401): a guess. Pending, rejected, 400 and success are not. */
+const isFailedAttempt = (error: unknown): boolean =>
+  error instanceof HttpException &&
+  [HttpStatus.UNAUTHORIZED, HttpStatus.NOT_FOUND].includes(error.getStatus());
 
 /** ThrottlerGuard that counts what it saw and answers 429 in the service's error shape with Retry-After. */
 @Injectable()
@@ -63,13 +82,31 @@ export class RateLimitGuard extends ThrottlerGuard {
     @InjectThrottlerStorage() storage: ThrottlerStorage,
     reflector: Reflector,
     private readonly stats: RateLimitStats,
+    private readonly config: AppConfig,
   ) {
     super(options, storage, reflector);
   }
 
   override async canActivate(context: ExecutionContext): Promise<boolean> {
     this.stats.totalRequests += 1;
-    return super.canActivate(context);
+    const allowed = await super.canActivate(context);
+    if (allowed && isLoginRoute(context)) await this.refuseAfterFailedAttempts(context);
+    return allowed;
+  }
+
+  /**
+   * Per email, only failed attempts count (LoginFailureInterceptor records them): a member who logs in often is
+   * never throttled, and someone guessing is stopped after LOGIN_RATE_LIMIT_PER_EMAIL failures in 15 minutes.
+   */
+  private async refuseAfterFailedAttempts(context: ExecutionContext): Promise<void> {
+    if (!canPeek(this.storageService)) return;
+    const { hits, timeToExpire } = await this.storageService.peek(
+      loginFailureKey(context.switchToHttp().getRequest<LoginRequest>()),
+    );
+    if (hits >= this.config.rateLimit.loginPer15MinPerEmail) {
+      this.stats.blockedRequests += 1;
+      throw new RateLimitedError(Math.max(1, timeToExpire));
+    }
   }
 
   protected override async throwThrottlingException(
@@ -79,6 +116,33 @@ export class RateLimitGuard extends ThrottlerGuard {
     this.stats.blockedRequests += 1;
     const retryAfter = Math.max(1, Math.ceil(detail.timeToBlockExpire || detail.timeToExpire));
     throw new RateLimitedError(retryAfter);
+  }
+}
+
+/** Counts a failed credential attempt against its email (or IP) for RateLimitGuard's per-email limit. */
+@Injectable()
+export class LoginFailureInterceptor implements NestInterceptor {
+  constructor(
+    @InjectThrottlerStorage() private readonly storage: ThrottlerStorage,
+    private readonly config: AppConfig,
+  ) {}
+
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    if (!isLoginRoute(context)) return next.handle();
+    const request = context.switchToHttp().getRequest<LoginRequest>();
+    return next.handle().pipe(
+      catchError((error: unknown) => {
+        if (!isFailedAttempt(error)) return throwError(() => error);
+        const recorded = this.storage.increment(
+          loginFailureKey(request),
+          LOGIN_FAILURE_WINDOW_MS,
+          this.config.rateLimit.loginPer15MinPerEmail,
+          0,
+          'login-failures',
+        );
+        return from(recorded).pipe(mergeMap(() => throwError(() => error)));
+      }),
+    );
   }
 }
 
@@ -129,6 +193,13 @@ export class MemoryRateLimitStorage implements ThrottlerStorage, OnModuleDestroy
     });
   }
 
+  peek(key: string): Promise<{ hits: number; timeToExpire: number }> {
+    const window = this.windows.get(key);
+    const now = Date.now();
+    if (!window || window.expiresAt <= now) return Promise.resolve({ hits: 0, timeToExpire: 0 });
+    return Promise.resolve({ hits: window.hits, timeToExpire: Math.ceil((window.expiresAt - now) / 1000) });
+  }
+
   get size(): number {
     return this.windows.size;
   }
@@ -171,6 +242,18 @@ export class RedisRateLimitStorage implements ThrottlerStorage, OnModuleDestroy 
       return { totalHits: hits, timeToExpire, isBlocked, timeToBlockExpire: isBlocked ? timeToExpire : 0 };
     } catch {
       return { totalHits: 0, timeToExpire: 0, isBlocked: false, timeToBlockExpire: 0 };
+    }
+  }
+
+  async peek(key: string): Promise<{ hits: number; timeToExpire: number }> {
+    try {
+      const [hits, pttl] = await Promise.all([
+        this.redis.get(`mess:rl:${key}`),
+        this.redis.pttl(`mess:rl:${key}`),
+      ]);
+      return { hits: Number(hits ?? 0), timeToExpire: Math.max(1, Math.ceil(pttl / 1000)) };
+    } catch {
+      return { hits: 0, timeToExpire: 0 };
     }
   }
 

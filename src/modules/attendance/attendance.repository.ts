@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { and, asc, count, desc, eq, getTableColumns, gte, inArray, lte, ne, sql, SQL } from 'drizzle-orm';
 import { Database, DbOrTx } from '../../database/database';
-// Read-only: member names for the list join and member status for marking; never written from here.
-import { users, type UserStatus } from '../users/users.schema';
+// Read-only: member names for the list join (the accepted read-side exception, see README "Layout"). Member status
+// comes from UsersService.statusesOf; nothing here writes or decides on `users`.
+import { users } from '../users/users.schema';
 import { attendance, AttendanceRow, AttendanceStatus } from './attendance.schema';
 
 export interface AttendanceListFilter {
@@ -141,16 +142,6 @@ export class AttendanceRepository {
       .where(and(eq(attendance.id, id), ne(attendance.status, status)))
       .returning();
     return row;
-  }
-
-  /** Approval status of each known member among `userIds`; unknown ids are absent from the map. */
-  async memberStatuses(userIds: string[], db: DbOrTx = this.db): Promise<Map<string, UserStatus>> {
-    if (!userIds.length) return new Map();
-    const rows = await db
-      .select({ id: users.id, status: users.status })
-      .from(users)
-      .where(inArray(users.id, userIds));
-    return new Map(rows.map((r) => [r.id, r.status]));
   }
 
   // ---- aggregates for other modules (through AttendanceQueries) ----

@@ -2,11 +2,13 @@ import { Injectable } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { type CurrentMember, isPrivileged } from '../../common/auth/auth.decorators';
 import { badRequest, FieldError, forbidden, notFound } from '../../common/errors/api-error';
+import { databaseErrorCode } from '../../common/errors/database-errors';
 import { AttendanceEvent, DomainEvents } from '../../common/events/domain-events';
 import { publishDomainEvent } from '../../common/events/publish';
 import { Clock } from '../../common/time/clock';
 import { monthBounds, monthOf } from '../../common/time/dates';
 import { MessConfigService } from '../mess-config/mess-config.service';
+import { UsersService } from '../users/users.service';
 import { AttendanceListRow, AttendanceRepository, SlotMark, WrittenMark } from './attendance.repository';
 import { AttendanceRow, AttendanceStatus } from './attendance.schema';
 import { BulkAttendanceDto, ListAttendanceQuery, MarkAttendanceDto } from './dto/attendance.requests';
@@ -25,6 +27,9 @@ export interface BulkOutcome {
   unchanged: number;
 }
 
+/** Raised by the month-close trigger (drizzle/0004_month_close_guard.sql) on any write into a closed month. */
+const MONTH_CLOSED_SQLSTATE = 'MS409';
+
 /** Managers and admins mark for other members; everyone marks for themself. */
 const marksForOthers = (caller: CurrentMember): boolean =>
   caller.role === 'manager' || caller.role === 'admin';
@@ -41,6 +46,7 @@ export class AttendanceService {
     private readonly messConfig: MessConfigService,
     private readonly events: EventEmitter2,
     private readonly clock: Clock,
+    private readonly users: UsersService,
   ) {}
 
   /** Students see only their own marks, whatever `userId` they pass; everyone else sees any member's. */
@@ -68,7 +74,7 @@ export class AttendanceService {
     const userId = body.userId ?? caller.id;
     if (userId !== caller.id) {
       if (!marksForOthers(caller)) throw forbidden('You can only mark your own attendance');
-      const status = (await this.repository.memberStatuses([userId])).get(userId);
+      const status = (await this.users.statusesOf([userId])).get(userId);
       if (!status) throw notFound('User not found');
       if (status !== 'approved') {
         throw badRequest('Validation failed', [
@@ -85,7 +91,7 @@ export class AttendanceService {
       markedBy: caller.id,
       markedAt: this.clock.now(),
     };
-    const [written] = await this.repository.upsertMarks([mark]);
+    const [written] = await this.upsertRepeatingClosedMonth(mark);
     if (written) {
       this.publish([written], caller.id);
       return { row: written, created: written.created };
@@ -94,6 +100,22 @@ export class AttendanceService {
     const row = await this.repository.findSlot(userId, body.date, body.mealType);
     if (!row) throw notFound('User not found');
     return { row, created: false };
+  }
+
+  /**
+   * The month-close trigger fires BEFORE INSERT, so it refuses even an upsert that ON CONFLICT would turn into
+   * "nothing to change". A retry of a mark the closed month already holds must still succeed as a repeat (as a PUT
+   * of the same status does): on that refusal, read the slot and report nothing written when it holds this status.
+   */
+  private async upsertRepeatingClosedMonth(mark: SlotMark): Promise<WrittenMark[]> {
+    try {
+      return await this.repository.upsertMarks([mark]);
+    } catch (error) {
+      if (databaseErrorCode(error) !== MONTH_CLOSED_SQLSTATE) throw error;
+      const stored = await this.repository.findSlot(mark.userId, mark.date, mark.mealType);
+      if (stored?.status === mark.status) return [];
+      throw error;
+    }
   }
 
   /** The member who owns the mark, a manager or an admin changes its status. */
@@ -133,8 +155,10 @@ export class AttendanceService {
     });
     const markedAt = this.clock.now();
     const userIds = [...firstIndex.keys()];
+    // Read before the transaction: the users module answers on its own connection, and the embedded engine queues
+    // every other statement behind an open transaction. A member removed meanwhile still fails the foreign key.
+    const statuses = await this.users.statusesOf(userIds);
     const { written, stored } = await this.repository.transaction(async (tx) => {
-      const statuses = await this.repository.memberStatuses(userIds, tx);
       body.marks.forEach((mark, i) => {
         if (rowErrors.has(i)) return;
         const status = statuses.get(mark.userId);

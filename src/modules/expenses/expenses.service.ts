@@ -14,7 +14,11 @@ import {
   ExpenseValues,
   type ExpenseWithRecorder,
 } from './expenses.repository';
+import type { Role } from '../users/users.schema';
 import './expenses.errors';
+
+/** The roles that record expenses (POST), and so may change their own records (PUT, DELETE); admin passes too. */
+const EXPENSE_RECORDER_ROLES: readonly Role[] = ['manager', 'treasurer'];
 
 /** Expenses: recording, reading, and changes by their recorder or an admin. Owner of the `expenses` table. */
 @Injectable()
@@ -74,11 +78,17 @@ export class ExpensesService {
     publishDomainEvent(this.events, DomainEvents.ExpenseDeleted, expenseEvent(deleted, caller.id));
   }
 
-  /** The recorder never changes, so checking it before the write is as good as checking it during. */
+  /**
+   * An admin, or the recorder while they still hold a role that records expenses: a member demoted to student
+   * keeps no power over what they recorded as manager or treasurer. The recorder never changes and the caller's
+   * role is read from the database on this request, so checking before the write is as good as during.
+   */
   private async getChangeableBy(caller: CurrentMember, id: string): Promise<ExpenseWithRecorder> {
     const found = await this.get(id);
-    if (found.expense.recordedBy !== caller.id && caller.role !== 'admin') {
-      throw forbidden('You can only change your own expenses');
+    if (caller.role === 'admin') return found;
+    if (found.expense.recordedBy !== caller.id) throw forbidden('You can only change your own expenses');
+    if (!EXPENSE_RECORDER_ROLES.includes(caller.role)) {
+      throw forbidden('Only a manager or treasurer can change the expenses they recorded');
     }
     return found;
   }

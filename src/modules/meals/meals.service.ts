@@ -65,12 +65,16 @@ export class MealsService {
     publishDomainEvent(this.events, DomainEvents.MealDeleted, mealEvent(meal, caller.id));
   }
 
-  /** The publisher never changes, so checking it before the write is as good as checking it during. */
+  /**
+   * An admin, or the publisher while still a manager: a manager demoted to student or treasurer keeps no power over
+   * their old menus. The publisher never changes and the caller's role is read from the database on this request,
+   * so checking before the write is as good as during.
+   */
   private async getChangeableBy(caller: CurrentMember, id: string): Promise<MealWithCreator> {
     const found = await this.get(id);
-    if (found.meal.createdBy !== caller.id && caller.role !== 'admin') {
-      throw forbidden('You can only change your own menus');
-    }
+    if (caller.role === 'admin') return found;
+    if (found.meal.createdBy !== caller.id) throw forbidden('You can only change your own menus');
+    if (caller.role !== 'manager') throw forbidden('Only a manager can change the menus they published');
     return found;
   }
 

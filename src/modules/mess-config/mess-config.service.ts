@@ -4,6 +4,7 @@ import { describeConstraint } from '../../common/errors/database-errors';
 import { MessConfigDto, SetupMessDto } from './dto/mess-config.dto';
 import { MessConfigRepository } from './mess-config.repository';
 import { MealTime, MessConfigRow } from './mess-config.schema';
+import { normalizeIndianPhone } from '../users/phone';
 
 describeConstraint('mess_config_singleton_unique', 409, 'The mess is already set up');
 
@@ -146,7 +147,8 @@ const toDto = (row: MessConfigRow): MessConfigDto => ({
   messName: row.messName,
   description: row.description,
   email: row.email,
-  phone: row.phone,
+  // Rows saved before the contact phone was validated may hold another spelling of the same number.
+  phone: normalizeIndianPhone(row.phone) ?? row.phone,
   expenseCategories: row.expenseCategories,
   mealTimes: row.mealTimes,
   monthlyBudget: row.monthlyBudget === null ? null : Number(row.monthlyBudget),

@@ -43,6 +43,15 @@ export class UsersRepository {
     return new Map(rows.map((r) => [r.id, r.fullName]));
   }
 
+  async findStatusesByIds(ids: string[]): Promise<Map<string, UserStatus>> {
+    if (!ids.length) return new Map();
+    const rows = await this.db
+      .select({ id: users.id, status: users.status })
+      .from(users)
+      .where(inArray(users.id, ids));
+    return new Map(rows.map((r) => [r.id, r.status]));
+  }
+
   async list(filter: UserListFilter): Promise<{ rows: UserRow[]; total: number }> {
     const conditions: SQL[] = [];
     if (filter.status) conditions.push(eq(users.status, filter.status));
@@ -83,6 +92,39 @@ export class UsersRepository {
       .where(eq(users.id, id))
       .returning();
     return row;
+  }
+
+  /**
+   * Changes a member unless that would leave no approved admin: in one transaction that first locks every approved
+   * admin's row (FOR UPDATE, in id order so two callers queue instead of deadlocking), so two admins demoting or
+   * rejecting each other at once are serialised and the second sees the first's change. Returns `last-admin`
+   * (and changes nothing) when the member is the only approved admin left.
+   */
+  async updateKeepingAnAdmin(
+    id: string,
+    values: Partial<NewUserRow>,
+    options: { revokeTokens: boolean },
+  ): Promise<UserRow | 'last-admin' | undefined> {
+    return this.db.transaction(async (tx) => {
+      const admins = await tx
+        .select({ id: users.id })
+        .from(users)
+        .where(and(eq(users.role, 'admin'), eq(users.status, 'approved')))
+        .orderBy(asc(users.id))
+        .for('update');
+      const staysAdmin = (values.role ?? 'admin') === 'admin' && (values.status ?? 'approved') === 'approved';
+      if (!staysAdmin && admins.length <= 1 && admins.some((a) => a.id === id)) return 'last-admin';
+      const [row] = await tx
+        .update(users)
+        .set({
+          ...values,
+          ...(options.revokeTokens ? { tokenVersion: sql`${users.tokenVersion} + 1` } : {}),
+          updatedAt: new Date(),
+        })
+        .where(eq(users.id, id))
+        .returning();
+      return row;
+    });
   }
 
   /** Approved members, all of them or those with one of `roles`, oldest first. */

@@ -10,7 +10,7 @@ import { publishDomainEvent } from '../../common/events/publish';
 import type { DbOrTx } from '../../database/database';
 import { ListUsersQuery, UpdateProfileDto } from './dto/user.requests';
 import { UsersRepository } from './users.repository';
-import { Role, UserRow } from './users.schema';
+import { Role, UserRow, UserStatus } from './users.schema';
 import './users.errors';
 
 export interface NewMember {
@@ -145,6 +145,11 @@ export class UsersService {
     return this.repository.findNamesByIds(ids, db);
   }
 
+  /** Approval status by id, in one query; unknown ids are absent from the map (attendance checks whom it marks). */
+  statusesOf(ids: string[]): Promise<Map<string, UserStatus>> {
+    return this.repository.findStatusesByIds(ids);
+  }
+
   /** How many members are approved now: the membership that analytics rates attendance against. */
   countApproved(): Promise<number> {
     return this.repository.countByStatus('approved');
@@ -193,11 +198,12 @@ export class UsersService {
   async changeRole(caller: CurrentMember, id: string, role: Role): Promise<UserRow> {
     const user = await this.getOrThrow(id);
     if (user.role === role) return user;
-    if (user.role === 'admin' && user.status === 'approved') await this.assertNotLastAdmin();
-    const row = await this.repository.update(id, { role });
+    const row = this.keptAnAdmin(
+      await this.repository.updateKeepingAnAdmin(id, { role }, { revokeTokens: false }),
+    );
     this.logger.log({ by: caller.id, userId: id, from: user.role, to: role }, 'Role changed');
-    this.publishChange(row!, 'role', caller.id);
-    return row!;
+    this.publishChange(row, 'role', caller.id);
+    return row;
   }
 
   /** From pending or rejected; approving an approved member changes nothing. */
@@ -215,11 +221,12 @@ export class UsersService {
     const user = await this.getOrThrow(id);
     if (user.status === 'rejected') return user;
     if (caller.id === id) throw conflict('You cannot reject your own account');
-    if (user.role === 'admin' && user.status === 'approved') await this.assertNotLastAdmin();
-    const row = await this.repository.updateAndRevokeTokens(id, { status: 'rejected' });
+    const row = this.keptAnAdmin(
+      await this.repository.updateKeepingAnAdmin(id, { status: 'rejected' }, { revokeTokens: true }),
+    );
     this.logger.log({ by: caller.id, userId: id, from: user.status }, 'User rejected');
-    this.publishChange(row!, 'rejected', caller.id);
-    return row!;
+    this.publishChange(row, 'rejected', caller.id);
+    return row;
   }
 
   /** After commit: analytics counts approved members. */
@@ -228,10 +235,11 @@ export class UsersService {
     publishDomainEvent(this.events, DomainEvents.MemberChanged, event);
   }
 
-  private async assertNotLastAdmin(): Promise<void> {
-    if ((await this.repository.countByRoleAndStatus('admin', 'approved')) <= 1) {
-      throw conflict('The last approved admin cannot be demoted or rejected');
-    }
+  /** The check and the change are one locked transaction in the repository, so concurrent demotions cannot race. */
+  private keptAnAdmin(result: UserRow | 'last-admin' | undefined): UserRow {
+    if (result === 'last-admin') throw conflict('The last approved admin cannot be demoted or rejected');
+    if (!result) throw notFound('User not found');
+    return result;
   }
 
   private async getOrThrow(id: string): Promise<UserRow> {

@@ -6,11 +6,10 @@ import {
   ArrayMinSize,
   IsArray,
   IsIn,
-  IsOptional,
   IsUUID,
   ValidateNested,
 } from 'class-validator';
-import { DateField, MonthField, TextField } from '../../../common/http/fields';
+import { DateField, MonthField, Optional, TextField } from '../../../common/http/fields';
 import { ATTENDANCE_STATUSES, type AttendanceStatus } from '../attendance.schema';
 
 /** The most marks one bulk request may carry. */
@@ -25,7 +24,7 @@ export class ListAttendanceQuery extends PageQuery(100, 500) {
     format: 'uuid',
     description: 'One member (managers, treasurers, admins). Students always get their own marks only.',
   })
-  @IsOptional()
+  @Optional()
   @IsUUID(undefined, { message: 'userId must be a UUID' })
   userId?: string;
 
@@ -39,7 +38,7 @@ export class ListAttendanceQuery extends PageQuery(100, 500) {
   month?: string;
 
   @ApiPropertyOptional({ enum: ATTENDANCE_STATUSES })
-  @IsOptional()
+  @Optional()
   @IsIn(ATTENDANCE_STATUSES, statusMessage)
   status?: AttendanceStatus;
 }
@@ -60,8 +59,8 @@ export class MarkAttendanceDto {
     description:
       'Mark for another approved member (manager or admin). Students may only name themselves (else 403).',
   })
-  @IsOptional()
   @IsUUID(undefined, { message: 'userId must be a UUID' })
+  @Optional() // nearest the property: null is told it must be left out
   userId?: string;
 }
 

@@ -56,6 +56,7 @@ export class ExpenseBodyDto {
 
   @TextField(0, EXPENSE_DESCRIPTION_MAX, {
     optional: true,
+    multiline: true,
     description: 'Free text; an empty string when omitted',
     example: 'Onions and tomatoes, weekly market',
   })

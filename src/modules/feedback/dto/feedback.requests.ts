@@ -2,8 +2,8 @@ import { PageQuery } from '../../../common/http/paging';
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
-import { IsInt, IsOptional, IsString, IsUUID, Max, MaxLength, Min, ValidateIf } from 'class-validator';
-import { DateField, TextField } from '../../../common/http/fields';
+import { IsInt, IsString, IsUUID, Max, MaxLength, Min } from 'class-validator';
+import { DateField, NoControlCharacters, Optional, TextField } from '../../../common/http/fields';
 import { MAX_COMMENT_LENGTH } from '../feedback.schema';
 
 const ratingMessage = { message: 'rating must be a whole number from 1 to 5' };
@@ -12,7 +12,7 @@ const ratingMessage = { message: 'rating must be a whole number from 1 to 5' };
 const RatingField = (optional = false) =>
   applyDecorators(
     (optional ? ApiPropertyOptional : ApiProperty)({ type: 'integer', minimum: 1, maximum: 5, example: 4 }),
-    ...(optional ? [ValidateIf((o: { rating?: unknown }) => o.rating !== undefined)] : []),
+    ...(optional ? [Optional()] : []),
     IsInt(ratingMessage),
     Min(1, ratingMessage),
     Max(5, ratingMessage),
@@ -26,9 +26,10 @@ const CommentField = () =>
       maxLength: MAX_COMMENT_LENGTH,
       example: 'Dal was great, rice a little cold',
     }),
-    ValidateIf((o: { comment?: unknown }) => o.comment !== undefined),
+    Optional(),
     Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value)),
     IsString({ message: 'comment must be a string' }),
+    NoControlCharacters(true),
     MaxLength(MAX_COMMENT_LENGTH, {
       message: `comment must be at most ${MAX_COMMENT_LENGTH} characters`,
     }),
@@ -42,7 +43,7 @@ export class ListFeedbackQuery extends PageQuery(100, 500) {
   date?: string;
 
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 5 })
-  @IsOptional()
+  @Optional()
   @Type(() => Number)
   @IsInt(ratingMessage)
   @Min(1, ratingMessage)
@@ -50,7 +51,7 @@ export class ListFeedbackQuery extends PageQuery(100, 500) {
   rating?: number;
 
   @ApiPropertyOptional({ format: 'uuid', description: "One member's feedback" })
-  @IsOptional()
+  @Optional()
   @IsUUID(undefined, { message: 'userId must be a UUID' })
   userId?: string;
 }

@@ -5,13 +5,12 @@ import {
   ArrayMinSize,
   IsArray,
   IsInt,
-  IsOptional,
   IsString,
   Length,
   Max,
   Min,
 } from 'class-validator';
-import { DateField, TextField } from '../../../common/http/fields';
+import { DateField, NoControlCharacters, Optional, TextField } from '../../../common/http/fields';
 import { DISH_NAME_MAX, MEAL_DISHES_MAX, MEAL_NOTES_MAX, MEAL_TYPE_MAX } from '../meals.schema';
 
 const trimEach = ({ value }: { value: unknown }) =>
@@ -39,6 +38,7 @@ export class MealBodyDto {
   // class-validator runs the decorators nearest the property first; with stopAtFirstError the first failure is
   // the one reported, so the most basic check sits at the bottom.
   @Length(1, DISH_NAME_MAX, { each: true, message: `each dish must be 1 to ${DISH_NAME_MAX} characters` })
+  @NoControlCharacters(false, { each: true, message: 'each dish must be free of control characters' })
   @IsString({ each: true, message: 'each dish must be a string' })
   @ArrayMaxSize(MEAL_DISHES_MAX, { message: `dishes must name at most ${MEAL_DISHES_MAX} dishes` })
   @ArrayMinSize(1, { message: 'dishes must name at least one dish' })
@@ -47,6 +47,7 @@ export class MealBodyDto {
 
   @TextField(0, MEAL_NOTES_MAX, {
     optional: true,
+    multiline: true,
     description: 'Free text; an empty string when omitted',
     example: 'Sweet on Sundays',
   })
@@ -69,11 +70,12 @@ export class ListMealsQuery {
     description: 'ISO-8601 week number (Monday to Sunday) of `year`; 53 only in years that have it',
     example: 11,
   })
-  @IsOptional()
+  @Optional()
   @Type(() => Number)
-  @IsInt()
-  @Min(1)
+  // Nearest the property runs first: a non-integer is told so, not that it is out of range.
   @Max(53)
+  @Min(1)
+  @IsInt()
   week?: number;
 
   @ApiPropertyOptional({
@@ -84,11 +86,11 @@ export class ListMealsQuery {
       "The ISO week-numbering year of `week`; only with `week`. Defaults to the year of today's week in the mess time zone.",
     example: 2025,
   })
-  @IsOptional()
+  @Optional()
   @Type(() => Number)
-  @IsInt()
-  @Min(1900)
   @Max(2999)
+  @Min(1900)
+  @IsInt()
   year?: number;
 
   @TextField(1, MEAL_TYPE_MAX, {

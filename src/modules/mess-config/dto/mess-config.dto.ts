@@ -5,7 +5,6 @@ import {
   ArrayMinSize,
   IsArray,
   IsNumber,
-  IsOptional,
   IsString,
   Length,
   Matches,
@@ -13,7 +12,13 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
-import { EmailField, TextField } from '../../../common/http/fields';
+import {
+  EmailField,
+  IndianPhoneField,
+  NoControlCharacters,
+  Optional,
+  TextField,
+} from '../../../common/http/fields';
 
 const HH_MM = /^([01]\d|2[0-3]):[0-5]\d$/;
 const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
@@ -43,15 +48,14 @@ export class SetupMessDto {
   @TextField(1, 100, { example: 'Hostel 7 Mess' })
   messName: string;
 
-  @TextField(0, 1000, { optional: true, example: 'Vegetarian mess for the boys hostel' })
+  @TextField(0, 1000, { optional: true, multiline: true, example: 'Vegetarian mess for the boys hostel' })
   description?: string;
 
   @EmailField({ example: 'mess@college.edu' })
   email: string;
 
-  @TextField(6, 20, { example: '+91-8012345678' })
-  @Matches(/^\+?[0-9][0-9 -]{4,18}$/, {
-    message: 'phone must be digits, spaces and hyphens, optionally starting with +',
+  @IndianPhoneField({
+    description: 'Contact phone: +91-XXXXXXXXXX or 10 digits in; stored and returned as +91XXXXXXXXXX',
   })
   phone: string;
 
@@ -60,6 +64,7 @@ export class SetupMessDto {
   @ArrayMinSize(1)
   @ArrayMaxSize(50)
   @IsString({ each: true })
+  @NoControlCharacters(false, { each: true })
   @Length(1, 50, { each: true })
   @Transform(({ value }) =>
     Array.isArray(value) ? value.map((v) => (typeof v === 'string' ? v.trim() : v)) : value,
@@ -78,10 +83,10 @@ export class SetupMessDto {
     description: 'Monthly spending limit in rupees; crossing it raises BUDGET_EXCEEDED',
     example: 150000,
   })
-  @IsOptional()
-  @IsNumber({ maxDecimalPlaces: 2, allowNaN: false, allowInfinity: false })
-  @Min(0)
   @Max(1_000_000_000)
+  @Min(0)
+  @IsNumber({ maxDecimalPlaces: 2, allowNaN: false, allowInfinity: false })
+  @Optional() // nearest the property: null is told it must be left out
   monthlyBudget?: number;
 }
 
@@ -90,7 +95,7 @@ export class MessConfigDto {
   @ApiProperty({ example: 'Hostel 7 Mess' }) messName: string;
   @ApiProperty() description: string;
   @ApiProperty({ example: 'mess@college.edu' }) email: string;
-  @ApiProperty({ example: '+91-8012345678' }) phone: string;
+  @ApiProperty({ example: '+918012345678' }) phone: string;
   @ApiProperty({ type: [String] }) expenseCategories: string[];
   @ApiProperty({ type: [MealTimeDto] }) mealTimes: MealTimeDto[];
   @ApiProperty({ nullable: true, type: Number }) monthlyBudget: number | null;

@@ -1,17 +1,17 @@
 import { PageQuery } from '../../../common/http/paging';
 import { ApiPropertyOptional, ApiProperty } from '@nestjs/swagger';
-import { IsIn, IsOptional } from 'class-validator';
-import { IndianPhoneField, TextField } from '../../../common/http/fields';
+import { IsIn } from 'class-validator';
+import { IndianPhoneField, Optional, TextField } from '../../../common/http/fields';
 import { ROLES, USER_STATUSES, type Role, type UserStatus } from '../users.schema';
 
 export class ListUsersQuery extends PageQuery(100, 500) {
   @ApiPropertyOptional({ enum: USER_STATUSES })
-  @IsOptional()
+  @Optional()
   @IsIn(USER_STATUSES)
   status?: UserStatus;
 
   @ApiPropertyOptional({ enum: ROLES })
-  @IsOptional()
+  @Optional()
   @IsIn(ROLES)
   role?: Role;
 }
