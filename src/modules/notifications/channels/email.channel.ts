@@ -27,7 +27,11 @@ export class EmailChannel implements OnModuleDestroy {
       );
       return;
     }
+    // Pooled: a fan-out reuses a few open connections instead of a TCP and TLS handshake plus a login per message.
     this.transport = nodemailer.createTransport({
+      pool: true,
+      maxConnections: this.settings.maxConnections,
+      maxMessages: this.settings.maxMessages,
       host: this.settings.host,
       port: this.settings.port,
       secure: this.settings.secure,
