@@ -195,7 +195,8 @@ export class DeliveryService {
           delete outcomes[step.channel];
         }
       } else {
-        if (step.fallback) this.logger.log({ ...options.log, channel: step.channel }, 'Falling back to email');
+        if (step.fallback)
+          this.logger.log({ ...options.log, channel: step.channel }, 'Falling back to email');
         if (!channels.includes(step.channel)) channels.push(step.channel);
         const at = this.clock.now().toISOString();
         try {
