@@ -463,6 +463,7 @@ describe('Meals: the menu, one per date and meal type, published by managers', (
         mealType: 'Lunch',
         dishes: ['Rice', 'Sambar'],
         actorId: manager.id,
+        updatedAt: expect.any(String),
       });
       expect(await received[0].committed).toEqual([expect.objectContaining({ dishes: ['Rice', 'Sambar'] })]);
 
@@ -479,6 +480,7 @@ describe('Meals: the menu, one per date and meal type, published by managers', (
         mealType: 'Lunch',
         dishes: ['Curd rice'],
         actorId: adminId,
+        updatedAt: expect.any(String),
       });
       expect(await received[1].committed).toEqual([expect.objectContaining({ date: '2025-07-02' })]);
 
