@@ -14,6 +14,9 @@ export interface MailSettings {
   port: number;
   secure: boolean;
   timeoutMs: number;
+  /** Pooled SMTP connections kept open to the server, and messages sent over one before it is renewed. */
+  maxConnections: number;
+  maxMessages: number;
   /** Names of the missing settings, for the one log line that says email is disabled. */
   missing: string[];
 }
@@ -31,6 +34,10 @@ export interface MessagingSettings {
   apiBaseUrl: string;
   monthlyLimit: number;
   timeoutMs: number;
+  /** First wait before an accepted message's status is read again (doubling after each read). */
+  checkSeconds: number;
+  /** How long after its acceptance a message may stay on its way before it counts as failed. */
+  confirmSeconds: number;
   missing: string[];
 }
 
@@ -41,6 +48,9 @@ export interface NotificationSettings {
     /** Runs the delivery worker in this process (tests turn it off and drain the queue by hand). */
     workerEnabled: boolean;
     pollSeconds: number;
+    /** Jobs fetched at once; a full batch is followed by the next fetch without waiting. */
+    batchSize: number;
+    /** Jobs of a batch delivered at the same time. */
     concurrency: number;
     retryLimit: number;
     retryDelaySeconds: number;
@@ -115,6 +125,8 @@ export function readNotificationSettings(env: NodeJS.ProcessEnv, problems: strin
     // TLS from the first byte on 465; plain with STARTTLS elsewhere (587, 25), unless said otherwise.
     secure: bool('SMTP_SECURE', port === 465),
     timeoutMs: int('SMTP_TIMEOUT_MS', 10_000, 100, 120_000),
+    maxConnections: int('SMTP_MAX_CONNECTIONS', 5, 1, 100),
+    maxMessages: int('SMTP_MAX_MESSAGES', 100, 1, 100_000),
     missing: mailMissing,
   };
 
@@ -146,6 +158,8 @@ export function readNotificationSettings(env: NodeJS.ProcessEnv, problems: strin
     apiBaseUrl,
     monthlyLimit: int('MSG_MONTHLY_LIMIT', 100, 0, 10_000_000),
     timeoutMs: int('MSG_TIMEOUT_MS', 10_000, 100, 120_000),
+    checkSeconds: int('MSG_STATUS_CHECK_SECONDS', 15, 1, 3_600),
+    confirmSeconds: int('MSG_STATUS_DEADLINE_SECONDS', 900, 10, 86_400),
     missing: messagingMissing,
   };
 
@@ -164,7 +178,8 @@ export function readNotificationSettings(env: NodeJS.ProcessEnv, problems: strin
     queue: {
       workerEnabled: bool('NOTIFY_WORKER_ENABLED', background),
       pollSeconds: int('NOTIFY_WORKER_POLL_SECONDS', 2, 1, 600),
-      concurrency: int('NOTIFY_WORKER_CONCURRENCY', 2, 1, 50),
+      batchSize: int('NOTIFY_WORKER_BATCH_SIZE', 25, 1, 500),
+      concurrency: int('NOTIFY_WORKER_CONCURRENCY', 8, 1, 100),
       retryLimit: int('NOTIFY_RETRY_LIMIT', 6, 0, 100),
       retryDelaySeconds: int('NOTIFY_RETRY_DELAY_SECONDS', 30, 1, 86_400),
       retryDelayMaxSeconds: int('NOTIFY_RETRY_DELAY_MAX_SECONDS', 3_600, 1, 7 * 86_400),

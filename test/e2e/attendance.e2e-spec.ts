@@ -646,6 +646,7 @@ describe('Attendance', () => {
           status: 'present',
           actorId: member.id,
           month: '2025-05',
+          markedAt: expect.any(String),
         },
         expect.objectContaining({ status: 'absent', previousStatus: 'present', actorId: member.id }),
         expect.objectContaining({ status: 'present', previousStatus: 'absent', actorId: manager.id }),
@@ -678,7 +679,7 @@ describe('Attendance', () => {
       );
       expect(res.status).toBe(201);
       expect(events).toEqual([
-        expect.objectContaining({ userId: b.id, status: 'absent', actorId: manager.id }),
+        expect.objectContaining({ userId: b.id, status: 'absent', actorId: manager.id, inBulk: true }),
       ]);
       expect(await Promise.all(checks)).toEqual(['absent']);
 

@@ -498,6 +498,7 @@ describe('Meals: the menu, one per date and meal type, published by managers', (
         mealType: 'Lunch',
         dishes: ['Rice', 'Sambar'],
         actorId: manager.id,
+        updatedAt: expect.any(String),
       });
       expect(await received[0].committed).toEqual([expect.objectContaining({ dishes: ['Rice', 'Sambar'] })]);
 
@@ -514,6 +515,7 @@ describe('Meals: the menu, one per date and meal type, published by managers', (
         mealType: 'Lunch',
         dishes: ['Curd rice'],
         actorId: adminId,
+        updatedAt: expect.any(String),
       });
       expect(await received[1].committed).toEqual([expect.objectContaining({ date: '2025-07-02' })]);
 

@@ -1,9 +1,10 @@
 import { addDays, localParts, monthOf, zonedInstant } from '../../src/common/time/dates';
+import { AppConfig } from '../../src/config/app-config';
 import { NotificationSchedules } from '../../src/modules/notifications/notification-schedules';
 import { TestApp } from '../support/app';
 import { MailServer } from '../support/mail-server';
 import { MessagingProvider } from '../support/messaging-provider';
-import { notificationsOf } from '../support/notifications';
+import { fixClock, notificationsOf, restoreClock } from '../support/notifications';
 
 const TZ = 'Asia/Kolkata';
 const today = () => localParts(new Date(), TZ).date;
@@ -313,6 +314,65 @@ describe('Notification triggers and schedules', () => {
     expect(await received(managerBoth, 'DISCREPANCY_ALERT')).toHaveLength(3);
   });
 
+  it('MEAL_UPDATE announces every change (Dal → Rajma → Dal is three) and a withdrawn menu', async () => {
+    const { manager, student } = members;
+    const day = addDays(today(), 4);
+    const titles = async () =>
+      (await received(student, 'MEAL_UPDATE')).filter((x) => x.title.endsWith(`Dinner on ${day}`));
+    const published = await t.post(
+      '/meals',
+      { date: day, mealType: 'Dinner', dishes: ['Dal'] },
+      { token: manager.token },
+    );
+    const id = published.body.meal?._id ?? published.body._id;
+    for (const dishes of [['Rajma'], ['Dal']]) {
+      await t.put(`/meals/${id}`, { date: day, mealType: 'Dinner', dishes }, { token: manager.token });
+      await n.settle();
+    }
+    expect((await titles()).map((x) => x.content)).toEqual([
+      `Dinner on ${day}: Dal.`,
+      `Dinner on ${day}: Rajma.`,
+      `Dinner on ${day}: Dal.`,
+    ]);
+    expect((await t.delete(`/meals/${id}`, { token: manager.token })).status).toBe(200);
+    await n.settle();
+    expect((await titles()).at(-1)).toMatchObject({ title: `Menu withdrawn: Dinner on ${day}` });
+  });
+
+  it('DISCREPANCY_ALERT: every change back and forth is reported; a bulk request is one alert per manager', async () => {
+    const { manager, managerBoth, student, studentWhatsApp, studentQuiet } = members;
+    const day = addDays(today(), -2);
+    const slot = async (m: Member) =>
+      (await received(m, 'DISCREPANCY_ALERT')).filter((x) => x.title.includes(`Lunch on ${day}`));
+    for (const status of ['present', 'absent', 'present', 'absent']) {
+      await t.post('/attendance', { date: day, mealType: 'Lunch', status }, { token: student.token });
+      await n.settle();
+    }
+    expect(await slot(manager)).toHaveLength(4);
+
+    const bulk = await t.post(
+      '/attendance/bulk',
+      {
+        date: day,
+        mealType: 'Breakfast',
+        marks: [student, studentWhatsApp, studentQuiet].map((m) => ({ userId: m.id, status: 'present' })),
+      },
+      { token: managerBoth.token },
+    );
+    expect(bulk.status).toBeLessThan(300);
+    await n.settle();
+    const alerts = (await received(manager, 'DISCREPANCY_ALERT')).filter((x) =>
+      x.title.includes(`Breakfast on ${day}`),
+    );
+    expect(alerts).toHaveLength(1);
+    expect(alerts[0].title).toBe(`Attendance discrepancy: 3 marks for Breakfast on ${day}`);
+    expect(alerts[0].content).toContain(`${studentQuiet.fullName}: present`);
+    // the manager who marked is not told
+    expect(
+      (await received(managerBoth, 'DISCREPANCY_ALERT')).filter((x) => x.title.includes(`Breakfast on ${day}`)),
+    ).toHaveLength(0);
+  });
+
   it('COST_SUMMARY on the 1st and PAYMENT_DUE a week later, with each member’s share of the month before', async () => {
     const { manager, treasurer, student, studentWhatsApp, studentQuiet } = members;
     // a month of its own, two months back: ₹900 spent, four meals eaten by two members
@@ -345,8 +405,20 @@ describe('Notification triggers and schedules', () => {
 
     const at = (day: string, time: string) => zonedInstant(`${next}-${day}`, time, TZ);
     expect(await n.schedules.costSummaries(at('01', '08:59'))).toBe(0);
-    expect(await n.schedules.costSummaries(at('02', '09:30'))).toBe(0);
-    expect(await n.schedules.costSummaries(at('01', '09:05'))).toBe(1);
+    // the service was down all of the 1st: the cron tick of the 2nd (the app's clock fixed there) catches up
+    const clock = fixClock(t, at('02', '09:30'));
+    const schedules = t.app.get(AppConfig).notifications.schedules;
+    schedules.enabled = true;
+    try {
+      await n.schedules.tick();
+    } finally {
+      schedules.enabled = false;
+      restoreClock(t);
+    }
+    expect(clock.now()).toEqual(at('02', '09:30'));
+    // the dedupe keys make any later tick of the month a no-op, on this replica or another
+    expect(await n.schedules.costSummaries(at('01', '09:05'))).toBe(0);
+    expect(await n.schedules.costSummaries(at('20', '09:05'))).toBe(0);
     await n.settle();
     // the contract's share: (900 / 2 active members) × (3 / 4 meals) = 337.50
     expect(await received(student, 'COST_SUMMARY')).toMatchObject([
@@ -361,6 +433,7 @@ describe('Notification triggers and schedules', () => {
     expect(await received(studentQuiet, 'COST_SUMMARY')).toHaveLength(0); // no meals
 
     expect(await n.schedules.paymentsDue(at('07', '10:00'))).toBe(0);
+    expect(await n.schedules.paymentsDue(at('08', '08:59'))).toBe(0);
     expect(await n.schedules.paymentsDue(at('08', '09:00'))).toBe(2);
     await n.settle();
     expect(await received(student, 'PAYMENT_DUE')).toMatchObject([
@@ -376,5 +449,6 @@ describe('Notification triggers and schedules', () => {
     ]);
     expect(provider.sentTo(studentWhatsApp.phone).at(-1)!.body).toMatch(/^Payment due: ₹112\.50 for/);
     expect(await n.schedules.paymentsDue(at('08', '15:00'))).toBe(0);
+    expect(await n.schedules.paymentsDue(at('15', '09:00'))).toBe(0);
   });
 });

@@ -2,6 +2,7 @@ import { eq } from 'drizzle-orm';
 import { localParts } from '../../src/common/time/dates';
 import { Database } from '../../src/database/database';
 import { DeliveryErrors } from '../../src/modules/notifications/channels/delivery-error';
+import { NotificationsRepository } from '../../src/modules/notifications/notifications.repository';
 import { NotificationsService } from '../../src/modules/notifications/notifications.service';
 import { messagingUsage } from '../../src/modules/notifications/notifications.schema';
 import { ADMIN, TestApp } from '../support/app';
@@ -15,7 +16,7 @@ import {
   TEST_AUTH_TOKEN,
   MessagingProvider,
 } from '../support/messaging-provider';
-import { notificationsOf } from '../support/notifications';
+import { fixClock, notificationsOf, restoreClock } from '../support/notifications';
 
 const SMTP_SECRETS = ['abcd efgh ijkl mnop', 'abcdefghijklmnop'];
 const SWITCHES = [
@@ -327,6 +328,107 @@ describe('Notifications with both providers configured', () => {
         expect(lines[0].text).toContain(member.phone.slice(-4));
       },
     );
+
+    it('on `both`, follows a message the provider accepted until it fails (63015), then falls back to email', async () => {
+      const member = await memberWith('both');
+      provider.failFor(member.phone, ProviderErrors.notJoinedSandbox(member.phone));
+      // accepted (201 queued); the first two status reads still say queued, the third says failed 63015
+      provider.queuedFor(member.phone, 2);
+      logs.clear();
+      const row = await notifyOne(member.id);
+      await n.settle();
+      let [stored] = await historyOf(member);
+      expect(stored).toMatchObject({ _id: row.id, status: 'queued', attempts: 1, fallbackUsed: false });
+      const sid = (await t.app.get(NotificationsRepository).findById(row.id))!.providerMessageId;
+      expect(sid).toMatch(/^SM/);
+      expect(mail.to(member.email)).toHaveLength(0);
+      // the follow-up read waits for its time
+      expect(await n.queue.drain()).toBe(0);
+
+      await n.queue.makeRetriesDue();
+      await n.settle();
+      [stored] = await historyOf(member);
+      expect(stored).toMatchObject({ status: 'queued', attempts: 1 });
+      expect(mail.to(member.email)).toHaveLength(0);
+
+      await n.queue.makeRetriesDue();
+      await n.settle();
+      [stored] = await historyOf(member);
+      expect(stored).toMatchObject({
+        status: 'sent',
+        fallbackUsed: true,
+        channels: ['whatsapp', 'email'],
+        deliveredVia: 'email',
+        lastError: DeliveryErrors.notRegistered,
+        attempts: 1,
+      });
+      expect(mail.to(member.email)).toHaveLength(1);
+      expect(provider.requests.filter((r) => r.to === `whatsapp:${member.phone}`)).toHaveLength(1);
+      expect(provider.statusReads.filter((read) => read === sid)).toHaveLength(3);
+      const lines = logs.of('Notifications').filter((l) => l.text.includes(row.id));
+      expect(lines.map((l) => `${l.level}: ${l.message}`)).toEqual([
+        'warn: WhatsApp send failed',
+        'log: Falling back to email',
+        'log: Fallback email sent',
+      ]);
+      expect(lines[0].text).toContain('63015');
+      // nothing left to do
+      await n.queue.makeRetriesDue();
+      expect(await n.settle()).toBe(0);
+    });
+
+    it('on `whatsapp`, a message that later fails (63016) ends failed with the sandbox text, and gives its allowance back', async () => {
+      const database = t.app.get(Database);
+      const month = localParts(new Date(), 'Asia/Kolkata').date.slice(0, 7);
+      const usage = async () =>
+        (await database.db.select().from(messagingUsage).where(eq(messagingUsage.month, month)))[0]?.sent ?? 0;
+      const member = await memberWith('whatsapp');
+      provider.failFor(member.phone, ProviderErrors.outsideWindow());
+      provider.queuedFor(member.phone, 1);
+      const before = await usage();
+      await notifyOne(member.id);
+      await n.settle();
+      expect((await historyOf(member))[0]).toMatchObject({ status: 'queued' });
+      expect(await usage()).toBe(before + 1);
+      await n.queue.makeRetriesDue();
+      await n.settle();
+      expect((await historyOf(member))[0]).toMatchObject({
+        status: 'failed',
+        fallbackUsed: false,
+        channels: ['whatsapp'],
+        lastError: DeliveryErrors.notRegistered,
+      });
+      expect(DeliveryErrors.notRegistered).toMatch(/not registered.*sandbox.*72 hours/);
+      expect(mail.to(member.email)).toHaveLength(0);
+      expect(await usage()).toBe(before);
+    });
+
+    it('counts a message that is still on its way at the deadline as failed: `both` falls back, nothing is sent twice', async () => {
+      const clock = fixClock(t, new Date());
+      try {
+        const member = await memberWith('both');
+        provider.queuedFor(member.phone, 1_000);
+        const row = await notifyOne(member.id);
+        await n.settle();
+        expect((await historyOf(member))[0]).toMatchObject({ status: 'queued' });
+        // 15 minutes (MSG_STATUS_DEADLINE_SECONDS, default 900) after the acceptance
+        clock.advance(900_000);
+        await n.queue.makeRetriesDue();
+        await n.settle();
+        expect((await historyOf(member))[0]).toMatchObject({
+          _id: row.id,
+          status: 'sent',
+          fallbackUsed: true,
+          deliveredVia: 'email',
+          lastError: DeliveryErrors.messagingUnconfirmed,
+        });
+        expect(provider.requests.filter((r) => r.to === `whatsapp:${member.phone}`)).toHaveLength(1);
+        expect(mail.to(member.email)).toHaveLength(1);
+      } finally {
+        clock.set(new Date());
+        restoreClock(t);
+      }
+    });
 
     it('falls back when the monthly WhatsApp allowance is used up, and gives back unused reservations', async () => {
       const database = t.app.get(Database);

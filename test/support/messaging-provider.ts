@@ -39,6 +39,23 @@ export const ProviderErrors = {
   unavailable: (): ProviderError => ({ status: 503, code: 20500, message: 'Service Unavailable' }),
 };
 
+/**
+ * Errors the real provider reports on the Message resource after accepting the message (201 `queued`), never on
+ * the create call: the channel's and the sandbox's refusals.
+ */
+const ASYNC_CODES = new Set([63003, 63015, 63016, 63018, 63024]);
+
+interface StoredMessage {
+  sid: string;
+  to: string;
+  from: string;
+  body: string;
+  dateCreated: Date;
+  /** Status reads still answered `queued`. */
+  queuedReads: number;
+  final: { status: 'delivered' } | { status: 'failed'; error: ProviderError };
+}
+
 export interface SentMessage {
   accountSid: string;
   to: string;
@@ -53,10 +70,17 @@ export interface SentMessage {
  * message `sid`, or the provider's error body `{code, message, more_info, status}`.
  */
 export class MessagingProvider {
+  /** Messages that reached (or will reach) the phone. */
   readonly sent: SentMessage[] = [];
+  /** Every create call. */
   readonly requests: SentMessage[] = [];
+  /** Every status read of a message (its sid). */
+  readonly statusReads: string[] = [];
   private failures = new Map<string, ProviderError>();
   private failAll?: ProviderError;
+  private pendingReads = new Map<string, number>();
+  private delays = new Map<string, number>();
+  private readonly messages = new Map<string, StoredMessage>();
   private server?: Server;
   port = 0;
 
@@ -85,8 +109,20 @@ export class MessagingProvider {
     this.failAll = error;
   }
 
+  /** The next messages to this number stay `queued` for `reads` status reads before reaching their final status. */
+  queuedFor(phone: string, reads: number): void {
+    this.pendingReads.set(`whatsapp:${phone}`, reads);
+  }
+
+  /** Create calls for this number answer after `ms` (the message is stored first, as a slow provider would). */
+  delayFor(phone: string, ms: number): void {
+    this.delays.set(`whatsapp:${phone}`, ms);
+  }
+
   reset(): void {
     this.failures.clear();
+    this.pendingReads.clear();
+    this.delays.clear();
     this.failAll = undefined;
   }
 
@@ -108,53 +144,114 @@ export class MessagingProvider {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
-    const match = /^\/2010-04-01\/Accounts\/(AC\w+)\/Messages\.json$/.exec(req.url ?? '');
+    const url = new URL(req.url ?? '/', 'http://provider');
     const reply = (status: number, body: object) => {
       res.writeHead(status, { 'content-type': 'application/json' });
       res.end(JSON.stringify(body));
     };
-    if (req.method !== 'POST' || !match)
-      return reply(404, { code: 20404, message: 'Not found', status: 404 });
     const [username, password] = Buffer.from(
       (req.headers.authorization ?? '').replace(/^Basic /, ''),
       'base64',
     )
       .toString('utf8')
       .split(':');
+    const errorBody = (error: ProviderError) => ({
+      code: error.code,
+      message: error.message,
+      more_info: `https://www.twilio.com/docs/errors/${error.code}`,
+      status: error.status,
+    });
+    const one = /^\/2010-04-01\/Accounts\/(AC\w+)\/Messages\/(SM\w+)\.json$/.exec(url.pathname);
+    const list = /^\/2010-04-01\/Accounts\/(AC\w+)\/Messages\.json$/.exec(url.pathname);
+    const account = (one ?? list)?.[1];
+    if (!account) return reply(404, { code: 20404, message: 'Not found', status: 404 });
+    if (username !== account || !password) {
+      const error = ProviderErrors.accountDisabled();
+      return reply(error.status, errorBody(error));
+    }
+
+    if (req.method === 'GET' && one) {
+      const stored = this.messages.get(one[2]);
+      if (!stored) return reply(404, { code: 20404, message: 'Not found', status: 404 });
+      this.statusReads.push(stored.sid);
+      return reply(200, this.resource(account, stored, true));
+    }
+    if (req.method === 'GET' && list) {
+      const to = url.searchParams.get('To');
+      const after = url.searchParams.get('DateSent>');
+      const found = [...this.messages.values()]
+        .filter((m) => (!to || m.to === to) && (!after || m.dateCreated >= new Date(after)))
+        .reverse()
+        .map((m) => this.resource(account, m, false));
+      return reply(200, {
+        messages: found,
+        end: Math.max(0, found.length - 1),
+        first_page_uri: url.pathname,
+        next_page_uri: null,
+        page: 0,
+        page_size: 50,
+        previous_page_uri: null,
+        start: 0,
+        uri: url.pathname,
+      });
+    }
+    if (req.method !== 'POST' || !list)
+      return reply(404, { code: 20404, message: 'Not found', status: 404 });
+
     const form = new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
     const message: SentMessage = {
-      accountSid: match[1],
+      accountSid: account,
       to: form.get('To') ?? '',
       from: form.get('From') ?? '',
       body: form.get('Body') ?? '',
       authorization: { username, password },
     };
     this.requests.push(message);
-    const error =
-      username !== match[1] || !password
-        ? ProviderErrors.accountDisabled()
-        : (this.failAll ?? this.failures.get(message.to));
-    if (error) {
-      return reply(error.status, {
-        code: error.code,
-        message: error.message,
-        more_info: `https://www.twilio.com/docs/errors/${error.code}`,
-        status: error.status,
-      });
-    }
-    this.sent.push(message);
+    const error = this.failAll ?? this.failures.get(message.to);
+    if (error && !ASYNC_CODES.has(error.code)) return reply(error.status, errorBody(error));
     const sid = `SM${randomBytes(16).toString('hex')}`;
-    reply(201, {
+    const stored: StoredMessage = {
       sid,
-      account_sid: match[1],
       to: message.to,
       from: message.from,
       body: message.body,
-      status: 'queued',
+      dateCreated: new Date(),
+      queuedReads: this.pendingReads.get(message.to) ?? 0,
+      final: error ? { status: 'failed', error } : { status: 'delivered' },
+    };
+    this.messages.set(sid, stored);
+    if (!error) this.sent.push(message);
+    const delay = this.delays.get(message.to);
+    if (delay) await new Promise((resolve) => setTimeout(resolve, delay));
+    reply(201, this.resource(account, stored, false));
+  }
+
+  /** The Message resource as the provider shows it; a status read moves a queued message on. */
+  private resource(account: string, m: StoredMessage, read: boolean) {
+    let status: string = 'queued';
+    let error: ProviderError | undefined;
+    if (read || m.queuedReads < 0) {
+      if (m.queuedReads > 0) m.queuedReads -= 1;
+      else {
+        m.queuedReads = -1;
+        status = m.final.status;
+        if (m.final.status === 'failed') error = m.final.error;
+      }
+    }
+    return {
+      sid: m.sid,
+      account_sid: account,
+      to: m.to,
+      from: m.from,
+      body: m.body,
+      status,
+      error_code: error ? error.code : null,
+      error_message: error ? error.message : null,
       num_segments: '1',
       direction: 'outbound-api',
-      date_created: new Date().toUTCString(),
-      uri: `/2010-04-01/Accounts/${match[1]}/Messages/${sid}.json`,
-    });
+      date_created: m.dateCreated.toUTCString(),
+      date_sent: m.dateCreated.toUTCString(),
+      uri: `/2010-04-01/Accounts/${account}/Messages/${m.sid}.json`,
+    };
   }
 }

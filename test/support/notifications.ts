@@ -1,3 +1,4 @@
+import { Clock, FixedClock } from '../../src/common/time/clock';
 import { NotificationQueue } from '../../src/modules/notifications/notification-queue';
 import { NotificationSchedules } from '../../src/modules/notifications/notification-schedules';
 import { NotificationTriggers } from '../../src/modules/notifications/notification-triggers';
@@ -18,4 +19,20 @@ export function notificationsOf(t: TestApp) {
       return queue.drain();
     },
   };
+}
+
+/**
+ * Puts the app on a FixedClock set to `at`: the app's one Clock instance reads the fixed clock from now on, so the
+ * schedules' cron tick, the delivery deadlines and every write see the time the test sets.
+ */
+export function fixClock(t: TestApp, at: Date): FixedClock {
+  const fixed = new FixedClock(at);
+  const clock = t.app.get(Clock);
+  clock.now = () => fixed.now();
+  return fixed;
+}
+
+/** Back to the real time after fixClock. */
+export function restoreClock(t: TestApp): void {
+  delete (t.app.get(Clock) as { now?: unknown }).now;
 }

@@ -8,6 +8,8 @@ export const DomainEvents = {
   ExpenseChanged: 'expense.changed',
   ExpenseDeleted: 'expense.deleted',
   AttendanceMarked: 'attendance.marked',
+  /** After the per-mark events of one bulk request: the whole batch of one meal slot, for listeners that summarise. */
+  AttendanceMarkedInBulk: 'attendance.marked-in-bulk',
   MealPublished: 'meal.published',
   MealChanged: 'meal.changed',
   MealDeleted: 'meal.deleted',
@@ -39,6 +41,19 @@ export interface AttendanceEvent {
   /** Who marked: the member, or a manager/admin marking for them. */
   actorId: string;
   month: string;
+  /** When this status was set (ISO): a version that grows with every change of the mark. */
+  markedAt?: string;
+  /** Part of a bulk request; the same marks follow as one AttendanceMarkedInBulk event. */
+  inBulk?: boolean;
+}
+
+export interface AttendanceBulkEvent {
+  date: string;
+  mealType: string;
+  actorId: string;
+  /** When the batch was written (ISO), the same for all its marks. */
+  markedAt: string;
+  marks: AttendanceEvent[];
 }
 
 export interface MealEvent {
@@ -47,6 +62,8 @@ export interface MealEvent {
   mealType: string;
   dishes: string[];
   actorId: string;
+  /** The menu's updatedAt (ISO): a version that grows with every change. */
+  updatedAt?: string;
 }
 
 export interface FeedbackEvent {

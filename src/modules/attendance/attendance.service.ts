@@ -3,7 +3,7 @@ import { EventEmitter2 } from '@nestjs/event-emitter';
 import { type CurrentMember, isPrivileged } from '../../common/auth/auth.decorators';
 import { badRequest, FieldError, forbidden, notFound } from '../../common/errors/api-error';
 import { databaseErrorCode } from '../../common/errors/database-errors';
-import { AttendanceEvent, DomainEvents } from '../../common/events/domain-events';
+import { AttendanceBulkEvent, AttendanceEvent, DomainEvents } from '../../common/events/domain-events';
 import { publishDomainEvent } from '../../common/events/publish';
 import { Clock } from '../../common/time/clock';
 import { monthBounds, monthOf } from '../../common/time/dates';
@@ -188,7 +188,7 @@ export class AttendanceService {
         stored: await this.repository.findSlots(body.date, body.mealType, userIds, tx),
       };
     });
-    this.publish(written, caller.id);
+    this.publish(written, caller.id, { date: body.date, mealType: body.mealType, markedAt });
     const byUser = new Map(stored.map((row) => [row.userId, row]));
     const created = written.filter((row) => row.created).length;
     return {
@@ -199,20 +199,37 @@ export class AttendanceService {
     };
   }
 
-  /** After commit, one event per written mark; a failing listener never fails the request. */
-  private publish(marks: WrittenMark[], actorId: string): void {
-    for (const mark of marks) {
-      const event: AttendanceEvent = {
-        attendanceId: mark.id,
-        userId: mark.userId,
-        date: mark.date,
-        mealType: mark.mealType,
-        status: mark.status,
-        ...(mark.created ? {} : { previousStatus: otherStatus(mark.status) }),
+  /**
+   * After commit, one event per written mark; a failing listener never fails the request. A bulk request's marks
+   * are flagged `inBulk` and then published again as one AttendanceMarkedInBulk event of the slot.
+   */
+  private publish(
+    marks: WrittenMark[],
+    actorId: string,
+    bulk?: { date: string; mealType: string; markedAt: Date },
+  ): void {
+    const events = marks.map((mark): AttendanceEvent => ({
+      attendanceId: mark.id,
+      userId: mark.userId,
+      date: mark.date,
+      mealType: mark.mealType,
+      status: mark.status,
+      ...(mark.created ? {} : { previousStatus: otherStatus(mark.status) }),
+      actorId,
+      month: monthOf(mark.date),
+      markedAt: mark.markedAt.toISOString(),
+      ...(bulk ? { inBulk: true } : {}),
+    }));
+    for (const event of events) publishDomainEvent(this.events, DomainEvents.AttendanceMarked, event);
+    if (bulk && events.length) {
+      const batch: AttendanceBulkEvent = {
+        date: bulk.date,
+        mealType: bulk.mealType,
         actorId,
-        month: monthOf(mark.date),
+        markedAt: bulk.markedAt.toISOString(),
+        marks: events,
       };
-      publishDomainEvent(this.events, DomainEvents.AttendanceMarked, event);
+      publishDomainEvent(this.events, DomainEvents.AttendanceMarkedInBulk, batch);
     }
   }
 }

@@ -7,4 +7,5 @@ export const mealEvent = (row: MealRow, actorId: string): MealEvent => ({
   mealType: row.mealType,
   dishes: [...row.dishes],
   actorId,
+  updatedAt: row.updatedAt.toISOString(),
 });

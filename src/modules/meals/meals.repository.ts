@@ -31,6 +31,15 @@ export class MealsRepository {
     return this.database.db;
   }
 
+  async existsForSlot(date: string, mealType: string): Promise<boolean> {
+    const [row] = await this.db
+      .select({ id: meals.id })
+      .from(meals)
+      .where(and(eq(meals.date, date), eq(meals.mealType, mealType)))
+      .limit(1);
+    return row !== undefined;
+  }
+
   async findById(id: string): Promise<MealWithCreator | undefined> {
     const [row] = await this.db
       .select(withCreator)

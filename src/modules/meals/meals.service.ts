@@ -35,6 +35,11 @@ export class MealsService {
     return sortMenus(rows, mealTimes, (row) => row.meal);
   }
 
+  /** Whether a menu is published for the slot (for other modules, which need no more than that). */
+  async exists(date: string, mealType: string): Promise<boolean> {
+    return this.repository.existsForSlot(date, mealType);
+  }
+
   async get(id: string): Promise<MealWithCreator> {
     const found = await this.repository.findById(id);
     if (!found) throw notFound('Meal not found');

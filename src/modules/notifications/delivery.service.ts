@@ -7,11 +7,16 @@ import { maskPhone } from '../users/phone';
 import { UsersService } from '../users/users.service';
 import { DeliveryError, DeliveryErrors } from './channels/delivery-error';
 import { EmailChannel } from './channels/email.channel';
-import { WhatsAppChannel } from './channels/whatsapp.channel';
+import {
+  classifyMessageFailure,
+  type MessageStatus,
+  messageState,
+  WhatsAppChannel,
+} from './channels/whatsapp.channel';
 import { renderEmail } from './email-template';
 import { type Channel, NOTIFICATION_TYPE_INFO } from './notification-types';
 import { NotificationsRepository } from './notifications.repository';
-import type { ChannelOutcome, NotificationRow } from './notifications.schema';
+import type { AcceptedOutcome, ChannelOutcome, NotificationRow } from './notifications.schema';
 import { effectivePreferences } from './preferences';
 import { afterFailure, nextStep, planRoute } from './routing';
 
@@ -21,7 +26,8 @@ export interface Recipient {
 }
 
 export interface RouteResult {
-  kind: 'sent' | 'failed' | 'retry';
+  /** `check`: WhatsApp accepted the message and its final status is to be read again at `checkAt`. */
+  kind: 'sent' | 'failed' | 'retry' | 'check';
   channels: Channel[];
   outcomes: Partial<Record<Channel, ChannelOutcome>>;
   via?: Channel;
@@ -29,10 +35,17 @@ export interface RouteResult {
   messageId?: string;
   /** The last failure's text (also set when a fallback succeeded). */
   error?: string;
+  checkAt?: Date;
 }
 
 export type DeliveryOutcome =
-  { kind: 'sent' } | { kind: 'failed'; error: string } | { kind: 'retry'; error: string };
+  | { kind: 'sent' }
+  | { kind: 'failed'; error: string }
+  | { kind: 'retry'; error: string }
+  /** Read the accepted WhatsApp message's status again at `at` (`checks` reads so far). */
+  | { kind: 'check'; at: Date; checks: number };
+
+type Outcomes = Partial<Record<Channel, ChannelOutcome>>;
 
 /** Sends one message through its route of channels, with the fallback, the logs and the monthly allowance. */
 @Injectable()
@@ -58,8 +71,10 @@ export class DeliveryService {
   }
 
   /**
-   * Delivers a stored notification (one job attempt). Resumes from the outcomes already recorded, so a retried
-   * job never sends through a channel that already succeeded or failed for good.
+   * Delivers a stored notification (one job run). Resumes from the outcomes already recorded, so a retried job
+   * never sends through a channel that already succeeded or failed for good, and a WhatsApp message the provider
+   * accepted is followed to its final status instead of being sent again. The row stays `queued` while it waits
+   * for that status (a run that only reads a status is not counted as an attempt).
    */
   async deliver(notificationId: string, attempt: { retriesLeft: boolean }): Promise<DeliveryOutcome> {
     const row = await this.repository.findById(notificationId);
@@ -73,7 +88,8 @@ export class DeliveryService {
       return { kind: 'failed', error: 'The member no longer exists' };
     }
     const route = row.route ?? (await this.routeFor(row));
-    await this.repository.update(row.id, { route, attempts: row.attempts + 1 });
+    const onlyChecking = nextStep(route, row.outcomes).kind === 'confirm';
+    await this.repository.update(row.id, { route, attempts: row.attempts + (onlyChecking ? 0 : 1) });
 
     const result = await this.runRoute(
       route,
@@ -83,13 +99,19 @@ export class DeliveryService {
       { title: row.title, content: row.content },
       {
         retriesLeft: attempt.retriesLeft,
+        canWait: true,
         log: { notificationId: row.id, userId: row.userId, type: row.type },
-        // Each final outcome is written at once, so a crash right after a send does not send it again.
+        // Each outcome is written at once, so a crash right after a send does not send it again.
         record: (outcomes, channels) =>
           this.repository.update(row.id, { outcomes, channels }).then(() => undefined),
       },
     );
 
+    if (result.kind === 'check') {
+      const accepted = result.outcomes.whatsapp as AcceptedOutcome;
+      await this.repository.update(row.id, { providerMessageId: accepted.messageId });
+      return { kind: 'check', at: result.checkAt!, checks: accepted.checks };
+    }
     if (result.kind === 'sent') {
       await this.repository.update(row.id, {
         status: 'sent',
@@ -118,18 +140,22 @@ export class DeliveryService {
   /**
    * Tries the channels of `route` in order until one succeeds. A failed WhatsApp send before email logs a warning,
    * then that the fallback is attempted, then the fallback's success. A transient failure of the last channel ends
-   * in `retry` while retries are left.
+   * in `retry` while retries are left. A WhatsApp message the provider accepted counts only once its status says it
+   * went out: its status is read at once, and, while it is still on its way, again at `checkAt` (`check`) until
+   * NOTIFY_WHATSAPP_CONFIRM_SECONDS after the acceptance. Without `canWait` (the test send) an accepted message
+   * whose first status read is not final counts as sent.
    */
   async runRoute(
     route: Channel[],
-    outcomes: Partial<Record<Channel, ChannelOutcome>>,
+    outcomes: Outcomes,
     channels: Channel[],
     recipient: Recipient,
     message: { title: string; content: string },
     options: {
       retriesLeft: boolean;
+      canWait?: boolean;
       log: Record<string, unknown>;
-      record?: (outcomes: Partial<Record<Channel, ChannelOutcome>>, channels: Channel[]) => Promise<void>;
+      record?: (outcomes: Outcomes, channels: Channel[]) => Promise<void>;
     },
   ): Promise<RouteResult> {
     let lastError: string | undefined;
@@ -153,20 +179,46 @@ export class DeliveryService {
       if (step.kind === 'failed')
         return { kind: 'failed', channels, outcomes, fallbackUsed: false, error: step.error };
 
-      if (step.fallback) this.logger.log({ ...options.log, channel: step.channel }, 'Falling back to email');
-      if (!channels.includes(step.channel)) channels.push(step.channel);
-      const at = this.clock.now().toISOString();
-      try {
-        const { messageId } = await this.send(step.channel, recipient, message);
-        outcomes[step.channel] = { ok: true, messageId, at };
-      } catch (caught) {
-        if (!(caught instanceof DeliveryError)) {
-          this.logger.error(
-            { ...options.log, reason: (caught as Error)?.message },
-            'Unexpected error while sending',
-          );
+      let failure: DeliveryError | undefined;
+      if (step.kind === 'confirm') {
+        const confirmed = await this.confirm(step.outcome, options.canWait ?? false);
+        if (confirmed.kind === 'wait') {
+          outcomes[step.channel] = confirmed.outcome;
+          await options.record?.(outcomes, channels);
+          return { kind: 'check', channels, outcomes, fallbackUsed: false, checkAt: confirmed.at };
         }
-        const failure = asDeliveryError(step.channel, caught);
+        if (confirmed.kind === 'delivered') {
+          outcomes[step.channel] = { ok: true, messageId: step.outcome.messageId, at: step.outcome.at };
+        } else {
+          failure = confirmed.failure;
+          // the provider's record of the failure replaces the acceptance; a retry sends afresh
+          delete outcomes[step.channel];
+        }
+      } else {
+        if (step.fallback)
+          this.logger.log({ ...options.log, channel: step.channel }, 'Falling back to email');
+        if (!channels.includes(step.channel)) channels.push(step.channel);
+        const at = this.clock.now().toISOString();
+        try {
+          const sent = await this.send(step.channel, recipient, message);
+          outcomes[step.channel] =
+            sent.state === 'pending'
+              ? { ok: 'accepted', messageId: sent.messageId, at, checks: 0 }
+              : { ok: true, messageId: sent.messageId, at };
+          if (sent.state === 'failed') failure = sent.failure;
+        } catch (caught) {
+          if (!(caught instanceof DeliveryError)) {
+            this.logger.error(
+              { ...options.log, reason: (caught as Error)?.message },
+              'Unexpected error while sending',
+            );
+          }
+          failure = asDeliveryError(step.channel, caught);
+        }
+        if (failure) delete outcomes[step.channel];
+      }
+
+      if (failure) {
         lastError = failure.message;
         const next = afterFailure(route, step.channel, failure, options.retriesLeft);
         this.logger.warn(
@@ -189,40 +241,114 @@ export class DeliveryService {
           ok: false,
           error: failure.message,
           ...(failure.code ? { code: failure.code } : {}),
-          at,
+          at: this.clock.now().toISOString(),
         };
       }
       await options.record?.(outcomes, channels);
     }
   }
 
-  /** One message through one channel; WhatsApp also takes one message from the month's allowance. */
+  /**
+   * One message through one channel; WhatsApp also takes one message from the month's allowance. A WhatsApp
+   * message comes back `pending` when the provider accepted it and its status is not final yet, `failed` when
+   * the provider already gave up on it.
+   */
   async send(
     channel: Channel,
     recipient: Recipient,
     message: { title: string; content: string },
-  ): Promise<{ messageId: string }> {
+  ): Promise<
+    | { state: 'delivered' | 'pending'; messageId: string }
+    | { state: 'failed'; messageId: string; failure: DeliveryError }
+  > {
     if (channel === 'email') {
       if (!this.email.enabled) throw new DeliveryError('email', DeliveryErrors.mailNotConfigured, true);
       if (!recipient.email) throw new DeliveryError('email', DeliveryErrors.mailRecipientRefused, true);
       const { messName } = await this.messConfig.settings();
       const rendered = renderEmail({ messName, title: message.title, content: message.content });
-      return this.email.send({ to: recipient.email, fromName: messName, ...rendered });
+      const { messageId } = await this.email.send({ to: recipient.email, fromName: messName, ...rendered });
+      return { state: 'delivered', messageId };
     }
     if (!this.whatsapp.enabled)
       throw new DeliveryError('whatsapp', DeliveryErrors.messagingNotConfigured, true);
     if (!recipient.phone) throw new DeliveryError('whatsapp', DeliveryErrors.phoneUnavailable, true);
     const { monthlyLimit } = this.config.notifications.messaging;
-    const month = monthOf(localParts(this.clock.now(), this.config.messTimezone).date);
+    const month = this.monthOf(this.clock.now());
     if (!(await this.repository.reserveMessage(month, monthlyLimit))) {
       throw new DeliveryError('whatsapp', DeliveryErrors.monthlyLimit(monthlyLimit), true, 'MONTHLY_LIMIT');
     }
+    let sent: Awaited<ReturnType<WhatsAppChannel['send']>>;
     try {
-      return await this.whatsapp.send(recipient.phone, message.title, message.content);
+      sent = await this.whatsapp.send(recipient.phone, message.title, message.content);
     } catch (error) {
       await this.repository.releaseMessage(month);
       throw error;
     }
+    return this.afterStatus(sent.messageId, sent.status, undefined, month);
+  }
+
+  /** Reads an accepted WhatsApp message's status: final now, or when to read it again. */
+  private async confirm(
+    accepted: AcceptedOutcome,
+    canWait: boolean,
+  ): Promise<
+    | { kind: 'delivered' }
+    | { kind: 'failed'; failure: DeliveryError }
+    | { kind: 'wait'; outcome: AcceptedOutcome; at: Date }
+  > {
+    const { checkSeconds, confirmSeconds } = this.config.notifications.messaging;
+    let read: { state: 'delivered' | 'pending' } | { state: 'failed'; failure: DeliveryError };
+    try {
+      const { status, errorCode } = await this.whatsapp.status(accepted.messageId);
+      read = await this.afterStatus(
+        accepted.messageId,
+        status,
+        errorCode,
+        this.monthOf(new Date(accepted.at)),
+      );
+    } catch (error) {
+      // Not knowing the status is not a failure of the message: read it again later.
+      this.logger.warn(
+        { messageId: accepted.messageId, reason: asDeliveryError('whatsapp', error).message },
+        'WhatsApp status could not be read',
+      );
+      read = { state: 'pending' };
+    }
+    if (read.state === 'delivered') return { kind: 'delivered' };
+    if (read.state === 'failed') return { kind: 'failed', failure: read.failure };
+    if (!canWait) return { kind: 'delivered' };
+    const now = this.clock.now().getTime();
+    const deadline = new Date(accepted.at).getTime() + confirmSeconds * 1000;
+    if (now >= deadline) {
+      // The message may still go out, so it is neither sent again nor given back to the allowance.
+      return {
+        kind: 'failed',
+        failure: new DeliveryError('whatsapp', DeliveryErrors.messagingUnconfirmed, true, 'UNCONFIRMED'),
+      };
+    }
+    const checks = accepted.checks + 1;
+    const delay = Math.min(checkSeconds * 1000 * 2 ** (checks - 1), deadline - now);
+    return { kind: 'wait', outcome: { ...accepted, checks }, at: new Date(now + delay) };
+  }
+
+  private async afterStatus(
+    messageId: string,
+    status: MessageStatus,
+    errorCode: number | undefined,
+    month: string,
+  ): Promise<
+    | { state: 'delivered' | 'pending'; messageId: string }
+    | { state: 'failed'; messageId: string; failure: DeliveryError }
+  > {
+    const state = messageState(status);
+    if (state !== 'failed') return { state, messageId };
+    // The provider gave up on the message: it does not count against the allowance.
+    await this.repository.releaseMessage(month);
+    return { state, messageId, failure: classifyMessageFailure(errorCode) };
+  }
+
+  private monthOf(instant: Date): string {
+    return monthOf(localParts(instant, this.config.messTimezone).date);
   }
 
   private async routeFor(row: NotificationRow): Promise<Channel[]> {
@@ -235,13 +361,10 @@ export class DeliveryService {
   }
 }
 
-function lastFailure(
-  route: Channel[],
-  outcomes: Partial<Record<Channel, ChannelOutcome>>,
-): string | undefined {
-  const failures = route.map((channel) => outcomes[channel]).filter((o) => o && !o.ok);
+function lastFailure(route: Channel[], outcomes: Outcomes): string | undefined {
+  const failures = route.map((channel) => outcomes[channel]).filter((o) => o?.ok === false);
   const last = failures.at(-1);
-  return last && !last.ok ? last.error : undefined;
+  return last?.ok === false ? last.error : undefined;
 }
 
 function asDeliveryError(channel: Channel, error: unknown): DeliveryError {

@@ -27,10 +27,19 @@ export const Messages = {
       'If your plans changed, update the mark in the app before the meal starts.',
   }),
 
-  mealUpdate: (meal: { date: string; mealType: string; dishes: string[] }, published: boolean): Message => ({
-    title: `${published ? 'Menu published' : 'Menu changed'}: ${meal.mealType} on ${meal.date}`,
-    content: `${meal.mealType} on ${meal.date}: ${meal.dishes.length ? meal.dishes.join(', ') : 'no dishes listed'}.`,
-  }),
+  mealUpdate: (
+    meal: { date: string; mealType: string; dishes: string[] },
+    change: 'published' | 'changed' | 'withdrawn',
+  ): Message =>
+    change === 'withdrawn'
+      ? {
+          title: `Menu withdrawn: ${meal.mealType} on ${meal.date}`,
+          content: `The menu for ${meal.mealType} on ${meal.date} was withdrawn; watch for a new one.`,
+        }
+      : {
+          title: `${change === 'published' ? 'Menu published' : 'Menu changed'}: ${meal.mealType} on ${meal.date}`,
+          content: `${meal.mealType} on ${meal.date}: ${meal.dishes.length ? meal.dishes.join(', ') : 'no dishes listed'}.`,
+        },
 
   expenseAdded: (expense: {
     amountPaise: number;
@@ -64,6 +73,36 @@ export const Messages = {
       )
       .join('\n'),
   }),
+
+  /** One alert for many marks of one slot (a bulk request): counts, then up to 20 names. */
+  slotDiscrepancies: (
+    slot: { date: string; mealType: string },
+    marks: { memberName: string; status: string; previousStatus?: string }[],
+    reasons: ('after-meal' | 'no-menu')[],
+  ): Message => {
+    const present = marks.filter((m) => m.status === 'present').length;
+    const changed = marks.filter((m) => m.previousStatus).length;
+    const listed = marks
+      .slice(0, 20)
+      .map((m) =>
+        m.previousStatus
+          ? `${m.memberName}: ${m.previousStatus} → ${m.status}`
+          : `${m.memberName}: ${m.status}`,
+      );
+    const more = marks.length > 20 ? [`… and ${marks.length - 20} more`] : [];
+    return {
+      title: `Attendance discrepancy: ${marks.length} marks for ${slot.mealType} on ${slot.date}`,
+      content: [
+        ...reasons.map((reason) =>
+          reason === 'no-menu'
+            ? `${present} member${present === 1 ? ' is' : 's are'} marked present for ${slot.mealType} on ${slot.date}, but no menu was published for that meal.`
+            : `${marks.length} marks for ${slot.mealType} on ${slot.date} were made or changed after the meal ended (${changed} changed, ${present} present, ${marks.length - present} absent).`,
+        ),
+        ...listed,
+        ...more,
+      ].join('\n'),
+    };
+  },
 
   costSummary: (
     month: string,

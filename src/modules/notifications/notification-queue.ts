@@ -1,5 +1,6 @@
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { sql } from 'drizzle-orm';
+import { createHash } from 'node:crypto';
 import { fromDrizzle, PgBoss, type JobWithMetadata } from 'pg-boss';
 import { JobCounts, JobQueueStats } from '../../common/stats/service-stats';
 import { AppConfig } from '../../config/app-config';
@@ -15,6 +16,26 @@ export const QUEUE_SCHEMA = 'pgboss';
 
 interface DeliveryJob {
   notificationId: string;
+}
+
+/** A UUID named by the notification and the number of its status reads so far. */
+function followUpId(notificationId: string, checks: number): string {
+  const hex = createHash('sha256').update(`${notificationId}:status:${checks}`).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+/** Runs `work` over `items` with at most `limit` at a time; results in the items' order. */
+async function mapBounded<T, R>(items: T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await work(items[index]);
+    }
+  });
+  await Promise.all(lanes);
+  return results;
 }
 
 /**
@@ -46,7 +67,7 @@ export class NotificationQueue implements OnModuleInit, OnModuleDestroy {
         : new PgBoss({
             ...common,
             connectionString: connection.url,
-            max: Math.max(2, settings.concurrency + 1),
+            max: Math.max(2, Math.min(settings.concurrency, 10) + 1),
             application_name: 'mess-queue',
           });
     // Only the message: a driver error can carry connection details.
@@ -68,17 +89,32 @@ export class NotificationQueue implements OnModuleInit, OnModuleDestroy {
     this.stats.attach(() => this.counts());
 
     if (settings.workerEnabled) {
+      // One worker fetches batches and delivers each batch's jobs side by side (at most `concurrency` at a time);
+      // while fetches come back full it fetches again at once (burstWhenBatchFull) instead of sleeping the polling
+      // interval. Each job is settled on its own (perJobResults): one failure never fails its batch-mates.
       await boss.work(
         DELIVERY_QUEUE,
         {
           includeMetadata: true,
-          batchSize: 1,
+          batchSize: settings.batchSize,
+          burstWhenBatchFull: true,
+          perJobResults: true,
           pollingIntervalSeconds: settings.pollSeconds,
-          localConcurrency: settings.concurrency,
+          localConcurrency: 1,
         },
-        async ([job]: JobWithMetadata<DeliveryJob>[]) => this.process(job),
+        async (jobs: JobWithMetadata<DeliveryJob>[]) =>
+          mapBounded(jobs, settings.concurrency, async (job) => {
+            try {
+              await this.process(job);
+              return { id: job.id, status: 'completed' as const };
+            } catch (error) {
+              return { id: job.id, status: 'failed' as const, output: { message: (error as Error).message } };
+            }
+          }),
       );
-      this.logger.log(`Delivery worker started (polling every ${settings.pollSeconds} s)`);
+      this.logger.log(
+        `Delivery worker started (batches of ${settings.batchSize}, ${settings.concurrency} at a time, polling every ${settings.pollSeconds} s when idle)`,
+      );
     }
   }
 
@@ -143,12 +179,26 @@ export class NotificationQueue implements OnModuleInit, OnModuleDestroy {
     return waiting.length;
   }
 
-  /** Runs one job; throws when the failure is transient and retries are left, so pg-boss retries it later. */
+  /**
+   * Runs one job; throws when the failure is transient and retries are left, so pg-boss retries it later. When
+   * WhatsApp accepted the message and its status is not final, a follow-up job reads it again at the time asked;
+   * its id is derived from the notification and the number of reads, so a job run twice adds it once.
+   */
   private async process(job: JobWithMetadata<DeliveryJob>): Promise<void> {
     const outcome = await this.delivery.deliver(job.data.notificationId, {
       retriesLeft: job.retryCount < job.retryLimit,
     });
     if (outcome.kind === 'retry') throw new Error(outcome.error);
+    if (outcome.kind === 'check') {
+      const id = job.data.notificationId;
+      await this.requireBoss().insert(DELIVERY_QUEUE, [
+        {
+          id: followUpId(id, outcome.checks),
+          data: { notificationId: id },
+          startAfter: outcome.at,
+        },
+      ]);
+    }
   }
 
   private requireBoss(): PgBoss {

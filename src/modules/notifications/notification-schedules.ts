@@ -33,8 +33,8 @@ export const MONTHLY_BILLS = Symbol('MONTHLY_BILLS');
  * |-------------------------|------------------------------------------------------------------|---------------------------------------|
  * | MEAL_REMINDER           | from NOTIFY_MEAL_REMINDER_MINUTES (60) before each meal to its start | members who have not marked that meal |
  * | ATTENDANCE_CONFIRMATION | from NOTIFY_ATTENDANCE_CONFIRMATION_MINUTES (30) before each meal   | members who have marked it            |
- * | COST_SUMMARY            | the 1st of the month, from NOTIFY_MONTHLY_TIME (09:00)           | members with meals last month         |
- * | PAYMENT_DUE             | NOTIFY_PAYMENT_DUE_DAYS (7) days later, from the same time       | members with a share to pay           |
+ * | COST_SUMMARY            | from the 1st, NOTIFY_MONTHLY_TIME (09:00), to the month's end    | members with meals last month         |
+ * | PAYMENT_DUE             | from NOTIFY_PAYMENT_DUE_DAYS (7) days later, same time           | members with a share to pay           |
  *
  * The handlers take the instant to act at, so tests drive them with any clock.
  */
@@ -175,12 +175,20 @@ export class NotificationSchedules {
     return queued;
   }
 
-  /** The month before `now` when today is its `day`-th day (in the mess time zone) and the monthly time has come. */
+  /**
+   * The month before `now` once its `day`-th day and the monthly time have come (in the mess time zone), on that
+   * day or any later day of the month: a service that was down on the day catches up when it is back. The dedupe
+   * keys make every later tick a no-op. `due` is the day it was meant for.
+   */
   private monthlyDue(now: Date, day: number): { month: string; today: string } | undefined {
     const { date, time } = localParts(now, this.config.messTimezone);
-    if (Number(date.slice(8)) !== day || time < this.config.notifications.schedules.monthlyTime)
-      return undefined;
-    return { month: monthOf(addDays(`${monthOf(date)}-01`, -1)), today: date };
+    const dayOfMonth = Number(date.slice(8));
+    const monthlyTime = this.config.notifications.schedules.monthlyTime;
+    if (dayOfMonth < day || (dayOfMonth === day && time < monthlyTime)) return undefined;
+    return {
+      month: monthOf(addDays(`${monthOf(date)}-01`, -1)),
+      today: `${monthOf(date)}-${String(day).padStart(2, '0')}`,
+    };
   }
 
   private async billOf(month: string) {

@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { OnEvent } from '@nestjs/event-emitter';
-import { createHash } from 'node:crypto';
 import {
+  type AttendanceBulkEvent,
   type AttendanceEvent,
   DomainEvents,
   type ExpenseEvent,
@@ -12,7 +12,6 @@ import { Clock } from '../../common/time/clock';
 import { localParts, zonedInstant } from '../../common/time/dates';
 import { AppConfig } from '../../config/app-config';
 import { ExpensesQueries } from '../expenses/expenses.queries';
-import { ListMealsQuery } from '../meals/dto/meal.requests';
 import { MealsService } from '../meals/meals.service';
 import { MessConfigService } from '../mess-config/mess-config.service';
 import { UsersService } from '../users/users.service';
@@ -27,8 +26,8 @@ import { PendingWork } from './pending-work';
  * |-------------------|-------------------------------|----------------------------------------------|
  * | EXPENSE_ADDED     | expense recorded              | managers and treasurers, but not the recorder |
  * | BUDGET_EXCEEDED   | expense recorded or changed   | managers, treasurers and admins; once a month |
- * | MEAL_UPDATE       | menu published or changed     | every member but the publisher; today onward  |
- * | DISCREPANCY_ALERT | attendance marked or changed  | managers but the one who marked               |
+ * | MEAL_UPDATE       | menu published, changed or withdrawn | every member but the publisher; today onward |
+ * | DISCREPANCY_ALERT | attendance marked or changed  | managers but the one who marked; one per bulk |
  */
 @Injectable()
 export class NotificationTriggers {
@@ -65,17 +64,29 @@ export class NotificationTriggers {
 
   @OnEvent(DomainEvents.MealPublished)
   onMealPublished(event: MealEvent): void {
-    this.pending.track('menu published', () => this.mealUpdate(event, true));
+    this.pending.track('menu published', () => this.mealUpdate(event, 'published'));
   }
 
   @OnEvent(DomainEvents.MealChanged)
   onMealChanged(event: MealEvent): void {
-    this.pending.track('menu changed', () => this.mealUpdate(event, false));
+    this.pending.track('menu changed', () => this.mealUpdate(event, 'changed'));
+  }
+
+  @OnEvent(DomainEvents.MealDeleted)
+  onMealDeleted(event: MealEvent): void {
+    this.pending.track('menu withdrawn', () => this.mealUpdate(event, 'withdrawn'));
   }
 
   @OnEvent(DomainEvents.AttendanceMarked)
   onAttendanceMarked(event: AttendanceEvent): void {
+    // a bulk request's marks are handled once, together, from AttendanceMarkedInBulk
+    if (event.inBulk) return;
     this.pending.track('attendance marked', () => this.discrepancy(event));
+  }
+
+  @OnEvent(DomainEvents.AttendanceMarkedInBulk)
+  onAttendanceMarkedInBulk(event: AttendanceBulkEvent): void {
+    this.pending.track('attendance marked in bulk', () => this.slotDiscrepancies(event));
   }
 
   /** EXPENSE_ADDED to the managers and treasurers, except the member who recorded it. */
@@ -126,18 +137,21 @@ export class NotificationTriggers {
   }
 
   /**
-   * MEAL_UPDATE to every member but the publisher, for menus of today or later (a past menu is history). The same
-   * menu content is announced once per member.
+   * MEAL_UPDATE to every member but the publisher, for menus of today or later (a past menu is history): when a
+   * menu is published, changed or withdrawn. Keyed on the menu's version (its updatedAt), so every change is
+   * announced, back-and-forth ones too (Dal → Rajma → Dal is three), while a change handled twice is sent once. A
+   * re-save that leaves the announced content as it was announces nothing.
    */
-  async mealUpdate(event: MealEvent, published: boolean): Promise<number> {
+  async mealUpdate(event: MealEvent, change: 'published' | 'changed' | 'withdrawn'): Promise<number> {
     const today = localParts(this.clock.now(), this.config.messTimezone).date;
     if (event.date < today) return 0;
+    const message = Messages.mealUpdate(event, change);
+    const keyPrefix = `MEAL_UPDATE:${event.mealId}:`;
+    if (change === 'changed' && (await this.notifications.lastContent(keyPrefix)) === message.content)
+      return 0;
+    const version =
+      change === 'withdrawn' ? 'withdrawn' : (event.updatedAt ?? this.clock.now().toISOString());
     const recipients = await this.notifications.members();
-    const version = createHash('sha256')
-      .update(JSON.stringify([event.date, event.mealType, event.dishes]))
-      .digest('hex')
-      .slice(0, 16);
-    const message = Messages.mealUpdate(event, published);
     const created = await this.notifications.notify(
       recipients
         .filter((member) => member.id !== event.actorId)
@@ -145,52 +159,68 @@ export class NotificationTriggers {
           userId: member.id,
           type: 'MEAL_UPDATE' as const,
           ...message,
-          dedupeKey: `MEAL_UPDATE:${event.mealId}:${version}:${member.id}`,
+          dedupeKey: `${keyPrefix}${version}:${member.id}`,
         })),
     );
     return created.length;
   }
 
+  /** DISCREPANCY_ALERT for one mark (POST or PUT /attendance). */
+  discrepancy(event: AttendanceEvent): Promise<number> {
+    return this.slotDiscrepancies({
+      date: event.date,
+      mealType: event.mealType,
+      actorId: event.actorId,
+      markedAt: event.markedAt ?? this.clock.now().toISOString(),
+      marks: [event],
+    });
+  }
+
   /**
-   * DISCREPANCY_ALERT to the managers (but the one who marked) when a mark is created or changed after its meal
-   * ended, or when a member is marked present for a meal that has begun without a published menu.
+   * DISCREPANCY_ALERT to the managers (but the one who marked) when marks of one meal slot are created or changed
+   * after its meal ended, or members are marked present for a meal that has begun without a published menu. One
+   * alert per manager for a whole bulk request, summarising its marks; settings, menu, managers and names are read
+   * once. Keyed on the mark's (or the batch's) version, so every later change is reported and none twice.
    */
-  async discrepancy(event: AttendanceEvent): Promise<number> {
+  async slotDiscrepancies(batch: AttendanceBulkEvent): Promise<number> {
     const { mealTimes } = await this.messConfig.settings();
-    const meal = mealTimes.find((m) => m.name === event.mealType);
-    if (!meal) return 0;
+    const meal = mealTimes.find((m) => m.name === batch.mealType);
+    if (!meal || !batch.marks.length) return 0;
     const now = this.clock.now();
     const tz = this.config.messTimezone;
-    const reasons: ('after-meal' | 'no-menu')[] = [];
-    if (zonedInstant(event.date, meal.endTime, tz) <= now) reasons.push('after-meal');
-    if (
-      event.status === 'present' &&
-      zonedInstant(event.date, meal.startTime, tz) <= now &&
-      !(await this.menuExists(event.date, event.mealType))
-    ) {
-      reasons.push('no-menu');
-    }
-    if (!reasons.length) return 0;
-    const [managers, member] = await Promise.all([
+    const afterMeal = zonedInstant(batch.date, meal.endTime, tz) <= now;
+    const begun = zonedInstant(batch.date, meal.startTime, tz) <= now;
+    const noMenu =
+      begun &&
+      batch.marks.some((mark) => mark.status === 'present') &&
+      !(await this.meals.exists(batch.date, batch.mealType));
+    if (!afterMeal && !noMenu) return 0;
+    const reasons: ('after-meal' | 'no-menu')[] = [
+      ...(afterMeal ? (['after-meal'] as const) : []),
+      ...(noMenu ? (['no-menu'] as const) : []),
+    ];
+    const [managers, names] = await Promise.all([
       this.notifications.members(['manager']),
-      this.users.findById(event.userId),
+      this.users.namesOf([...new Set(batch.marks.map((mark) => mark.userId))]),
     ]);
-    const message = Messages.discrepancy({ ...event, memberName: member?.fullName ?? 'A member' }, reasons);
+    const marks = batch.marks.map((mark) => ({ ...mark, memberName: names.get(mark.userId) ?? 'A member' }));
+    const single = marks.length === 1 ? marks[0] : undefined;
+    const message = single
+      ? Messages.discrepancy(single, reasons)
+      : Messages.slotDiscrepancies(batch, marks, reasons);
+    const version = single
+      ? `${single.attendanceId}:${single.markedAt ?? batch.markedAt}:${single.status}`
+      : `${batch.date}:${batch.mealType}:${batch.markedAt}`;
     const created = await this.notifications.notify(
       managers
-        .filter((manager) => manager.id !== event.actorId)
+        .filter((manager) => manager.id !== batch.actorId)
         .map((manager) => ({
           userId: manager.id,
           type: 'DISCREPANCY_ALERT' as const,
           ...message,
-          dedupeKey: `DISCREPANCY_ALERT:${event.attendanceId}:${event.status}:${manager.id}`,
+          dedupeKey: `DISCREPANCY_ALERT:${version}:${manager.id}`,
         })),
     );
     return created.length;
-  }
-
-  private async menuExists(date: string, mealType: string): Promise<boolean> {
-    const query = Object.assign(new ListMealsQuery(), { date, mealType });
-    return (await this.meals.list(query)).length > 0;
   }
 }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { count, desc, eq, inArray, lt, sql } from 'drizzle-orm';
+import { count, desc, eq, inArray, like, lt, sql } from 'drizzle-orm';
 import { Database, DbOrTx } from '../../database/database';
 import type { ChannelPreference, PreferenceSwitch } from './notification-types';
 import {
@@ -35,6 +35,16 @@ export class NotificationsRepository {
   async findById(id: string): Promise<NotificationRow | undefined> {
     const [row] = await this.db.select().from(notifications).where(eq(notifications.id, id)).limit(1);
     return row;
+  }
+
+  async lastContentByKeyPrefix(keyPrefix: string): Promise<string | undefined> {
+    const [row] = await this.db
+      .select({ content: notifications.content })
+      .from(notifications)
+      .where(like(notifications.dedupeKey, `${keyPrefix.replace(/[\\%_]/g, '\\$&')}%`))
+      .orderBy(desc(notifications.createdAt))
+      .limit(1);
+    return row?.content;
   }
 
   async update(id: string, values: Partial<NewNotificationRow>): Promise<NotificationRow | undefined> {

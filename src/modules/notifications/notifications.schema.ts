@@ -17,9 +17,17 @@ import type { Channel, ChannelPreference, NotificationType, PreferenceSwitch } f
 export const NOTIFICATION_STATUSES = ['queued', 'retrying', 'sent', 'failed'] as const;
 export type NotificationStatus = (typeof NOTIFICATION_STATUSES)[number];
 
-/** The final outcome of one channel for one notification. A failure that will be retried is not recorded here. */
+/**
+ * The outcome of one channel for one notification: final (`ok` true or false), or, for WhatsApp, `accepted`: the
+ * provider took the message (`at`) and its final status is still to be read (`checks` reads so far). A failure that
+ * will be retried is not recorded here.
+ */
 export type ChannelOutcome =
-  { ok: true; messageId?: string; at: string } | { ok: false; error: string; code?: string; at: string };
+  | { ok: true; messageId?: string; at: string }
+  | { ok: false; error: string; code?: string; at: string }
+  | { ok: 'accepted'; messageId: string; at: string; checks: number };
+
+export type AcceptedOutcome = Extract<ChannelOutcome, { ok: 'accepted' }>;
 
 /**
  * One row per notification, the durable record the delivery job works from. `channels` lists the channels tried

@@ -104,6 +104,11 @@ export class NotificationsService {
     return created;
   }
 
+  /** The content of the newest notification whose dedupe key starts with `keyPrefix`. */
+  lastContent(keyPrefix: string): Promise<string | undefined> {
+    return this.repository.lastContentByKeyPrefix(keyPrefix);
+  }
+
   /** Approved members who may receive notifications; all of them, or those with one of `roles`. */
   members(roles?: Role[]) {
     return this.users.findApprovedByRoles(roles);

@@ -1,5 +1,5 @@
 import type { Channel, ChannelPreference } from './notification-types';
-import type { ChannelOutcome } from './notifications.schema';
+import type { AcceptedOutcome, ChannelOutcome } from './notifications.schema';
 
 /**
  * Channel routing, kept free of I/O so the rules are tested on their own.
@@ -23,18 +23,21 @@ export function planRoute(input: {
 
 export type NextStep =
   | { kind: 'attempt'; channel: Channel; fallback: boolean }
+  | { kind: 'confirm'; channel: Channel; outcome: AcceptedOutcome }
   | { kind: 'sent'; via: Channel; fallbackUsed: boolean; messageId?: string }
   | { kind: 'failed'; error: string };
 
 /**
- * What to do next, given the final outcomes recorded so far: the first channel without an outcome is attempted,
- * the first that succeeded ends it, and when every channel failed the notification failed.
+ * What to do next, given the outcomes recorded so far: the first channel without an outcome is attempted, one the
+ * provider accepted has its final status read, the first that succeeded ends it, and when every channel failed the
+ * notification failed.
  */
 export function nextStep(route: Channel[], outcomes: Partial<Record<Channel, ChannelOutcome>>): NextStep {
   let lastError = 'No channel to send through';
   for (const [index, channel] of route.entries()) {
     const outcome = outcomes[channel];
     if (!outcome) return { kind: 'attempt', channel, fallback: index > 0 };
+    if (outcome.ok === 'accepted') return { kind: 'confirm', channel, outcome };
     if (outcome.ok)
       return { kind: 'sent', via: channel, fallbackUsed: index > 0, messageId: outcome.messageId };
     lastError = outcome.error;

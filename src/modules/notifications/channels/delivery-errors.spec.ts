@@ -56,6 +56,34 @@ describe('classifyMailError', () => {
       message: DeliveryErrors.mailDeferred(451),
       permanent: false,
     });
+    // a daily sending limit and enhanced 4.x.x codes mean "later", whatever the reply code says
+    expect(
+      classifyMailError(
+        Object.assign(new Error('x'), {
+          code: 'EMESSAGE',
+          responseCode: 550,
+          response: '550 5.4.5 Daily user sending quota exceeded. d9443c01a7336-21',
+        }),
+      ),
+    ).toMatchObject({ message: DeliveryErrors.mailDeferred(550), permanent: false, code: '5.4.5' });
+    expect(
+      classifyMailError(
+        Object.assign(new Error('x'), {
+          code: 'EENVELOPE',
+          responseCode: 550,
+          response: '550-4.2.1 The user you are trying to contact is receiving mail too quickly',
+        }),
+      ),
+    ).toMatchObject({ permanent: false, code: '4.2.1' });
+    expect(
+      classifyMailError(
+        Object.assign(new Error('x'), {
+          code: 'EENVELOPE',
+          responseCode: 550,
+          response: '550 5.1.1 The email account that you tried to reach does not exist',
+        }),
+      ),
+    ).toMatchObject({ message: DeliveryErrors.mailRecipientRefused, permanent: true });
     expect(
       classifyMailError(Object.assign(new Error('x'), { code: 'EENVELOPE', responseCode: 550 })),
     ).toMatchObject({

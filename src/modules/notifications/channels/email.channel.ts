@@ -27,7 +27,11 @@ export class EmailChannel implements OnModuleDestroy {
       );
       return;
     }
+    // Pooled: a fan-out reuses a few open connections instead of a TCP and TLS handshake plus a login per message.
     this.transport = nodemailer.createTransport({
+      pool: true,
+      maxConnections: this.settings.maxConnections,
+      maxMessages: this.settings.maxMessages,
       host: this.settings.host,
       port: this.settings.port,
       secure: this.settings.secure,
@@ -78,13 +82,31 @@ const UNREACHABLE = new Set([
   'ECONNRESET',
 ]);
 
-/** SMTP 4xx and connection failures are transient; 5xx replies (but 503) and refused recipients are permanent. */
+/** Enhanced status codes (RFC 3463) that mean "later", even under a 5xx reply: 5.4.5 is a daily sending limit. */
+const TRANSIENT_ENHANCED = new Set(['5.4.5']);
+
+/**
+ * SMTP 4xx and connection failures are transient; so is any reply whose enhanced status code is 4.x.x, or a
+ * sending limit (5.4.5, "daily user sending quota exceeded"). Other 5xx replies (but 503) and refused recipients
+ * are permanent.
+ */
 export function classifyMailError(error: unknown): DeliveryError {
-  const e = error as { code?: unknown; responseCode?: unknown };
+  const e = error as { code?: unknown; responseCode?: unknown; response?: unknown };
   const code = typeof e?.code === 'string' ? e.code : undefined;
   const responseCode = typeof e?.responseCode === 'number' ? e.responseCode : undefined;
+  const enhanced =
+    typeof e?.response === 'string'
+      ? /^\d{3}[ -]([245]\.\d{1,3}\.\d{1,3})\b/.exec(e.response)?.[1]
+      : undefined;
   if (code === 'EAUTH' || code === 'ENOAUTH') {
     return new DeliveryError('email', DeliveryErrors.mailCredentials, false, code);
+  }
+  if (
+    responseCode !== undefined &&
+    enhanced &&
+    (enhanced.startsWith('4.') || TRANSIENT_ENHANCED.has(enhanced))
+  ) {
+    return new DeliveryError('email', DeliveryErrors.mailDeferred(responseCode), false, enhanced);
   }
   if (responseCode !== undefined && responseCode >= 500 && responseCode !== 503) {
     const text =

@@ -55,8 +55,16 @@ export class WhatsAppChannel {
     return this.client !== undefined;
   }
 
-  /** Sends `title`, a blank line, then `content`. Throws a DeliveryError that says what went wrong. */
-  async send(to: string | null | undefined, title: string, content: string): Promise<{ messageId: string }> {
+  /**
+   * Sends `title`, a blank line, then `content`. Throws a DeliveryError for what the provider refuses at once
+   * (invalid number, rate limit, account, outage). Acceptance is not delivery: the provider answers most channel
+   * failures (sandbox not joined, outside the window, unregistered number) later, on the message; see `status`.
+   */
+  async send(
+    to: string | null | undefined,
+    title: string,
+    content: string,
+  ): Promise<{ messageId: string; status: MessageStatus }> {
     if (!this.client) throw new DeliveryError('whatsapp', DeliveryErrors.messagingNotConfigured, true);
     if (!to) throw new DeliveryError('whatsapp', DeliveryErrors.phoneUnavailable, true);
     try {
@@ -65,11 +73,79 @@ export class WhatsAppChannel {
         to: `whatsapp:${to}`,
         body: `${title}\n\n${content}`,
       });
-      return { messageId: message.sid };
+      return { messageId: message.sid, status: message.status as MessageStatus };
     } catch (error) {
       throw classifyMessagingError(error);
     }
   }
+
+  /** The message's current status and, once it failed, the provider's error code. */
+  async status(messageId: string): Promise<{ status: MessageStatus; errorCode?: number }> {
+    if (!this.client) throw new DeliveryError('whatsapp', DeliveryErrors.messagingNotConfigured, true);
+    try {
+      const message = await this.client.messages(messageId).fetch();
+      return {
+        status: message.status as MessageStatus,
+        ...(message.errorCode ? { errorCode: Number(message.errorCode) } : {}),
+      };
+    } catch (error) {
+      throw classifyMessagingError(error);
+    }
+  }
+
+  /**
+   * Messages to `to` created at or after `since` (the provider's own record), newest first: how a retry after an
+   * unknown outcome (a timeout) finds out whether the earlier attempt was taken, instead of sending again.
+   */
+  async sentSince(to: string, since: Date): Promise<{ messageId: string; status: MessageStatus }[]> {
+    if (!this.client) throw new DeliveryError('whatsapp', DeliveryErrors.messagingNotConfigured, true);
+    try {
+      const messages = await this.client.messages.list({
+        to: `whatsapp:${to}`,
+        from: `whatsapp:${this.settings.phoneNumber}`,
+        dateSentAfter: since,
+        limit: 20,
+      });
+      return messages.map((m) => ({ messageId: m.sid, status: m.status as MessageStatus }));
+    } catch (error) {
+      throw classifyMessagingError(error);
+    }
+  }
+}
+
+/** The provider's message statuses. */
+export type MessageStatus =
+  | 'queued'
+  | 'accepted'
+  | 'scheduled'
+  | 'sending'
+  | 'sent'
+  | 'delivered'
+  | 'read'
+  | 'undelivered'
+  | 'failed'
+  | 'canceled'
+  | 'receiving'
+  | 'received'
+  | 'partially_delivered';
+
+/**
+ * Where a status leaves the message: `delivered` once the provider handed it to WhatsApp (`sent`) or further,
+ * `failed` when it gave up on it, `pending` while it is still on its way.
+ */
+export function messageState(status: MessageStatus): 'delivered' | 'failed' | 'pending' {
+  if (status === 'sent' || status === 'delivered' || status === 'read' || status === 'partially_delivered')
+    return 'delivered';
+  if (status === 'failed' || status === 'undelivered' || status === 'canceled') return 'failed';
+  return 'pending';
+}
+
+/** A failed message's error code (from the Message resource) as the same DeliveryError an immediate refusal gives. */
+export function classifyMessageFailure(errorCode: number | undefined): DeliveryError {
+  if (errorCode === undefined) {
+    return new DeliveryError('whatsapp', DeliveryErrors.messagingRefused('undelivered'), true, 'undelivered');
+  }
+  return classifyMessagingError({ status: 400, code: errorCode });
 }
 
 const NOT_REGISTERED = new Set([63015, 63016, 63003]);
