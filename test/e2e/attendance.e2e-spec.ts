@@ -551,6 +551,56 @@ describe('Attendance', () => {
       expect(await countOn(date)).toBe(0);
     });
 
+    it('answers a bulk repeat into a closed month with 200, changing nothing; any change is 409', async () => {
+      const slot = { date: '2024-10-07', mealType: 'Dinner' };
+      const marks = [
+        { userId: members[0].id, status: 'present' },
+        { userId: members[1].id, status: 'absent' },
+      ];
+      const first = await t.post('/attendance/bulk', { ...slot, marks }, { token: manager.token });
+      expect(first.status).toBe(201);
+      const close = await t.post('/analytics/months/2024-10/close', undefined, { token: treasurer.token });
+      expect(close.status).toBe(200);
+      try {
+        const repeat = await t.post('/attendance/bulk', { ...slot, marks }, { token: manager.token });
+        expect(repeat.status).toBe(200);
+        expect(repeat.body).toEqual({
+          success: true,
+          attendance: first.body.attendance,
+          summary: { created: 0, updated: 0, unchanged: 2 },
+        });
+        // In another order, by an admin: still nothing to change.
+        const reordered = await t.post(
+          '/attendance/bulk',
+          { ...slot, marks: [marks[1], marks[0]] },
+          { token: admin },
+        );
+        expect(reordered.status).toBe(200);
+        expect(reordered.body.attendance).toEqual([first.body.attendance[1], first.body.attendance[0]]);
+
+        const frozen = /Month 2024-10 is closed/;
+        const changed = await t.post(
+          '/attendance/bulk',
+          { ...slot, marks: [marks[0], { userId: members[1].id, status: 'present' }] },
+          { token: manager.token },
+        );
+        expect(changed.status).toBe(409);
+        expect(changed.body.error).toMatch(frozen);
+        const added = await t.post(
+          '/attendance/bulk',
+          { ...slot, marks: [...marks, { userId: members[2].id, status: 'present' }] },
+          { token: manager.token },
+        );
+        expect(added.status).toBe(409);
+        expect(added.body.error).toMatch(frozen);
+        expect(await countOn(slot.date)).toBe(2);
+      } finally {
+        expect((await t.post('/analytics/months/2024-10/reopen', undefined, { token: admin })).status).toBe(
+          200,
+        );
+      }
+    });
+
     it.each([
       [
         'a bad status in one entry',

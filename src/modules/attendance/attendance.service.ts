@@ -106,16 +106,36 @@ export class AttendanceService {
    * The month-close trigger fires BEFORE INSERT, so it refuses even an upsert that ON CONFLICT would turn into
    * "nothing to change". A retry of a mark the closed month already holds must still succeed as a repeat (as a PUT
    * of the same status does): on that refusal, read the slot and report nothing written when it holds this status.
+   * markMany does the same for a whole request.
    */
   private async upsertRepeatingClosedMonth(mark: SlotMark): Promise<WrittenMark[]> {
     try {
       return await this.repository.upsertMarks([mark]);
     } catch (error) {
-      if (databaseErrorCode(error) !== MONTH_CLOSED_SQLSTATE) throw error;
-      const stored = await this.repository.findSlot(mark.userId, mark.date, mark.mealType);
-      if (stored?.status === mark.status) return [];
-      throw error;
+      await this.storedUnlessClosedMonthChange(error, mark.date, mark.mealType, [mark]);
+      return [];
     }
+  }
+
+  /**
+   * After a write failed: when it was the closed-month refusal and the slot's stored marks already hold every
+   * given status (a repeat), returns those stored marks; otherwise rethrows the error.
+   */
+  private async storedUnlessClosedMonthChange(
+    error: unknown,
+    date: string,
+    mealType: string,
+    marks: { userId: string; status: AttendanceStatus }[],
+  ): Promise<AttendanceRow[]> {
+    if (databaseErrorCode(error) !== MONTH_CLOSED_SQLSTATE) throw error;
+    const stored = await this.repository.findSlots(
+      date,
+      mealType,
+      marks.map((mark) => mark.userId),
+    );
+    const statusOf = new Map(stored.map((row) => [row.userId, row.status]));
+    if (marks.every((mark) => statusOf.get(mark.userId) === mark.status)) return stored;
+    throw error;
   }
 
   /** The member who owns the mark, a manager or an admin changes its status. */
@@ -158,7 +178,7 @@ export class AttendanceService {
     // Read before the transaction: the users module answers on its own connection, and the embedded engine queues
     // every other statement behind an open transaction. A member removed meanwhile still fails the foreign key.
     const statuses = await this.users.statusesOf(userIds);
-    const { written, stored } = await this.repository.transaction(async (tx) => {
+    const slotWrite = this.repository.transaction(async (tx) => {
       body.marks.forEach((mark, i) => {
         if (rowErrors.has(i)) return;
         const status = statuses.get(mark.userId);
@@ -188,6 +208,11 @@ export class AttendanceService {
         stored: await this.repository.findSlots(body.date, body.mealType, userIds, tx),
       };
     });
+    // A repeat into a closed month succeeds and changes nothing, as in mark(); any change there stays 409.
+    const { written, stored } = await slotWrite.catch(async (error: unknown) => ({
+      written: [] as WrittenMark[],
+      stored: await this.storedUnlessClosedMonthChange(error, body.date, body.mealType, body.marks),
+    }));
     this.publish(written, caller.id, { date: body.date, mealType: body.mealType, markedAt });
     const byUser = new Map(stored.map((row) => [row.userId, row]));
     const created = written.filter((row) => row.created).length;
