@@ -82,6 +82,9 @@ export async function configureApp(app: NestFastifyApplication, config: AppConfi
   });
 
   const fastify = app.getHttpAdapter().getInstance();
+  // The API speaks JSON only: without this, a text/plain body reaches validation as a string and answers a
+  // confusing 400 about every field; now it is 415 like any other content type.
+  fastify.removeContentTypeParser('text/plain');
   const metrics = app.get(RequestMetrics);
   fastify.addHook('onRequest', (request, reply, done) => {
     // The same id in the response and, through the raw request, in every log line of the request.

@@ -89,3 +89,48 @@ describe('Client addresses behind a proxy (TRUST_PROXY)', () => {
     expect((await t.get('/live', from('203.0.113.8'))).status).toBe(200);
   });
 });
+
+describe('Request bodies Fastify refuses before a route runs', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await TestApp.start();
+  });
+  afterAll(() => t.close());
+
+  const send = (body: string, contentType?: string) =>
+    t.request('POST', '/auth/login', { body, headers: contentType ? { 'content-type': contentType } : {} });
+
+  it('answers a malformed JSON body with 400 Malformed request body', async () => {
+    for (const body of ['{"email":', '{email: "a@b.c"}', 'not json', '{"a":1}}']) {
+      const res = await send(body, 'application/json');
+      expect([body, res.status, res.body]).toEqual([
+        body,
+        400,
+        { success: false, error: 'Malformed request body' },
+      ]);
+    }
+  });
+
+  it('answers an empty body sent as JSON with a clear 400', async () => {
+    const res = await send('', 'application/json');
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ success: false, error: 'Request body is empty; send a JSON object' });
+  });
+
+  // An HTML form body (application/x-www-form-urlencoded) is still parsed by Nest and validated like JSON.
+  it('answers a body that is not JSON with 415', async () => {
+    for (const type of [
+      'text/plain',
+      'text/plain; charset=utf-8',
+      'application/xml',
+      'multipart/form-data',
+    ]) {
+      const res = await send('email=a@b.c', type);
+      expect([type, res.status, res.body]).toEqual([
+        type,
+        415,
+        { success: false, error: 'Unsupported content type; send application/json' },
+      ]);
+    }
+  });
+});

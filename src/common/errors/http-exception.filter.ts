@@ -35,6 +35,13 @@ export class AllExceptionsFilter implements ExceptionFilter {
     if (exception instanceof GuardError || exception instanceof RawBodyError) {
       return { status: exception.getStatus(), body: exception.getResponse() as ErrorBody };
     }
+    // Raised by Fastify before a route runs (body too large, malformed JSON, unsupported media type). Nest's
+    // adapter hands them over wrapped in an HttpException carrying Fastify's own text, with the error as `cause`.
+    const fastifyError = fastifyErrorOf(exception);
+    if (fastifyError) {
+      const status = fastifyError.statusCode;
+      return { status, body: { success: false, error: describeFastifyError(fastifyError) } };
+    }
     if (exception instanceof HttpException) {
       const status = exception.getStatus();
       const response = exception.getResponse();
@@ -48,24 +55,6 @@ export class AllExceptionsFilter implements ExceptionFilter {
       }
       return { status, body: { success: false, error: describeHttpResponse(response, exception.message) } };
     }
-    const fastifyError = exception as { statusCode?: number; code?: string; message?: string };
-    if (
-      typeof fastifyError?.code === 'string' &&
-      fastifyError.code.startsWith('FST_') &&
-      fastifyError.statusCode
-    ) {
-      // Raised by Fastify before a route runs: body too large, malformed JSON, unsupported media type.
-      const status = fastifyError.statusCode;
-      const error =
-        status === 413
-          ? 'Request body is too large'
-          : status === 415
-            ? 'Unsupported content type; send application/json'
-            : status === 400
-              ? 'Malformed request body'
-              : (fastifyError.message ?? 'Bad request');
-      return { status, body: { success: false, error } };
-    }
     const translated = translateDatabaseError(exception);
     if (translated) return { status: translated.getStatus(), body: translated.getResponse() as ErrorBody };
 
@@ -74,6 +63,41 @@ export class AllExceptionsFilter implements ExceptionFilter {
       'Unhandled error',
     );
     return { status: 500, body: { success: false, error: 'Internal server error' } };
+  }
+}
+
+interface FastifyError {
+  code: string;
+  statusCode: number;
+  message?: string;
+}
+
+function fastifyErrorOf(exception: unknown): FastifyError | undefined {
+  for (const candidate of [exception, (exception as { cause?: unknown } | undefined)?.cause]) {
+    const error = candidate as Partial<FastifyError> | undefined;
+    if (
+      typeof error?.code === 'string' &&
+      error.code.startsWith('FST_') &&
+      typeof error.statusCode === 'number' &&
+      error.statusCode < 500
+    ) {
+      return error as FastifyError;
+    }
+  }
+  return undefined;
+}
+
+function describeFastifyError(error: FastifyError): string {
+  if (error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') return 'Request body is empty; send a JSON object';
+  switch (error.statusCode) {
+    case 413:
+      return 'Request body is too large';
+    case 415:
+      return 'Unsupported content type; send application/json';
+    case 400:
+      return 'Malformed request body';
+    default:
+      return error.message ?? 'Bad request';
   }
 }
 
