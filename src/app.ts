@@ -17,8 +17,9 @@ export function fastifyAdapter(config: AppConfig): FastifyAdapter {
   return new FastifyAdapter({
     bodyLimit: config.bodyLimitBytes,
     trustProxy: trustProxyOption(config.trustProxy),
-    // Finish in-flight requests on close, drop idle keep-alive connections at once.
-    forceCloseConnections: 'idle',
+    // No forceCloseConnections: Nest's adapter reads any truthy value (even 'idle') as "destroy every open socket
+    // on close", which cut requests in flight. Without it Node's server.close() drops only idle keep-alive
+    // connections and waits for the rest; a request arriving on one meanwhile is answered 503.
     return503OnClosing: true,
     // Our own request ids: a well-formed X-Request-Id from the caller (a proxy, another service) or a new UUID.
     requestIdHeader: false,
@@ -58,7 +59,9 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
 export async function configureApp(app: NestFastifyApplication, config: AppConfig): Promise<void> {
   app.useLogger(app.get(Logger));
   app.setGlobalPrefix(API_PREFIX);
-  app.enableShutdownHooks();
+  // On SIGTERM/SIGINT: stop accepting, finish requests in flight, close the database, then exit 0. Without
+  // useProcessExit, Nest re-raises the signal after closing and the process dies of it (exit status 143).
+  app.enableShutdownHooks([], { useProcessExit: true });
   app.enableCors({
     origin: config.corsOrigins.length ? config.corsOrigins : false,
     methods: ['GET', 'POST', 'PUT', 'DELETE', 'OPTIONS'],

@@ -1,0 +1,161 @@
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { request } from 'node:http';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { ADMIN } from '../support/app';
+
+/**
+ * The real server process (`node dist/main.js`) and a real SIGTERM, as Kubernetes stops a pod. This needs the build:
+ * CI builds before testing; on a fresh clone or after a source change, beforeAll runs `nest build` itself (up to a
+ * few minutes on a busy machine). The spawned server always uses the in-memory embedded database: what is under test
+ * is the process, not the engine.
+ */
+const root = join(__dirname, '..', '..');
+const entry = join(root, 'dist', 'main.js');
+
+/** Newest modification time of any file under a folder. */
+function newestUnder(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestUnder(path) : statSync(path).mtimeMs);
+  }
+  return newest;
+}
+
+function buildIfStale(): void {
+  if (existsSync(entry) && statSync(entry).mtimeMs >= newestUnder(join(root, 'src'))) return;
+  // The pinned Node runs the Nest CLI, as `npm run build` would.
+  execFileSync(
+    process.execPath,
+    [require.resolve('@nestjs/cli/bin/nest.js'), 'build', '-p', 'tsconfig.build.json'],
+    { cwd: root, stdio: 'pipe', timeout: 240_000 },
+  );
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** One request on a fresh connection; rejects with the socket error (ECONNREFUSED once nobody listens). */
+function call(
+  url: string,
+  options: { method?: string; body?: string; onSent?: () => void } = {},
+): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      url,
+      {
+        method: options.method ?? 'GET',
+        agent: false,
+        headers: options.body ? { 'content-type': 'application/json' } : {},
+      },
+      (res) => {
+        let body = '';
+        res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(options.body, options.onSent);
+  });
+}
+
+describe('The server process on SIGTERM', () => {
+  let server: ChildProcess | undefined;
+  let base: string;
+  let exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  let output = '';
+
+  beforeAll(async () => {
+    buildIfStale();
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}/api`;
+    const env: NodeJS.ProcessEnv = {
+      PATH: process.env.PATH,
+      TZ: 'UTC',
+      NODE_ENV: 'test',
+      DATA_DIR: 'memory://',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      ADMIN_EMAIL: ADMIN.email,
+      ADMIN_PASSWORD: ADMIN.password,
+      JWT_SECRET: 'process-shutdown-secret-long-enough-for-hs256-0123456789',
+      // A login then spends most of a second in bcrypt: a request that is surely in flight at the signal.
+      BCRYPT_COST: '13',
+      LOG_LEVEL: 'silent',
+    };
+    const child = spawn(process.execPath, [entry], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    server = child;
+    child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`the server exited at start-up:\n${output}`);
+      const live = await call(`${base}/live`).catch(() => undefined);
+      if (live?.status === 200) break;
+      if (Date.now() > deadline) throw new Error(`the server did not answer /api/live in 60 s:\n${output}`);
+      await sleep(100);
+    }
+  }, 300_000);
+
+  afterAll(() => {
+    if (server && server.exitCode === null && server.signalCode === null) server.kill('SIGKILL');
+  });
+
+  it('finishes the request in flight, refuses new connections and exits with code 0', async () => {
+    let sent!: () => void;
+    const requestSent = new Promise<void>((resolve) => (sent = resolve));
+    const inFlight = call(`${base}/auth/login`, {
+      method: 'POST',
+      body: JSON.stringify(ADMIN),
+      onSent: sent,
+    });
+    await requestSent;
+    await sleep(50); // the server has read the body and is in bcrypt
+    const signalledAt = Date.now();
+    server!.kill('SIGTERM');
+
+    // While the login is still being answered, new connections are turned away: 503 while the services stop,
+    // then refused (or reset, if one slipped in as the listener closed) once the HTTP server has stopped.
+    const turnedAway: string[] = [];
+    for (let i = 0; i < 100 && !turnedAway.includes('ECONNREFUSED'); i += 1) {
+      turnedAway.push(
+        await call(`${base}/live`).then(
+          (res) => String(res.status),
+          (error: { code?: string }) => error.code ?? String(error),
+        ),
+      );
+      await sleep(10);
+    }
+    const afterFirstRefusal = turnedAway.slice(turnedAway.findIndex((r) => r !== '200'));
+    expect(afterFirstRefusal.every((r) => ['503', 'ECONNRESET', 'ECONNREFUSED'].includes(r))).toBe(true);
+    expect(turnedAway).toContain('ECONNREFUSED');
+
+    const answer = await inFlight;
+    expect(answer.status).toBe(200);
+    expect(JSON.parse(answer.body).token).toEqual(expect.any(String));
+
+    let timer: NodeJS.Timeout | undefined;
+    const exit = await Promise.race([
+      exited,
+      new Promise<string>((resolve) => (timer = setTimeout(() => resolve('still running'), 10_000))),
+    ]);
+    clearTimeout(timer);
+    // The output is in the comparison so that a failure shows what the server said.
+    expect([exit, output]).toEqual([{ code: 0, signal: null }, output]);
+    expect(Date.now() - signalledAt).toBeLessThan(10_000);
+  }, 30_000);
+});
