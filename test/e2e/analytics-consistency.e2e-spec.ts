@@ -1,4 +1,9 @@
+import { sql } from 'drizzle-orm';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { CacheStats } from '../../src/common/stats/service-stats';
+import { Database, MIGRATIONS_FOLDER } from '../../src/database/database';
+import { AnalyticsCache } from '../../src/modules/analytics/analytics-cache';
 import { AnalyticsRepository } from '../../src/modules/analytics/analytics.repository';
 import { AnalyticsService } from '../../src/modules/analytics/analytics.service';
 import { TestApp } from '../support/app';
@@ -106,6 +111,33 @@ describe('Analytics under concurrent writes', () => {
     expect(bill.totalMeals).toBe(15); // 1 + 2 + 3 + 4 + 5
     expect(attendance).toMatchObject({ presentMarks: 15, servedSlots: 5 });
     expect(bill.shares.map((s: { meals: number }) => s.meals)).toEqual([5, 4, 3, 2, 1]);
+  });
+
+  it('rebuilds the stale stored figures of a closed month after migration 0007, leaving the frozen bill', async () => {
+    const month = '2024-07';
+    expect((await spend(900, day(month, 3))).status).toBe(201);
+    for (const [i, m] of crowd.slice(0, 3).entries()) {
+      for (let d = 1; d <= i + 1; d += 1)
+        expect((await markFor(m, day(month, d), 'Lunch')).status).toBe(201);
+    }
+    expect((await close(month)).status).toBe(200);
+    const before = await expectFiguresMatchBill(month);
+    expect(before.attendance).toMatchObject({ presentMarks: 6, servedSlots: 3 });
+
+    // What a month closed before the close stored its figures looks like: stored figures that disagree with the bill.
+    const db = t.app.get(Database).db;
+    const cache = t.app.get(AnalyticsCache);
+    await db.execute(sql`update month_meal_counts set present = present + 7 where month = ${month}`);
+    await db.execute(sql`update month_member_meals set meals = meals + 7 where month = ${month}`);
+    cache.clear();
+    expect((await get(`/analytics/attendance?month=${month}`)).analytics.presentMarks).toBe(13);
+
+    const migration = readFileSync(join(MIGRATIONS_FOLDER, '0007_rebuild_closed_month_figures.sql'), 'utf8');
+    for (const statement of migration.split('--> statement-breakpoint')) await db.execute(sql.raw(statement));
+    cache.clear();
+    const after = await expectFiguresMatchBill(month);
+    expect(after.attendance).toEqual(before.attendance);
+    expect(after.bill).toEqual(before.bill);
   });
 
   it('closes a month on a pool of one connection', async () => {
