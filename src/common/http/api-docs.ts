@@ -47,6 +47,8 @@ export type ErrorExample = string | { error: string; details: { field: string; m
  */
 export type ErrorSpec = number | readonly [number, ...ErrorExample[]];
 
+const UNSUPPORTED_TYPE = 'Unsupported content type; send application/json';
+
 const VALIDATION_EXAMPLE = {
   error: 'Validation failed',
   details: [{ field: 'extra', message: 'extra is not an accepted field' }],
@@ -208,8 +210,8 @@ function sharedResponse(description: string, examples: ErrorExample[], headers?:
 
 /**
  * The answers every route of a kind can give, added to the document in one place so no route can forget them:
- * 429 everywhere (the rate limiter covers every route); 400 (malformed JSON, unknown fields) and 413 on every
- * route that takes a body; the malformed-id 400 on every route with an `{id}`.
+ * 429 everywhere (the rate limiter covers every route); 400 (malformed JSON, unknown fields), 413 and 415 on
+ * every route that takes a body; the malformed-id 400 on every route with an `{id}`.
  */
 export function addSharedErrorResponses(document: OpenAPIObject): OpenAPIObject {
   for (const ops of Object.values(document.paths)) {
@@ -223,6 +225,9 @@ export function addSharedErrorResponses(document: OpenAPIObject): OpenAPIObject 
           `${serviceDescriptions[413]} (over BODY_LIMIT_BYTES, 100 KiB by default)`,
           [TOO_LARGE],
         );
+        op.responses['415'] ??= sharedResponse('The body is not JSON (text/plain, XML, multipart)', [
+          UNSUPPORTED_TYPE,
+        ]);
       }
       if (op.parameters?.some((p) => p.in === 'path' && p.name === 'id')) {
         op.responses['400'] ??= sharedResponse(serviceDescriptions[400], []);
