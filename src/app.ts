@@ -59,9 +59,6 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
 export async function configureApp(app: NestFastifyApplication, config: AppConfig): Promise<void> {
   app.useLogger(app.get(Logger));
   app.setGlobalPrefix(API_PREFIX);
-  // On SIGTERM/SIGINT: stop accepting, finish requests in flight, close the database, then exit 0. Without
-  // useProcessExit, Nest re-raises the signal after closing and the process dies of it (exit status 143).
-  app.enableShutdownHooks([], { useProcessExit: true });
   app.enableCors({
     origin: config.corsOrigins.length ? config.corsOrigins : false,
     methods: ['GET', 'POST', 'PUT', 'DELETE', 'OPTIONS'],

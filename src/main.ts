@@ -1,4 +1,5 @@
 import { Logger } from '@nestjs/common';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ConfigError, loadConfig } from './config/app-config';
 import { createApp } from './app';
 
@@ -15,9 +16,30 @@ async function main(): Promise<void> {
   }
   const app = await createApp(config);
   await app.listen(config.port, config.host);
-  new Logger('Main').log(
-    `Mess API listening on http://${config.host}:${config.port}/api (docs at /api/docs)`,
-  );
+  const logger = new Logger('Main');
+  logger.log(`Mess API listening on http://${config.host}:${config.port}/api (docs at /api/docs)`);
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.once(signal, () => void shutdown(app, logger, signal));
+  }
+}
+
+/**
+ * HTTP first, then the rest. Nest's own shutdown hooks stop the services and close the database before they close
+ * the HTTP server, so a request still in flight could outlive its database. Here the server stops accepting
+ * (new requests on open connections get 503), every request in flight is answered, and only then do the queue, the
+ * timers and the database stop. Exit 0: the pod ended as asked.
+ */
+async function shutdown(app: NestFastifyApplication, logger: Logger, signal: NodeJS.Signals): Promise<void> {
+  logger.log(`${signal}: no new requests; finishing those in flight`);
+  try {
+    await app.getHttpAdapter().close();
+    await app.close();
+    logger.log('Stopped cleanly');
+    process.exit(0);
+  } catch (error) {
+    process.stderr.write(`Shutdown failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  }
 }
 
 main().catch((error: unknown) => {
