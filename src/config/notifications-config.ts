@@ -63,6 +63,8 @@ export interface NotificationSettings {
     enabled: boolean;
     mealReminderMinutes: number;
     attendanceConfirmationMinutes: number;
+    /** Minutes before a meal's start at which managers get its expected headcount (then its changes until the end). */
+    headcountMinutes: number;
     /** `HH:MM` in the mess time zone at which the monthly messages go out. */
     monthlyTime: string;
     /** Days after the first of the month on which PAYMENT_DUE goes out. */
@@ -189,6 +191,7 @@ export function readNotificationSettings(env: NodeJS.ProcessEnv, problems: strin
       enabled: bool('NOTIFY_SCHEDULES_ENABLED', background),
       mealReminderMinutes: int('NOTIFY_MEAL_REMINDER_MINUTES', 60, 1, 720),
       attendanceConfirmationMinutes: int('NOTIFY_ATTENDANCE_CONFIRMATION_MINUTES', 30, 1, 720),
+      headcountMinutes: int('NOTIFY_HEADCOUNT_MINUTES', 30, 1, 720),
       monthlyTime,
       paymentDueDays: int('NOTIFY_PAYMENT_DUE_DAYS', 7, 1, 27),
       shareMethod: shareMethod === 'proportional' ? 'proportional' : 'spec',

@@ -37,14 +37,15 @@ export class NotificationsRepository {
     return row;
   }
 
-  async lastContentByKeyPrefix(keyPrefix: string): Promise<string | undefined> {
+  /** The newest notification whose dedupe key starts with `keyPrefix`: its key and content. */
+  async lastByKeyPrefix(keyPrefix: string): Promise<{ dedupeKey: string; content: string } | undefined> {
     const [row] = await this.db
-      .select({ content: notifications.content })
+      .select({ dedupeKey: notifications.dedupeKey, content: notifications.content })
       .from(notifications)
       .where(like(notifications.dedupeKey, `${keyPrefix.replace(/[\\%_]/g, '\\$&')}%`))
       .orderBy(desc(notifications.createdAt))
       .limit(1);
-    return row?.content;
+    return row?.dedupeKey ? { dedupeKey: row.dedupeKey, content: row.content } : undefined;
   }
 
   async update(id: string, values: Partial<NewNotificationRow>): Promise<NotificationRow | undefined> {

@@ -104,9 +104,9 @@ export class NotificationsService {
     return created;
   }
 
-  /** The content of the newest notification whose dedupe key starts with `keyPrefix`. */
-  lastContent(keyPrefix: string): Promise<string | undefined> {
-    return this.repository.lastContentByKeyPrefix(keyPrefix);
+  /** The dedupe key and content of the newest notification whose dedupe key starts with `keyPrefix`. */
+  lastNotified(keyPrefix: string): Promise<{ dedupeKey: string; content: string } | undefined> {
+    return this.repository.lastByKeyPrefix(keyPrefix);
   }
 
   /** Approved members who may receive notifications; all of them, or those with one of `roles`. */

@@ -38,7 +38,7 @@ export class UpdatePreferencesDto {
   @Switch('COST_SUMMARY: monthly cost breakdown on the 1st') costSummary?: boolean;
   @Switch('DISCREPANCY_ALERT (managers): attendance changed after a meal, or marked without a menu')
   discrepancyAlerts?: boolean;
-  @Switch('MEAL_UPDATE: a published menu changed') mealUpdates?: boolean;
+  @Switch('MEAL_UPDATE: a menu changed; managers: a meal’s headcount and its changes') mealUpdates?: boolean;
   @Switch('EXPENSE_ADDED (managers, treasurers): a new expense was recorded') expenseAdded?: boolean;
   @Switch('BUDGET_EXCEEDED (managers, treasurers, admins): the month went over budget')
   budgetExceeded?: boolean;
