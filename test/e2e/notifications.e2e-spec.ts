@@ -381,7 +381,8 @@ describe('Notifications with both providers configured', () => {
       const database = t.app.get(Database);
       const month = localParts(new Date(), 'Asia/Kolkata').date.slice(0, 7);
       const usage = async () =>
-        (await database.db.select().from(messagingUsage).where(eq(messagingUsage.month, month)))[0]?.sent ?? 0;
+        (await database.db.select().from(messagingUsage).where(eq(messagingUsage.month, month)))[0]?.sent ??
+        0;
       const member = await memberWith('whatsapp');
       provider.failFor(member.phone, ProviderErrors.outsideWindow());
       provider.queuedFor(member.phone, 1);
@@ -491,6 +492,41 @@ describe('Notifications with both providers configured', () => {
         attempts: 2,
         deliveredVia: 'whatsapp',
       });
+    });
+
+    it('does not send twice when the provider took a message but answered after the timeout, nor give back its allowance', async () => {
+      const database = t.app.get(Database);
+      const month = localParts(new Date(), 'Asia/Kolkata').date.slice(0, 7);
+      const usage = async () =>
+        (await database.db.select().from(messagingUsage).where(eq(messagingUsage.month, month)))[0]?.sent ??
+        0;
+      const member = await memberWith('whatsapp');
+      const before = await usage();
+      // the provider stores the message, then answers after MSG_TIMEOUT_MS (2000 here)
+      provider.delayFor(member.phone, 2_500);
+      const row = await notifyOne(member.id);
+      await n.settle();
+      expect((await historyOf(member))[0]).toMatchObject({
+        _id: row.id,
+        status: 'retrying',
+        lastError: DeliveryErrors.messagingTimeout,
+      });
+      expect(await usage()).toBe(before + 1); // the outcome is unknown: the allowance is kept
+      provider.reset();
+      await n.queue.makeRetriesDue();
+      await n.settle();
+      // the retry found the message at the provider and followed it instead of sending again
+      expect(provider.requests.filter((r) => r.to === `whatsapp:${member.phone}`)).toHaveLength(1);
+      expect((await historyOf(member))[0]).toMatchObject({
+        _id: row.id,
+        status: 'sent',
+        deliveredVia: 'whatsapp',
+        attempts: 2,
+      });
+      expect(await usage()).toBe(before + 1);
+      expect(logs.lines.some((l) => l.text.includes(row.id) && /unanswered send found/.test(l.message))).toBe(
+        true,
+      );
     });
 
     it('keeps a notification through an SMTP outage: retried with backoff, delivered once when the server is back', async () => {
