@@ -52,7 +52,10 @@ export interface NotificationSettings {
     batchSize: number;
     /** Jobs of a batch delivered at the same time. */
     concurrency: number;
+    /** At least this many retries in pg-boss; raised to what the deadline needs (the deadline decides). */
     retryLimit: number;
+    /** Transient failures are retried until this long after the notification was queued, then it fails. */
+    retryDeadlineHours: number;
     retryDelaySeconds: number;
     retryDelayMaxSeconds: number;
     /** A job active longer than this (its worker died) is handed out again. */
@@ -183,6 +186,7 @@ export function readNotificationSettings(env: NodeJS.ProcessEnv, problems: strin
       batchSize: int('NOTIFY_WORKER_BATCH_SIZE', 25, 1, 500),
       concurrency: int('NOTIFY_WORKER_CONCURRENCY', 8, 1, 100),
       retryLimit: int('NOTIFY_RETRY_LIMIT', 6, 0, 100),
+      retryDeadlineHours: int('NOTIFY_RETRY_DEADLINE_HOURS', 24, 1, 720),
       retryDelaySeconds: int('NOTIFY_RETRY_DELAY_SECONDS', 30, 1, 86_400),
       retryDelayMaxSeconds: int('NOTIFY_RETRY_DELAY_MAX_SECONDS', 3_600, 1, 7 * 86_400),
       expireSeconds: int('NOTIFY_JOB_EXPIRE_SECONDS', 300, 30, 86_400),

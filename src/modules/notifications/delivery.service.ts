@@ -19,7 +19,7 @@ import { type Channel, NOTIFICATION_TYPE_INFO } from './notification-types';
 import { NotificationsRepository } from './notifications.repository';
 import type { AcceptedOutcome, ChannelOutcome, NotificationRow } from './notifications.schema';
 import { effectivePreferences } from './preferences';
-import { afterFailure, nextStep, planRoute } from './routing';
+import { afterFailure, nextStep, planRoute, retryDeadline } from './routing';
 
 export interface Recipient {
   email?: string | null;
@@ -92,6 +92,9 @@ export class DeliveryService {
     const onlyChecking = nextStep(route, row.outcomes).kind === 'confirm';
     await this.repository.update(row.id, { route, attempts: row.attempts + (onlyChecking ? 0 : 1) });
 
+    // Transient failures are retried until NOTIFY_RETRY_DEADLINE_HOURS after queueing, whatever the count.
+    const { retryDeadlineHours } = this.config.notifications.queue;
+    const beforeDeadline = this.clock.now() < retryDeadline(row.createdAt, retryDeadlineHours);
     const result = await this.runRoute(
       route,
       { ...row.outcomes },
@@ -99,7 +102,7 @@ export class DeliveryService {
       { email: user.email, phone: user.phone },
       { title: row.title, content: row.content },
       {
-        retriesLeft: attempt.retriesLeft,
+        retriesLeft: attempt.retriesLeft && beforeDeadline,
         canWait: true,
         log: { notificationId: row.id, userId: row.userId, type: row.type },
         // Each outcome is written at once, so a crash right after a send does not send it again.

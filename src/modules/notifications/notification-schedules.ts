@@ -63,6 +63,11 @@ export class NotificationSchedules {
     } catch (error) {
       this.logger.error({ reason: (error as Error).message }, 'Scheduled notifications failed');
     }
+    try {
+      await this.notifications.reconcileDelivery(this.clock.now());
+    } catch (error) {
+      this.logger.error({ reason: (error as Error).message }, 'Delivery reconciliation failed');
+    }
   }
 
   /** Everything due at `now`; returns how many notifications were queued per type. */

@@ -109,6 +109,11 @@ export class NotificationsService {
     return this.repository.lastByKeyPrefix(keyPrefix);
   }
 
+  /** Gives notifications whose delivery job was lost a new one, or fails them past the retry deadline. */
+  reconcileDelivery(now: Date) {
+    return this.queue.reconcile(now);
+  }
+
   /** Approved members who may receive notifications; all of them, or those with one of `roles`. */
   members(roles?: Role[]) {
     return this.users.findApprovedByRoles(roles);

@@ -64,3 +64,8 @@ export function afterFailure(
   if (!isLast) return 'fallback';
   return !failure.permanent && retriesLeft ? 'retry' : 'final';
 }
+
+/** When retrying a notification queued at `createdAt` stops (NOTIFY_RETRY_DEADLINE_HOURS later). */
+export function retryDeadline(createdAt: Date, hours: number): Date {
+  return new Date(createdAt.getTime() + hours * 3_600_000);
+}
