@@ -168,6 +168,25 @@ describe('Notifications with both providers configured', () => {
       }
     });
 
+    it('refuse null for a switch with its own details entry, and change nothing', async () => {
+      const member = await t.member('student');
+      const res = await t.put(
+        '/notifications/preferences',
+        { mealReminders: null, costSummary: false },
+        { token: member.token },
+      );
+      expect(res.status).toBe(400);
+      expect(res.body.success).toBe(false);
+      expect(res.body.details).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ field: 'mealReminders', message: expect.stringMatching(/null/) }),
+        ]),
+      );
+      expect((await t.get('/notifications/preferences', { token: member.token })).body.preferences).toEqual(
+        Object.fromEntries(SWITCHES.map((key) => [key, true])),
+      );
+    });
+
     it('choose a channel; WhatsApp needs a phone number', async () => {
       const member = await t.member('student');
       const both = await t.post(

@@ -1,6 +1,7 @@
 import { PageQuery } from '../../../common/http/paging';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsIn, IsOptional } from 'class-validator';
+import { IsBoolean, IsIn } from 'class-validator';
+import { Optional } from '../../../common/http/fields';
 import { CHANNEL_PREFERENCES, type ChannelPreference } from '../notification-types';
 
 const channelMessage = `must be one of ${CHANNEL_PREFERENCES.join(', ')}`;
@@ -27,11 +28,12 @@ export class SetChannelDto {
 
 const Switch = (description: string) => (target: object, key: string) => {
   ApiPropertyOptional({ type: Boolean, description, example: true })(target, key);
-  IsOptional()(target, key);
+  // Optional(), not IsOptional(): left out is fine, null is refused (it would skip IsBoolean and reach the service).
+  Optional()(target, key);
   IsBoolean({ message: `${key} must be true or false` })(target, key);
 };
 
-/** One optional switch per notification type; keys not listed here are refused (400). */
+/** One optional switch per notification type; keys not listed here, and null, are refused (400). */
 export class UpdatePreferencesDto {
   @Switch('MEAL_REMINDER: reminder before a meal you have not marked') mealReminders?: boolean;
   @Switch('PAYMENT_DUE: your share of last month is due') paymentDue?: boolean;
