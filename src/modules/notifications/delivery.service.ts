@@ -204,7 +204,7 @@ export class DeliveryService {
         if (!channels.includes(step.channel)) channels.push(step.channel);
         const at = this.clock.now().toISOString();
         const inFlightSince = step.kind === 'attempt' ? step.inFlightSince : undefined;
-        if (step.channel === 'whatsapp' && options.record) {
+        if (step.channel === 'whatsapp' && options.record && this.whatsapp.enabled && recipient.phone) {
           // In flight from here on: should the answer never come, a retry looks the message up before sending.
           outcomes.whatsapp = { ok: 'sending', at: inFlightSince ?? at };
           await options.record(outcomes, channels);
