@@ -60,6 +60,20 @@ describe('readNotificationSettings', () => {
     ]);
   });
 
+  it('reads the headcount lead and the retry deadline, with defaults, and refuses them out of range', () => {
+    expect(read({}).settings.schedules.headcountMinutes).toBe(30);
+    expect(read({}).settings.queue.retryDeadlineHours).toBe(24);
+    const set = read({ NOTIFY_HEADCOUNT_MINUTES: '45', NOTIFY_RETRY_DEADLINE_HOURS: '48' });
+    expect(set.problems).toEqual([]);
+    expect(set.settings.schedules.headcountMinutes).toBe(45);
+    expect(set.settings.queue.retryDeadlineHours).toBe(48);
+    const bad = read({ NOTIFY_HEADCOUNT_MINUTES: '0', NOTIFY_RETRY_DEADLINE_HOURS: 'soon' });
+    expect(bad.problems).toEqual([
+      'NOTIFY_RETRY_DEADLINE_HOURS must be an integer from 1 to 720 (got "soon")',
+      'NOTIFY_HEADCOUNT_MINUTES must be an integer from 1 to 720 (got "0")',
+    ]);
+  });
+
   it('runs the worker and the schedules by themselves except under NODE_ENV=test', () => {
     expect(read({}).settings.queue.workerEnabled).toBe(true);
     expect(read({}).settings.schedules.enabled).toBe(true);

@@ -52,7 +52,10 @@ export interface NotificationSettings {
     batchSize: number;
     /** Jobs of a batch delivered at the same time. */
     concurrency: number;
+    /** At least this many retries in pg-boss; raised to what the deadline needs (the deadline decides). */
     retryLimit: number;
+    /** Transient failures are retried until this long after the notification was queued, then it fails. */
+    retryDeadlineHours: number;
     retryDelaySeconds: number;
     retryDelayMaxSeconds: number;
     /** A job active longer than this (its worker died) is handed out again. */
@@ -63,6 +66,8 @@ export interface NotificationSettings {
     enabled: boolean;
     mealReminderMinutes: number;
     attendanceConfirmationMinutes: number;
+    /** Minutes before a meal's start at which managers get its expected headcount (then its changes until the end). */
+    headcountMinutes: number;
     /** `HH:MM` in the mess time zone at which the monthly messages go out. */
     monthlyTime: string;
     /** Days after the first of the month on which PAYMENT_DUE goes out. */
@@ -181,6 +186,7 @@ export function readNotificationSettings(env: NodeJS.ProcessEnv, problems: strin
       batchSize: int('NOTIFY_WORKER_BATCH_SIZE', 25, 1, 500),
       concurrency: int('NOTIFY_WORKER_CONCURRENCY', 8, 1, 100),
       retryLimit: int('NOTIFY_RETRY_LIMIT', 6, 0, 100),
+      retryDeadlineHours: int('NOTIFY_RETRY_DEADLINE_HOURS', 24, 1, 720),
       retryDelaySeconds: int('NOTIFY_RETRY_DELAY_SECONDS', 30, 1, 86_400),
       retryDelayMaxSeconds: int('NOTIFY_RETRY_DELAY_MAX_SECONDS', 3_600, 1, 7 * 86_400),
       expireSeconds: int('NOTIFY_JOB_EXPIRE_SECONDS', 300, 30, 86_400),
@@ -189,6 +195,7 @@ export function readNotificationSettings(env: NodeJS.ProcessEnv, problems: strin
       enabled: bool('NOTIFY_SCHEDULES_ENABLED', background),
       mealReminderMinutes: int('NOTIFY_MEAL_REMINDER_MINUTES', 60, 1, 720),
       attendanceConfirmationMinutes: int('NOTIFY_ATTENDANCE_CONFIRMATION_MINUTES', 30, 1, 720),
+      headcountMinutes: int('NOTIFY_HEADCOUNT_MINUTES', 30, 1, 720),
       monthlyTime,
       paymentDueDays: int('NOTIFY_PAYMENT_DUE_DAYS', 7, 1, 27),
       shareMethod: shareMethod === 'proportional' ? 'proportional' : 'spec',

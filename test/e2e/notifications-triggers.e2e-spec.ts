@@ -369,7 +369,9 @@ describe('Notification triggers and schedules', () => {
     expect(alerts[0].content).toContain(`${studentQuiet.fullName}: present`);
     // the manager who marked is not told
     expect(
-      (await received(managerBoth, 'DISCREPANCY_ALERT')).filter((x) => x.title.includes(`Breakfast on ${day}`)),
+      (await received(managerBoth, 'DISCREPANCY_ALERT')).filter((x) =>
+        x.title.includes(`Breakfast on ${day}`),
+      ),
     ).toHaveLength(0);
   });
 
@@ -450,5 +452,90 @@ describe('Notification triggers and schedules', () => {
     expect(provider.sentTo(studentWhatsApp.phone).at(-1)!.body).toMatch(/^Payment due: ₹112\.50 for/);
     expect(await n.schedules.paymentsDue(at('08', '15:00'))).toBe(0);
     expect(await n.schedules.paymentsDue(at('15', '09:00'))).toBe(0);
+  });
+
+  it('MEAL_UPDATE: managers get a meal’s expected headcount before it, then each change of the count until it ends', async () => {
+    const { manager, managerBoth, student, studentWhatsApp, studentQuiet } = members;
+    const managerNoUpdates = await member('manager', 'email', ['mealUpdates']);
+    const day = addDays(today(), 6);
+    const at = (time: string) => zonedInstant(day, time, TZ);
+    const headcounts = async (m: { token: string }) =>
+      (await received(m, 'MEAL_UPDATE')).filter((x) => x.title.includes(`Breakfast on ${day}`));
+    const mark = async (m: Member, status: 'present' | 'absent') =>
+      expect(
+        (await t.post('/attendance', { date: day, mealType: 'Breakfast', status }, { token: m.token }))
+          .status,
+      ).toBeLessThan(300);
+    const schedules = t.app.get(AppConfig).notifications.schedules;
+    /** The minute tick, as cron runs it, with the app's clock at `time` on `day`. */
+    const tickAt = async (time: string) => {
+      fixClock(t, at(time));
+      schedules.enabled = true;
+      try {
+        await n.schedules.tick();
+      } finally {
+        schedules.enabled = false;
+        restoreClock(t);
+      }
+      await n.settle();
+    };
+    const replica = new NotificationSchedules(
+      (n.schedules as any).notifications,
+      (n.schedules as any).attendance,
+      (n.schedules as any).messConfig,
+      (n.schedules as any).clock,
+      (n.schedules as any).config,
+    );
+    await mark(student, 'present');
+    await mark(studentWhatsApp, 'present');
+    await mark(studentQuiet, 'absent');
+
+    // NOTIFY_HEADCOUNT_MINUTES (30) before 07:30: not at 06:59, once from 07:00
+    await tickAt('06:59');
+    expect(await headcounts(manager)).toHaveLength(0);
+    await tickAt('07:00');
+    await tickAt('07:05');
+    expect(await headcounts(manager)).toMatchObject([
+      {
+        title: `Expected headcount: Breakfast on ${day}: 2`,
+        content: `2 members are marked present for Breakfast on ${day} (07:30–09:30).`,
+        status: 'sent',
+      },
+    ]);
+    expect(await headcounts(managerBoth)).toMatchObject([{ channels: ['email'] }]);
+    expect(await headcounts(managerNoUpdates)).toHaveLength(0); // mealUpdates switched off
+    expect(await headcounts(student)).toHaveLength(0); // managers only
+    expect(await replica.headcounts(at('07:06'))).toBe(0);
+
+    // marks between two ticks are coalesced: +1 and −1 leave the count at 2, nothing to say
+    await mark(studentQuiet, 'present');
+    await mark(studentWhatsApp, 'absent');
+    await tickAt('07:10');
+    expect(await headcounts(manager)).toHaveLength(1);
+
+    // the count moves: one notice with the new count, also after the start; two replicas at once send it once
+    await mark(studentWhatsApp, 'present');
+    fixClock(t, at('07:40'));
+    try {
+      const queued = await Promise.all([n.schedules.headcounts(), replica.headcounts()]);
+      expect(queued[0] + queued[1]).toBe(3); // the three managers with mealUpdates on, once each
+    } finally {
+      restoreClock(t);
+    }
+    await n.settle();
+    await mark(student, 'absent');
+    await tickAt('08:15');
+    await tickAt('08:16');
+    expect((await headcounts(manager)).map((x) => x.title)).toEqual([
+      `Expected headcount: Breakfast on ${day}: 2`,
+      `Headcount changed: Breakfast on ${day}: 3`,
+      `Headcount changed: Breakfast on ${day}: 2`,
+    ]);
+
+    // once the meal has ended, changes are not announced
+    await mark(studentQuiet, 'absent');
+    await tickAt('09:30');
+    expect(await headcounts(manager)).toHaveLength(3);
+    expect(await headcounts(managerNoUpdates)).toHaveLength(0);
   });
 });

@@ -1,5 +1,6 @@
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { localParts } from '../../src/common/time/dates';
+import { AppConfig } from '../../src/config/app-config';
 import { Database } from '../../src/database/database';
 import { DeliveryErrors } from '../../src/modules/notifications/channels/delivery-error';
 import { NotificationsRepository } from '../../src/modules/notifications/notifications.repository';
@@ -165,6 +166,25 @@ describe('Notifications with both providers configured', () => {
         expect(res.status).toBe(400);
         expect(res.body.success).toBe(false);
       }
+    });
+
+    it('refuse null for a switch with its own details entry, and change nothing', async () => {
+      const member = await t.member('student');
+      const res = await t.put(
+        '/notifications/preferences',
+        { mealReminders: null, costSummary: false },
+        { token: member.token },
+      );
+      expect(res.status).toBe(400);
+      expect(res.body.success).toBe(false);
+      expect(res.body.details).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ field: 'mealReminders', message: expect.stringMatching(/null/) }),
+        ]),
+      );
+      expect((await t.get('/notifications/preferences', { token: member.token })).body.preferences).toEqual(
+        Object.fromEntries(SWITCHES.map((key) => [key, true])),
+      );
     });
 
     it('choose a channel; WhatsApp needs a phone number', async () => {
@@ -381,7 +401,8 @@ describe('Notifications with both providers configured', () => {
       const database = t.app.get(Database);
       const month = localParts(new Date(), 'Asia/Kolkata').date.slice(0, 7);
       const usage = async () =>
-        (await database.db.select().from(messagingUsage).where(eq(messagingUsage.month, month)))[0]?.sent ?? 0;
+        (await database.db.select().from(messagingUsage).where(eq(messagingUsage.month, month)))[0]?.sent ??
+        0;
       const member = await memberWith('whatsapp');
       provider.failFor(member.phone, ProviderErrors.outsideWindow());
       provider.queuedFor(member.phone, 1);
@@ -493,6 +514,41 @@ describe('Notifications with both providers configured', () => {
       });
     });
 
+    it('does not send twice when the provider took a message but answered after the timeout, nor give back its allowance', async () => {
+      const database = t.app.get(Database);
+      const month = localParts(new Date(), 'Asia/Kolkata').date.slice(0, 7);
+      const usage = async () =>
+        (await database.db.select().from(messagingUsage).where(eq(messagingUsage.month, month)))[0]?.sent ??
+        0;
+      const member = await memberWith('whatsapp');
+      const before = await usage();
+      // the provider stores the message, then answers after MSG_TIMEOUT_MS (2000 here)
+      provider.delayFor(member.phone, 2_500);
+      const row = await notifyOne(member.id);
+      await n.settle();
+      expect((await historyOf(member))[0]).toMatchObject({
+        _id: row.id,
+        status: 'retrying',
+        lastError: DeliveryErrors.messagingTimeout,
+      });
+      expect(await usage()).toBe(before + 1); // the outcome is unknown: the allowance is kept
+      provider.reset();
+      await n.queue.makeRetriesDue();
+      await n.settle();
+      // the retry found the message at the provider and followed it instead of sending again
+      expect(provider.requests.filter((r) => r.to === `whatsapp:${member.phone}`)).toHaveLength(1);
+      expect((await historyOf(member))[0]).toMatchObject({
+        _id: row.id,
+        status: 'sent',
+        deliveredVia: 'whatsapp',
+        attempts: 2,
+      });
+      expect(await usage()).toBe(before + 1);
+      expect(logs.lines.some((l) => l.text.includes(row.id) && /unanswered send found/.test(l.message))).toBe(
+        true,
+      );
+    });
+
     it('keeps a notification through an SMTP outage: retried with backoff, delivered once when the server is back', async () => {
       const admin = await t.adminToken();
       const member = await memberWith('both');
@@ -539,6 +595,99 @@ describe('Notifications with both providers configured', () => {
       const after = await t.get('/admin/health-summary', { token: admin });
       expect(after.body.jobQueue.pending).toBe(0);
       expect(after.body.jobQueue.processed).toBeGreaterThanOrEqual(1);
+    });
+
+    it('retries an SMTP outage until NOTIFY_RETRY_DEADLINE_HOURS (24) after queueing, not a fixed count, then fails', async () => {
+      const member = await memberWith('email');
+      await mail.stop();
+      try {
+        const row = await notifyOne(member.id);
+        await n.settle();
+        expect((await historyOf(member))[0]).toMatchObject({ status: 'retrying', attempts: 1 });
+        // 23 hours on, more retries than NOTIFY_RETRY_LIMIT (5 here): still retrying
+        const clock = fixClock(t, new Date(row.createdAt.getTime() + 23 * 3_600_000));
+        for (let i = 0; i < 7; i++) {
+          await n.queue.makeRetriesDue();
+          await n.settle();
+        }
+        expect((await historyOf(member))[0]).toMatchObject({
+          status: 'retrying',
+          attempts: 8,
+          lastError: DeliveryErrors.mailUnreachable,
+        });
+        // past the deadline: the next attempt's transient failure is final
+        clock.set(new Date(row.createdAt.getTime() + 24 * 3_600_000 + 60_000));
+        await n.queue.makeRetriesDue();
+        await n.settle();
+        expect((await historyOf(member))[0]).toMatchObject({
+          status: 'failed',
+          attempts: 9,
+          lastError: DeliveryErrors.mailUnreachable,
+        });
+        await n.queue.makeRetriesDue();
+        expect(await n.settle()).toBe(0);
+      } finally {
+        restoreClock(t);
+        await mail.start();
+      }
+    });
+
+    it('gives a notification whose job is gone or failed a new one on the schedule tick, and fails it past the deadline', async () => {
+      const database = t.app.get(Database);
+      const schedules = t.app.get(AppConfig).notifications.schedules;
+      const tickAt = async (at: Date) => {
+        fixClock(t, at);
+        schedules.enabled = true;
+        try {
+          await n.schedules.tick();
+        } finally {
+          schedules.enabled = false;
+          restoreClock(t);
+        }
+      };
+      const jobsOf = (id: string) =>
+        sql`from pgboss.job where name = 'notification-delivery' and data->>'notificationId' = ${id}`;
+      const [lost, failedJob, late] = [
+        await memberWith('email'),
+        await memberWith('email'),
+        await memberWith('email'),
+      ];
+      await mail.stop();
+      const rows = [await notifyOne(lost.id), await notifyOne(failedJob.id), await notifyOne(late.id)];
+      await n.settle();
+      await mail.start();
+      // a job deleted by hand, one that pg-boss ended as failed, and a lost one whose deadline has passed
+      await database.db.execute(sql`delete ${jobsOf(rows[0].id)}`);
+      await database.db.execute(sql`update pgboss.job set state = 'failed' where id = ${rows[1].id}`);
+      await database.db.execute(sql`delete ${jobsOf(rows[2].id)}`);
+      await n.queue.makeRetriesDue();
+      await n.settle();
+      for (const m of [lost, failedJob, late]) {
+        expect((await historyOf(m))[0]).toMatchObject({ status: 'retrying', attempts: 1 });
+      }
+
+      // within NOTIFY_JOB_EXPIRE_SECONDS of its last change a row is left alone
+      await tickAt(new Date(Date.now() + 60_000));
+      await n.settle();
+      expect((await historyOf(lost))[0]).toMatchObject({ status: 'retrying' });
+
+      // later: new jobs for the first two, delivered once; a second tick adds nothing
+      await database.db.execute(
+        sql`update notifications set created_at = now() - interval '25 hours' where id = ${rows[2].id}`,
+      );
+      await tickAt(new Date(Date.now() + 10 * 60_000));
+      await tickAt(new Date(Date.now() + 11 * 60_000));
+      await n.settle();
+      for (const m of [lost, failedJob]) {
+        expect((await historyOf(m))[0]).toMatchObject({ status: 'sent', attempts: 2 });
+        expect(mail.to(m.email)).toHaveLength(1);
+      }
+      expect((await historyOf(late))[0]).toMatchObject({
+        status: 'failed',
+        attempts: 1,
+        lastError: DeliveryErrors.mailUnreachable,
+      });
+      expect(mail.to(late.email)).toHaveLength(0);
     });
 
     it('lists only the caller’s own notifications, newest first, paginated', async () => {

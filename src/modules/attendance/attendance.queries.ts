@@ -87,4 +87,9 @@ export class AttendanceQueries {
   markedUserIds(date: string, mealType: string): Promise<string[]> {
     return this.repository.markedUserIds(date, mealType);
   }
+
+  /** Members marked present for one meal slot: the kitchen's expected headcount. */
+  presentCount(date: string, mealType: string): Promise<number> {
+    return this.repository.presentCount(date, mealType);
+  }
 }

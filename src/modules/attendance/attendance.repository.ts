@@ -232,4 +232,14 @@ export class AttendanceRepository {
       .orderBy(asc(attendance.userId));
     return rows.map((r) => r.userId);
   }
+
+  async presentCount(date: string, mealType: string): Promise<number> {
+    const [row] = await this.db
+      .select({ n: count() })
+      .from(attendance)
+      .where(
+        and(eq(attendance.date, date), eq(attendance.mealType, mealType), eq(attendance.status, 'present')),
+      );
+    return row?.n ?? 0;
+  }
 }

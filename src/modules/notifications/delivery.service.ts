@@ -11,6 +11,7 @@ import {
   classifyMessageFailure,
   type MessageStatus,
   messageState,
+  outcomeUnknown,
   WhatsAppChannel,
 } from './channels/whatsapp.channel';
 import { renderEmail } from './email-template';
@@ -18,7 +19,7 @@ import { type Channel, NOTIFICATION_TYPE_INFO } from './notification-types';
 import { NotificationsRepository } from './notifications.repository';
 import type { AcceptedOutcome, ChannelOutcome, NotificationRow } from './notifications.schema';
 import { effectivePreferences } from './preferences';
-import { afterFailure, nextStep, planRoute } from './routing';
+import { afterFailure, nextStep, planRoute, retryDeadline } from './routing';
 
 export interface Recipient {
   email?: string | null;
@@ -91,6 +92,9 @@ export class DeliveryService {
     const onlyChecking = nextStep(route, row.outcomes).kind === 'confirm';
     await this.repository.update(row.id, { route, attempts: row.attempts + (onlyChecking ? 0 : 1) });
 
+    // Transient failures are retried until NOTIFY_RETRY_DEADLINE_HOURS after queueing, whatever the count.
+    const { retryDeadlineHours } = this.config.notifications.queue;
+    const beforeDeadline = this.clock.now() < retryDeadline(row.createdAt, retryDeadlineHours);
     const result = await this.runRoute(
       route,
       { ...row.outcomes },
@@ -98,7 +102,7 @@ export class DeliveryService {
       { email: user.email, phone: user.phone },
       { title: row.title, content: row.content },
       {
-        retriesLeft: attempt.retriesLeft,
+        retriesLeft: attempt.retriesLeft && beforeDeadline,
         canWait: true,
         log: { notificationId: row.id, userId: row.userId, type: row.type },
         // Each outcome is written at once, so a crash right after a send does not send it again.
@@ -199,11 +203,19 @@ export class DeliveryService {
           this.logger.log({ ...options.log, channel: step.channel }, 'Falling back to email');
         if (!channels.includes(step.channel)) channels.push(step.channel);
         const at = this.clock.now().toISOString();
+        const inFlightSince = step.kind === 'attempt' ? step.inFlightSince : undefined;
+        if (step.channel === 'whatsapp' && options.record && this.whatsapp.enabled && recipient.phone) {
+          // In flight from here on: should the answer never come, a retry looks the message up before sending.
+          outcomes.whatsapp = { ok: 'sending', at: inFlightSince ?? at };
+          await options.record(outcomes, channels);
+        }
         try {
-          const sent = await this.send(step.channel, recipient, message);
+          const sent =
+            (inFlightSince && (await this.findInFlight(recipient, message, inFlightSince, options.log))) ||
+            (await this.send(step.channel, recipient, message, { reservedSince: inFlightSince }));
           outcomes[step.channel] =
             sent.state === 'pending'
-              ? { ok: 'accepted', messageId: sent.messageId, at, checks: 0 }
+              ? { ok: 'accepted', messageId: sent.messageId, at: inFlightSince ?? at, checks: 0 }
               : { ok: true, messageId: sent.messageId, at };
           if (sent.state === 'failed') failure = sent.failure;
         } catch (caught) {
@@ -214,8 +226,15 @@ export class DeliveryService {
             );
           }
           failure = asDeliveryError(step.channel, caught);
+          // Still unknown (a timeout, or the look-up failed): stays in flight for the retry to look up.
+          if (
+            step.channel === 'whatsapp' &&
+            (outcomeUnknown(caught) || (inFlightSince && !failure.permanent))
+          ) {
+            outcomes.whatsapp = { ok: 'sending', at: inFlightSince ?? at };
+          } else delete outcomes[step.channel];
         }
-        if (failure) delete outcomes[step.channel];
+        if (failure && outcomes[step.channel]?.ok !== 'sending') delete outcomes[step.channel];
       }
 
       if (failure) {
@@ -257,6 +276,8 @@ export class DeliveryService {
     channel: Channel,
     recipient: Recipient,
     message: { title: string; content: string },
+    /** An earlier send of this message, started then, already took one from the allowance and never gave it back. */
+    options: { reservedSince?: string } = {},
   ): Promise<
     | { state: 'delivered' | 'pending'; messageId: string }
     | { state: 'failed'; messageId: string; failure: DeliveryError }
@@ -273,18 +294,41 @@ export class DeliveryService {
       throw new DeliveryError('whatsapp', DeliveryErrors.messagingNotConfigured, true);
     if (!recipient.phone) throw new DeliveryError('whatsapp', DeliveryErrors.phoneUnavailable, true);
     const { monthlyLimit } = this.config.notifications.messaging;
-    const month = this.monthOf(this.clock.now());
-    if (!(await this.repository.reserveMessage(month, monthlyLimit))) {
+    const month = this.monthOf(options.reservedSince ? new Date(options.reservedSince) : this.clock.now());
+    if (!options.reservedSince && !(await this.repository.reserveMessage(month, monthlyLimit))) {
       throw new DeliveryError('whatsapp', DeliveryErrors.monthlyLimit(monthlyLimit), true, 'MONTHLY_LIMIT');
     }
     let sent: Awaited<ReturnType<WhatsAppChannel['send']>>;
     try {
       sent = await this.whatsapp.send(recipient.phone, message.title, message.content);
     } catch (error) {
-      await this.repository.releaseMessage(month);
+      // A timeout may have been taken: the allowance is kept (the retry finds out, see findInFlight).
+      if (!outcomeUnknown(error)) await this.repository.releaseMessage(month);
       throw error;
     }
     return this.afterStatus(sent.messageId, sent.status, undefined, month);
+  }
+
+  /**
+   * After a send whose answer never came (started at `since`): the provider's record of a message with this text to
+   * the member since then, adopted (its id, then its status followed) instead of sending again. Undefined when the
+   * provider has none: the earlier send was not taken. Looks back a minute before `since` for clock skew.
+   */
+  private async findInFlight(
+    recipient: Recipient,
+    message: { title: string; content: string },
+    since: string,
+    log: Record<string, unknown>,
+  ): Promise<Awaited<ReturnType<DeliveryService['afterStatus']>> | undefined> {
+    if (!this.whatsapp.enabled || !recipient.phone) return undefined;
+    const after = new Date(new Date(since).getTime() - 60_000);
+    const [found] = await this.whatsapp.sentSince(recipient.phone, after, message);
+    if (!found) return undefined;
+    this.logger.log(
+      { ...log, messageId: found.messageId, status: found.status },
+      'WhatsApp message of an unanswered send found; following it instead of sending again',
+    );
+    return this.afterStatus(found.messageId, found.status, found.errorCode, this.monthOf(new Date(since)));
   }
 
   /** Reads an accepted WhatsApp message's status: final now, or when to read it again. */

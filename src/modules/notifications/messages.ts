@@ -41,6 +41,20 @@ export const Messages = {
           content: `${meal.mealType} on ${meal.date}: ${meal.dishes.length ? meal.dishes.join(', ') : 'no dishes listed'}.`,
         },
 
+  /**
+   * A meal's expected headcount for the managers: the first notice before the meal, then each change. The content
+   * is the same for both, so an unchanged count is recognised by it.
+   */
+  headcount: (
+    meal: { name: string; startTime: string; endTime: string },
+    date: string,
+    present: number,
+    change: boolean,
+  ): Message => ({
+    title: `${change ? 'Headcount changed' : 'Expected headcount'}: ${meal.name} on ${date}: ${present}`,
+    content: `${present} member${present === 1 ? ' is' : 's are'} marked present for ${meal.name} on ${date} (${meal.startTime}–${meal.endTime}).`,
+  }),
+
   expenseAdded: (expense: {
     amountPaise: number;
     category: string;

@@ -9,6 +9,7 @@ import { DeliveryService } from './delivery.service';
 import { NotificationsRepository } from './notifications.repository';
 import type { NotificationRow } from './notifications.schema';
 import { pgliteQueueDatabase } from './pglite-queue-adapter';
+import { retryDeadline } from './routing';
 
 export const DELIVERY_QUEUE = 'notification-delivery';
 /** pg-boss keeps its tables in their own schema, beside the service's. */
@@ -18,11 +19,33 @@ interface DeliveryJob {
   notificationId: string;
 }
 
-/** A UUID named by the notification and the number of its status reads so far. */
-function followUpId(notificationId: string, checks: number): string {
-  const hex = createHash('sha256').update(`${notificationId}:status:${checks}`).digest('hex');
+/** A UUID named by `name`: the same job id from every replica. */
+function jobIdOf(name: string): string {
+  const hex = createHash('sha256').update(name).digest('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
+
+/** A UUID named by the notification and the number of its status reads so far. */
+function followUpId(notificationId: string, checks: number): string {
+  return jobIdOf(`${notificationId}:status:${checks}`);
+}
+
+/**
+ * Retries pg-boss needs so that its backoff (each wait at least `delay` × 2^n, at most `max` seconds) outlasts
+ * `deadline` seconds: the deadline, not pg-boss's count, ends the retries.
+ */
+export function retriesToCover(deadline: number, delay: number, max: number): number {
+  let waited = 0;
+  let retries = 0;
+  while (waited < deadline) {
+    waited += Math.min(max, delay * 2 ** retries);
+    retries += 1;
+  }
+  return retries + 1;
+}
+
+/** Rows looked at by one reconciliation pass. */
+const RECONCILE_BATCH = 50;
 
 /** Runs `work` over `items` with at most `limit` at a time; results in the items' order. */
 async function mapBounded<T, R>(items: T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
@@ -74,7 +97,14 @@ export class NotificationQueue implements OnModuleInit, OnModuleDestroy {
     boss.on('error', (error: Error) => this.logger.error({ reason: error.message }, 'Job queue error'));
     await boss.start();
     const queueOptions = {
-      retryLimit: settings.retryLimit,
+      retryLimit: Math.max(
+        settings.retryLimit,
+        retriesToCover(
+          settings.retryDeadlineHours * 3600,
+          settings.retryDelaySeconds,
+          settings.retryDelayMaxSeconds,
+        ),
+      ),
       retryDelay: settings.retryDelaySeconds,
       retryBackoff: true,
       retryDelayMax: settings.retryDelayMaxSeconds,
@@ -177,6 +207,44 @@ export class NotificationQueue implements OnModuleInit, OnModuleDestroy {
       await boss.update(DELIVERY_QUEUE, undefined, { id: job.id, startAfter: new Date() });
     }
     return waiting.length;
+  }
+
+  /**
+   * Looks for notifications still queued or retrying whose job is gone or ended (deleted, failed by pg-boss after an
+   * unexpected error, expired past its retries), untouched for NOTIFY_JOB_EXPIRE_SECONDS: nothing would deliver them
+   * and the queue counts would say pending for ever. Before the retry deadline each gets a new job (its id named by
+   * the row's last change, so replicas add it once; delivery resumes from the recorded outcomes); after it, the row
+   * fails. At most RECONCILE_BATCH rows a pass, oldest first. Run by the schedules' minute tick.
+   */
+  async reconcile(now: Date): Promise<{ requeued: number; failed: number }> {
+    const settings = this.config.notifications.queue;
+    const rows = await this.repository.findWithoutLiveJob(
+      { schema: QUEUE_SCHEMA, queue: DELIVERY_QUEUE },
+      new Date(now.getTime() - settings.expireSeconds * 1000),
+      RECONCILE_BATCH,
+    );
+    const result = { requeued: 0, failed: 0 };
+    for (const row of rows) {
+      if (now >= retryDeadline(row.createdAt, settings.retryDeadlineHours)) {
+        await this.repository.update(row.id, {
+          status: 'failed',
+          lastError: row.lastError ?? 'The delivery job was lost and the retry deadline has passed',
+        });
+        result.failed += 1;
+        continue;
+      }
+      await this.requireBoss().insert(DELIVERY_QUEUE, [
+        {
+          id: jobIdOf(`${row.id}:requeue:${row.updatedAt.getTime()}`),
+          data: { notificationId: row.id },
+        },
+      ]);
+      result.requeued += 1;
+    }
+    if (rows.length) {
+      this.logger.warn(result, 'Notifications without a delivery job: queued again or failed');
+    }
+    return result;
   }
 
   /**

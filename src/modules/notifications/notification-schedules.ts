@@ -33,6 +33,7 @@ export const MONTHLY_BILLS = Symbol('MONTHLY_BILLS');
  * |-------------------------|------------------------------------------------------------------|---------------------------------------|
  * | MEAL_REMINDER           | from NOTIFY_MEAL_REMINDER_MINUTES (60) before each meal to its start | members who have not marked that meal |
  * | ATTENDANCE_CONFIRMATION | from NOTIFY_ATTENDANCE_CONFIRMATION_MINUTES (30) before each meal   | members who have marked it            |
+ * | MEAL_UPDATE (headcount) | from NOTIFY_HEADCOUNT_MINUTES (30) before each meal to its end: the count, then its changes | managers |
  * | COST_SUMMARY            | from the 1st, NOTIFY_MONTHLY_TIME (09:00), to the month's end    | members with meals last month         |
  * | PAYMENT_DUE             | from NOTIFY_PAYMENT_DUE_DAYS (7) days later, same time           | members with a share to pay           |
  *
@@ -62,6 +63,11 @@ export class NotificationSchedules {
     } catch (error) {
       this.logger.error({ reason: (error as Error).message }, 'Scheduled notifications failed');
     }
+    try {
+      await this.notifications.reconcileDelivery(this.clock.now());
+    } catch (error) {
+      this.logger.error({ reason: (error as Error).message }, 'Delivery reconciliation failed');
+    }
   }
 
   /** Everything due at `now`; returns how many notifications were queued per type. */
@@ -69,6 +75,7 @@ export class NotificationSchedules {
     return {
       MEAL_REMINDER: await this.mealReminders(now),
       ATTENDANCE_CONFIRMATION: await this.attendanceConfirmations(now),
+      MEAL_UPDATE: await this.headcounts(now),
       COST_SUMMARY: await this.costSummaries(now),
       PAYMENT_DUE: await this.paymentsDue(now),
     };
@@ -92,6 +99,50 @@ export class NotificationSchedules {
       const members = await this.notifications.members();
       return members.filter((m) => marked.has(m.id)).map((m) => m.id);
     });
+  }
+
+  /**
+   * MEAL_UPDATE to the managers with a meal's expected headcount (members marked present): once when the meal is
+   * NOTIFY_HEADCOUNT_MINUTES away, then, until the meal ends, whenever a tick finds a count other than the last one
+   * announced for that slot. Marks made between two ticks are coalesced into one notice, and a count that went back
+   * to the announced one says nothing. The dedupe key carries the announcement's version (0 for the first notice),
+   * so two replicas evaluating the same change queue it once; the content is the same for a notice and a change, so
+   * it tells whether the count moved.
+   */
+  async headcounts(now: Date = this.clock.now()): Promise<number> {
+    const lead = this.config.notifications.schedules.headcountMinutes;
+    const tz = this.config.messTimezone;
+    const today = localParts(now, tz).date;
+    const { mealTimes } = await this.messConfig.settings();
+    let queued = 0;
+    for (const date of [addDays(today, -1), today, addDays(today, 1)]) {
+      for (const meal of mealTimes) {
+        const start = zonedInstant(date, meal.startTime, tz).getTime();
+        let end = zonedInstant(date, meal.endTime, tz).getTime();
+        if (end <= start) end += 86_400_000; // a meal that ends after midnight
+        if (now.getTime() < start - lead * 60_000 || now.getTime() >= end) continue;
+        const present = await this.attendance.presentCount(date, meal.name);
+        const keyPrefix = `MEAL_UPDATE:headcount:${date}:${meal.name}:`;
+        const last = await this.notifications.lastNotified(keyPrefix);
+        const message = Messages.headcount(meal, date, present, last !== undefined);
+        if (last?.content === message.content) continue;
+        const version = last ? Number(last.dedupeKey.slice(keyPrefix.length).split(':')[0]) + 1 : 0;
+        const managers = await this.notifications.members(['manager']);
+        const created = await this.notifications.notify(
+          managers.map((manager) => ({
+            userId: manager.id,
+            type: 'MEAL_UPDATE' as const,
+            ...message,
+            dedupeKey: `${keyPrefix}${version}:${manager.id}`,
+          })),
+        );
+        if (created.length) {
+          this.logger.log({ date, meal: meal.name, present, version }, 'Headcount announced');
+        }
+        queued += created.length;
+      }
+    }
+    return queued;
   }
 
   /** COST_SUMMARY on the 1st: each member's meals and share of the month before. */

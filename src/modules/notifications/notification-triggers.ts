@@ -147,7 +147,10 @@ export class NotificationTriggers {
     if (event.date < today) return 0;
     const message = Messages.mealUpdate(event, change);
     const keyPrefix = `MEAL_UPDATE:${event.mealId}:`;
-    if (change === 'changed' && (await this.notifications.lastContent(keyPrefix)) === message.content)
+    if (
+      change === 'changed' &&
+      (await this.notifications.lastNotified(keyPrefix))?.content === message.content
+    )
       return 0;
     const version =
       change === 'withdrawn' ? 'withdrawn' : (event.updatedAt ?? this.clock.now().toISOString());

@@ -58,7 +58,12 @@ export const NOTIFICATION_TYPE_INFO: Record<NotificationType, NotificationTypeIn
     switch: 'discrepancyAlerts',
     purpose: 'attendance mismatch warning',
   },
-  MEAL_UPDATE: { email: true, whatsapp: false, switch: 'mealUpdates', purpose: 'menu changes' },
+  MEAL_UPDATE: {
+    email: true,
+    whatsapp: false,
+    switch: 'mealUpdates',
+    purpose: 'meal count changes (headcount) and menu changes',
+  },
   EXPENSE_ADDED: { email: true, whatsapp: false, switch: 'expenseAdded', purpose: 'new expense recorded' },
   BUDGET_EXCEEDED: { email: true, whatsapp: true, switch: 'budgetExceeded', purpose: 'budget limit alert' },
   ATTENDANCE_CONFIRMATION: {

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { count, desc, eq, inArray, like, lt, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, inArray, like, lt, sql } from 'drizzle-orm';
 import { Database, DbOrTx } from '../../database/database';
 import type { ChannelPreference, PreferenceSwitch } from './notification-types';
 import {
@@ -37,14 +37,15 @@ export class NotificationsRepository {
     return row;
   }
 
-  async lastContentByKeyPrefix(keyPrefix: string): Promise<string | undefined> {
+  /** The newest notification whose dedupe key starts with `keyPrefix`: its key and content. */
+  async lastByKeyPrefix(keyPrefix: string): Promise<{ dedupeKey: string; content: string } | undefined> {
     const [row] = await this.db
-      .select({ content: notifications.content })
+      .select({ dedupeKey: notifications.dedupeKey, content: notifications.content })
       .from(notifications)
       .where(like(notifications.dedupeKey, `${keyPrefix.replace(/[\\%_]/g, '\\$&')}%`))
       .orderBy(desc(notifications.createdAt))
       .limit(1);
-    return row?.content;
+    return row?.dedupeKey ? { dedupeKey: row.dedupeKey, content: row.content } : undefined;
   }
 
   async update(id: string, values: Partial<NewNotificationRow>): Promise<NotificationRow | undefined> {
@@ -73,6 +74,35 @@ export class NotificationsRepository {
       this.db.select({ total: count() }).from(notifications).where(where),
     ]);
     return { rows, total };
+  }
+
+  /**
+   * Rows still to be delivered (queued or retrying), untouched since `updatedBefore`, for which the delivery queue
+   * (pg-boss's job table `schema`.job, queue `queue`) holds no live job: nothing would ever run them again. Oldest
+   * first, at most `limit`.
+   */
+  findWithoutLiveJob(
+    jobs: { schema: string; queue: string },
+    updatedBefore: Date,
+    limit: number,
+  ): Promise<Pick<NotificationRow, 'id' | 'createdAt' | 'updatedAt' | 'lastError'>[]> {
+    return this.db
+      .select({
+        id: notifications.id,
+        createdAt: notifications.createdAt,
+        updatedAt: notifications.updatedAt,
+        lastError: notifications.lastError,
+      })
+      .from(notifications)
+      .where(
+        and(
+          inArray(notifications.status, ['queued', 'retrying']),
+          lt(notifications.updatedAt, updatedBefore),
+          sql`not exists (select 1 from ${sql.identifier(jobs.schema)}.job j where j.name = ${jobs.queue} and j.data->>'notificationId' = ${notifications.id}::text and j.state < 'completed')`,
+        ),
+      )
+      .orderBy(asc(notifications.updatedAt))
+      .limit(limit);
   }
 
   async countByStatus(): Promise<Record<NotificationStatus, number>> {

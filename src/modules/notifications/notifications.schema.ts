@@ -19,13 +19,15 @@ export type NotificationStatus = (typeof NOTIFICATION_STATUSES)[number];
 
 /**
  * The outcome of one channel for one notification: final (`ok` true or false), or, for WhatsApp, `accepted`: the
- * provider took the message (`at`) and its final status is still to be read (`checks` reads so far). A failure that
+ * provider took the message (`at`) and its final status is still to be read (`checks` reads so far), or `sending`:
+ * a send started at `at` whose answer never came (a timeout), so the provider may have taken it. A failure that
  * will be retried is not recorded here.
  */
 export type ChannelOutcome =
   | { ok: true; messageId?: string; at: string }
   | { ok: false; error: string; code?: string; at: string }
-  | { ok: 'accepted'; messageId: string; at: string; checks: number };
+  | { ok: 'accepted'; messageId: string; at: string; checks: number }
+  | { ok: 'sending'; at: string };
 
 export type AcceptedOutcome = Extract<ChannelOutcome, { ok: 'accepted' }>;
 

@@ -104,9 +104,14 @@ export class NotificationsService {
     return created;
   }
 
-  /** The content of the newest notification whose dedupe key starts with `keyPrefix`. */
-  lastContent(keyPrefix: string): Promise<string | undefined> {
-    return this.repository.lastContentByKeyPrefix(keyPrefix);
+  /** The dedupe key and content of the newest notification whose dedupe key starts with `keyPrefix`. */
+  lastNotified(keyPrefix: string): Promise<{ dedupeKey: string; content: string } | undefined> {
+    return this.repository.lastByKeyPrefix(keyPrefix);
+  }
+
+  /** Gives notifications whose delivery job was lost a new one, or fails them past the retry deadline. */
+  reconcileDelivery(now: Date) {
+    return this.queue.reconcile(now);
   }
 
   /** Approved members who may receive notifications; all of them, or those with one of `roles`. */

@@ -1,4 +1,5 @@
-import { afterFailure, nextStep, planRoute } from './routing';
+import { retriesToCover } from './notification-queue';
+import { afterFailure, nextStep, planRoute, retryDeadline } from './routing';
 
 describe('planRoute', () => {
   it.each([
@@ -77,5 +78,24 @@ describe('afterFailure', () => {
   it('never retries a permanent failure', () => {
     expect(afterFailure(['whatsapp'], 'whatsapp', { permanent: true }, true)).toBe('final');
     expect(afterFailure(['email'], 'email', { permanent: true }, true)).toBe('final');
+  });
+});
+
+describe('a send of unknown outcome and the retry deadline', () => {
+  it('attempts a channel whose send is in flight again, saying since when', () => {
+    const at = '2025-03-01T00:00:00.000Z';
+    expect(nextStep(['whatsapp', 'email'], { whatsapp: { ok: 'sending', at } })).toEqual({
+      kind: 'attempt',
+      channel: 'whatsapp',
+      fallback: false,
+      inFlightSince: at,
+    });
+  });
+
+  it('retries long enough for the capped backoff to outlast the deadline', () => {
+    // 30 s doubling to 1920 s (3810 s in 7 waits), then 3600 s each: 23 more to pass 24 h
+    expect(retriesToCover(24 * 3600, 30, 3600)).toBe(31);
+    expect(retriesToCover(60, 60, 3600)).toBe(2);
+    expect(retryDeadline(new Date('2025-03-01T00:00:00Z'), 24)).toEqual(new Date('2025-03-02T00:00:00Z'));
   });
 });

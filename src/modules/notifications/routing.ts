@@ -22,13 +22,15 @@ export function planRoute(input: {
 }
 
 export type NextStep =
-  | { kind: 'attempt'; channel: Channel; fallback: boolean }
+  /** `inFlightSince`: an earlier send through this channel started then and its outcome is unknown. */
+  | { kind: 'attempt'; channel: Channel; fallback: boolean; inFlightSince?: string }
   | { kind: 'confirm'; channel: Channel; outcome: AcceptedOutcome }
   | { kind: 'sent'; via: Channel; fallbackUsed: boolean; messageId?: string }
   | { kind: 'failed'; error: string };
 
 /**
- * What to do next, given the outcomes recorded so far: the first channel without an outcome is attempted, one the
+ * What to do next, given the outcomes recorded so far: the first channel without an outcome (or with a send of
+ * unknown outcome) is attempted, one the
  * provider accepted has its final status read, the first that succeeded ends it, and when every channel failed the
  * notification failed.
  */
@@ -37,6 +39,8 @@ export function nextStep(route: Channel[], outcomes: Partial<Record<Channel, Cha
   for (const [index, channel] of route.entries()) {
     const outcome = outcomes[channel];
     if (!outcome) return { kind: 'attempt', channel, fallback: index > 0 };
+    if (outcome.ok === 'sending')
+      return { kind: 'attempt', channel, fallback: index > 0, inFlightSince: outcome.at };
     if (outcome.ok === 'accepted') return { kind: 'confirm', channel, outcome };
     if (outcome.ok)
       return { kind: 'sent', via: channel, fallbackUsed: index > 0, messageId: outcome.messageId };
@@ -59,4 +63,9 @@ export function afterFailure(
   const isLast = route.indexOf(channel) === route.length - 1;
   if (!isLast) return 'fallback';
   return !failure.permanent && retriesLeft ? 'retry' : 'final';
+}
+
+/** When retrying a notification queued at `createdAt` stops (NOTIFY_RETRY_DEADLINE_HOURS later). */
+export function retryDeadline(createdAt: Date, hours: number): Date {
+  return new Date(createdAt.getTime() + hours * 3_600_000);
 }

@@ -71,7 +71,7 @@ export class WhatsAppChannel {
       const message = await this.client.messages.create({
         from: `whatsapp:${this.settings.phoneNumber}`,
         to: `whatsapp:${to}`,
-        body: `${title}\n\n${content}`,
+        body: messageBody(title, content),
       });
       return { messageId: message.sid, status: message.status as MessageStatus };
     } catch (error) {
@@ -94,10 +94,15 @@ export class WhatsAppChannel {
   }
 
   /**
-   * Messages to `to` created at or after `since` (the provider's own record), newest first: how a retry after an
-   * unknown outcome (a timeout) finds out whether the earlier attempt was taken, instead of sending again.
+   * Messages to `to` sent at or after `since` (the provider's own record), newest first, only those with this
+   * title and content when given: how a retry after an unknown outcome (a timeout) finds out whether the earlier
+   * attempt was taken, instead of sending again.
    */
-  async sentSince(to: string, since: Date): Promise<{ messageId: string; status: MessageStatus }[]> {
+  async sentSince(
+    to: string,
+    since: Date,
+    message?: { title: string; content: string },
+  ): Promise<{ messageId: string; status: MessageStatus; errorCode?: number }[]> {
     if (!this.client) throw new DeliveryError('whatsapp', DeliveryErrors.messagingNotConfigured, true);
     try {
       const messages = await this.client.messages.list({
@@ -106,11 +111,35 @@ export class WhatsAppChannel {
         dateSentAfter: since,
         limit: 20,
       });
-      return messages.map((m) => ({ messageId: m.sid, status: m.status as MessageStatus }));
+      const body = message ? messageBody(message.title, message.content) : undefined;
+      return messages
+        .filter((m) => body === undefined || m.body === body)
+        .map((m) => ({
+          messageId: m.sid,
+          status: m.status as MessageStatus,
+          ...(m.errorCode ? { errorCode: Number(m.errorCode) } : {}),
+        }));
     } catch (error) {
       throw classifyMessagingError(error);
     }
   }
+}
+
+/** The text of a WhatsApp message: the title, a blank line, then the content. */
+function messageBody(title: string, content: string): string {
+  return `${title}\n\n${content}`;
+}
+
+/**
+ * True when a send failed without an answer (a timeout): the provider may have taken the message, so it is neither
+ * sent again blindly nor given back to the monthly allowance.
+ */
+export function outcomeUnknown(error: unknown): boolean {
+  return (
+    error instanceof DeliveryError &&
+    error.channel === 'whatsapp' &&
+    error.message === DeliveryErrors.messagingTimeout
+  );
 }
 
 /** The provider's message statuses. */

@@ -1,6 +1,7 @@
 import { PageQuery } from '../../../common/http/paging';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsIn, IsOptional } from 'class-validator';
+import { IsBoolean, IsIn } from 'class-validator';
+import { Optional } from '../../../common/http/fields';
 import { CHANNEL_PREFERENCES, type ChannelPreference } from '../notification-types';
 
 const channelMessage = `must be one of ${CHANNEL_PREFERENCES.join(', ')}`;
@@ -27,18 +28,19 @@ export class SetChannelDto {
 
 const Switch = (description: string) => (target: object, key: string) => {
   ApiPropertyOptional({ type: Boolean, description, example: true })(target, key);
-  IsOptional()(target, key);
+  // Optional(), not IsOptional(): left out is fine, null is refused (it would skip IsBoolean and reach the service).
+  Optional()(target, key);
   IsBoolean({ message: `${key} must be true or false` })(target, key);
 };
 
-/** One optional switch per notification type; keys not listed here are refused (400). */
+/** One optional switch per notification type; keys not listed here, and null, are refused (400). */
 export class UpdatePreferencesDto {
   @Switch('MEAL_REMINDER: reminder before a meal you have not marked') mealReminders?: boolean;
   @Switch('PAYMENT_DUE: your share of last month is due') paymentDue?: boolean;
   @Switch('COST_SUMMARY: monthly cost breakdown on the 1st') costSummary?: boolean;
   @Switch('DISCREPANCY_ALERT (managers): attendance changed after a meal, or marked without a menu')
   discrepancyAlerts?: boolean;
-  @Switch('MEAL_UPDATE: a published menu changed') mealUpdates?: boolean;
+  @Switch('MEAL_UPDATE: a menu changed; managers: a meal’s headcount and its changes') mealUpdates?: boolean;
   @Switch('EXPENSE_ADDED (managers, treasurers): a new expense was recorded') expenseAdded?: boolean;
   @Switch('BUDGET_EXCEEDED (managers, treasurers, admins): the month went over budget')
   budgetExceeded?: boolean;
