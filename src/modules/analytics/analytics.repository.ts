@@ -9,11 +9,13 @@ import {
   monthTotals,
 } from './analytics.schema';
 import type { MemberMeals } from './cost-shares';
+import { memberNames } from '../users/member-names';
+import { intArray, uuidArray } from '../../database/sql-arrays';
 
 export interface MonthSnapshot {
   totalPaise: number;
   computedAt: Date;
-  members: MemberMeals[];
+  members: (MemberMeals & { fullName: string })[];
 }
 
 export interface MealTypeFigures {
@@ -77,7 +79,7 @@ export class AnalyticsRepository {
     if (members.length) {
       // One statement for every member, however many: arrays unnested server-side.
       await tx.execute(sql`insert into ${monthMemberMeals} (month, user_id, meals)
-        select ${month}, unnest(${toPgArray(members.map((m) => m.userId))}::uuid[]), unnest(${toPgArray(members.map((m) => m.meals))}::int[])`);
+        select ${month}, unnest(${uuidArray(members.map((m) => m.userId))}), unnest(${intArray(members.map((m) => m.meals))})`);
     }
     if (mealTypes.length) {
       await tx.insert(monthMealCounts).values(mealTypes.map((m) => ({ month, ...m })));
@@ -109,7 +111,7 @@ export class AnalyticsRepository {
     );
   }
 
-  /** The month's bill inputs in one statement (one snapshot); undefined if never computed. */
+  /** The month's bill inputs with each member's name, in one statement (one snapshot); undefined if never computed. */
   async readMonth(month: string): Promise<MonthSnapshot | undefined> {
     const rows = await this.database.db
       .select({
@@ -117,16 +119,20 @@ export class AnalyticsRepository {
         computedAt: monthTotals.computedAt,
         userId: monthMemberMeals.userId,
         meals: monthMemberMeals.meals,
+        fullName: memberNames.fullName,
       })
       .from(monthTotals)
       .leftJoin(monthMemberMeals, eq(monthMemberMeals.month, monthTotals.month))
+      .leftJoin(memberNames, eq(memberNames.memberId, monthMemberMeals.userId))
       .where(eq(monthTotals.month, month))
       .orderBy(asc(monthMemberMeals.userId));
     if (!rows.length) return undefined;
     return {
       totalPaise: rows[0].totalPaise,
       computedAt: rows[0].computedAt,
-      members: rows.flatMap((r) => (r.userId === null ? [] : [{ userId: r.userId, meals: r.meals! }])),
+      members: rows.flatMap((r) =>
+        r.userId === null ? [] : [{ userId: r.userId, meals: r.meals!, fullName: r.fullName ?? '' }],
+      ),
     };
   }
 
@@ -172,9 +178,4 @@ export class AnalyticsRepository {
 /** `2025-03` → 202503: a distinct advisory-lock key per month. */
 function monthKey(month: string): number {
   return Number(month.replace('-', ''));
-}
-
-/** A Postgres array literal; both drivers pass it as text, cast in the statement. */
-function toPgArray(values: (string | number)[]): string {
-  return `{${values.join(',')}}`;
 }

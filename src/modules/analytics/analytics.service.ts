@@ -151,8 +151,8 @@ export class AnalyticsService implements OnModuleInit {
           );
         }
         const snapshot = await this.freshSnapshot(month);
-        // One batched read of the names; a Map, not an object keyed by 2,000 ids: lookups stay fast.
-        const names = await this.users.namesOf(snapshot.members.map((m) => m.userId));
+        // The names came in the same statement (the users module's memberNames); a Map keeps lookups fast.
+        const names = new Map(snapshot.members.map((m) => [m.userId, m.fullName]));
         const bill = computeShares(snapshot.totalPaise, snapshot.members, method);
         return this.toBillDto(month, bill, (id) => names.get(id), false, snapshot.computedAt.toISOString());
       },

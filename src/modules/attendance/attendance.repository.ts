@@ -1,10 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { and, asc, count, desc, eq, getTableColumns, gte, inArray, lte, ne, sql, SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, getTableColumns, gte, lte, ne, sql, SQL } from 'drizzle-orm';
 import { Database, DbOrTx } from '../../database/database';
-// Read-only: member names for the list join (the accepted read-side exception, see README "Layout"). Member status
-// comes from UsersService.statusesOf; nothing here writes or decides on `users`.
-import { users } from '../users/users.schema';
+import { memberNames } from '../users/member-names';
 import { attendance, AttendanceRow, AttendanceStatus } from './attendance.schema';
+import { isAnyUuid } from '../../database/sql-arrays';
 
 export interface AttendanceListFilter {
   userId?: string;
@@ -71,11 +70,11 @@ export class AttendanceRepository {
     const where = conditions.length ? and(...conditions) : undefined;
     const [rows, [{ total }]] = await Promise.all([
       this.db
-        .select({ ...getTableColumns(attendance), fullName: users.fullName })
+        .select({ ...getTableColumns(attendance), fullName: memberNames.fullName })
         .from(attendance)
-        .leftJoin(users, eq(users.id, attendance.userId))
+        .leftJoin(memberNames, eq(memberNames.memberId, attendance.userId))
         .where(where)
-        .orderBy(desc(attendance.date), asc(attendance.mealType), asc(users.fullName), asc(attendance.id))
+        .orderBy(desc(attendance.date), asc(attendance.mealType), asc(memberNames.fullName), asc(attendance.id))
         .limit(filter.limit)
         .offset(filter.offset),
       this.db.select({ total: count() }).from(attendance).where(where),
@@ -124,7 +123,7 @@ export class AttendanceRepository {
         and(
           eq(attendance.date, date),
           eq(attendance.mealType, mealType),
-          inArray(attendance.userId, userIds),
+          isAnyUuid(attendance.userId, userIds),
         ),
       );
   }

@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { and, count, desc, eq, gte, lte, sql, SQL } from 'drizzle-orm';
 import { Database, DbOrTx } from '../../database/database';
-// Read only, for the recorder's name in the same query as the expense (no N+1).
-import { users } from '../users/users.schema';
+import { memberNames } from '../users/member-names';
 import { expenses, ExpenseRow, NewExpenseRow } from './expenses.schema';
 
 export interface ExpenseWithRecorder {
@@ -39,7 +38,7 @@ export interface CategoryTotal {
 
 export type ExpenseValues = Pick<NewExpenseRow, 'category' | 'amountPaise' | 'description' | 'date'>;
 
-const withRecorder = { expense: expenses, recorderName: users.fullName };
+const withRecorder = { expense: expenses, recorderName: memberNames.fullName };
 
 // sum(integer) is a bigint; it arrives as a string and is exact below 2^53 paise
 const sumPaise = sql<number>`coalesce(sum(${expenses.amountPaise}), 0)`.mapWith(Number);
@@ -58,7 +57,7 @@ export class ExpensesRepository {
     const [row] = await this.db
       .select(withRecorder)
       .from(expenses)
-      .leftJoin(users, eq(users.id, expenses.recordedBy))
+      .leftJoin(memberNames, eq(memberNames.memberId, expenses.recordedBy))
       .where(eq(expenses.id, id))
       .limit(1);
     return row;
@@ -75,7 +74,7 @@ export class ExpensesRepository {
       this.db
         .select(withRecorder)
         .from(expenses)
-        .leftJoin(users, eq(users.id, expenses.recordedBy))
+        .leftJoin(memberNames, eq(memberNames.memberId, expenses.recordedBy))
         .where(where)
         .orderBy(desc(expenses.date), desc(expenses.createdAt), desc(expenses.id))
         .limit(filter.limit)

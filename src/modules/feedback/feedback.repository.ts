@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { and, asc, avg, count, desc, eq, getTableColumns, gte, lte, SQL } from 'drizzle-orm';
 import { Database } from '../../database/database';
-// Read-only, for the members' names in lists; never written from here.
-import { users } from '../users/users.schema';
+import { memberNames } from '../users/member-names';
 import { feedback, FeedbackRow, NewFeedbackRow } from './feedback.schema';
 
 export interface FeedbackListFilter {
@@ -42,9 +41,9 @@ export class FeedbackRepository {
     const where = conditions.length ? and(...conditions) : undefined;
     const [rows, [{ total }]] = await Promise.all([
       this.db
-        .select({ ...getTableColumns(feedback), fullName: users.fullName })
+        .select({ ...getTableColumns(feedback), fullName: memberNames.fullName })
         .from(feedback)
-        .leftJoin(users, eq(users.id, feedback.userId))
+        .leftJoin(memberNames, eq(memberNames.memberId, feedback.userId))
         .where(where)
         .orderBy(desc(feedback.date), desc(feedback.createdAt), desc(feedback.id))
         .limit(filter.limit)

@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { and, asc, eq, gte, lte, SQL } from 'drizzle-orm';
 import { Database } from '../../database/database';
-// Read only, for the publisher's name in the same query as the menu (no N+1).
-import { users } from '../users/users.schema';
+import { memberNames } from '../users/member-names';
 import { meals, MealRow, NewMealRow } from './meals.schema';
 
 export interface MealWithCreator {
@@ -20,7 +19,7 @@ export interface MealListFilter {
 
 export type MealValues = Pick<NewMealRow, 'date' | 'mealType' | 'dishes' | 'notes'>;
 
-const withCreator = { meal: meals, creatorName: users.fullName };
+const withCreator = { meal: meals, creatorName: memberNames.fullName };
 
 /** The only code that queries `meals`. */
 @Injectable()
@@ -44,7 +43,7 @@ export class MealsRepository {
     const [row] = await this.db
       .select(withCreator)
       .from(meals)
-      .leftJoin(users, eq(users.id, meals.createdBy))
+      .leftJoin(memberNames, eq(memberNames.memberId, meals.createdBy))
       .where(eq(meals.id, id))
       .limit(1);
     return row;
@@ -57,7 +56,7 @@ export class MealsRepository {
     return this.db
       .select(withCreator)
       .from(meals)
-      .leftJoin(users, eq(users.id, meals.createdBy))
+      .leftJoin(memberNames, eq(memberNames.memberId, meals.createdBy))
       .where(and(...conditions))
       .orderBy(asc(meals.date), asc(meals.mealType));
   }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { and, asc, count, desc, eq, inArray, like, lt, sql } from 'drizzle-orm';
 import { Database, DbOrTx } from '../../database/database';
 import type { ChannelPreference, PreferenceSwitch } from './notification-types';
+import { isAnyUuid } from '../../database/sql-arrays';
 import {
   messagingUsage,
   NewNotificationRow,
@@ -131,7 +132,7 @@ export class NotificationsRepository {
     const rows = await this.db
       .select()
       .from(notificationPreferences)
-      .where(inArray(notificationPreferences.userId, userIds));
+      .where(isAnyUuid(notificationPreferences.userId, userIds));
     return new Map(rows.map((row) => [row.userId, row]));
   }
 

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { and, asc, count, desc, eq, inArray, sql, SQL } from 'drizzle-orm';
 import { Database, DbOrTx } from '../../database/database';
 import { NewUserRow, Role, UserRow, users, UserStatus } from './users.schema';
+import { isAnyUuid } from '../../database/sql-arrays';
 
 export interface UserListFilter {
   status?: UserStatus;
@@ -39,7 +40,7 @@ export class UsersRepository {
     const rows = await db
       .select({ id: users.id, fullName: users.fullName })
       .from(users)
-      .where(inArray(users.id, ids));
+      .where(isAnyUuid(users.id, ids));
     return new Map(rows.map((r) => [r.id, r.fullName]));
   }
 
@@ -48,7 +49,7 @@ export class UsersRepository {
     const rows = await this.db
       .select({ id: users.id, status: users.status })
       .from(users)
-      .where(inArray(users.id, ids));
+      .where(isAnyUuid(users.id, ids));
     return new Map(rows.map((r) => [r.id, r.status]));
   }
 

@@ -1,0 +1,12 @@
+import { QueryBuilder } from 'drizzle-orm/pg-core';
+import { users } from './users.schema';
+
+/**
+ * The users module's read-side relation for other modules' queries: a member's id and name, nothing else. Lists
+ * that nest `{_id, fullName}` and the monthly bill join this instead of the `users` table, so they stay one query
+ * while the users module alone owns what its table holds (PostgreSQL flattens the subquery: the plan is the join).
+ */
+export const memberNames = new QueryBuilder()
+  .select({ memberId: users.id, fullName: users.fullName })
+  .from(users)
+  .as('member_names');
