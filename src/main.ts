@@ -37,7 +37,9 @@ async function shutdown(app: NestFastifyApplication, logger: Logger, signal: Nod
     logger.log('Stopped cleanly');
     process.exit(0);
   } catch (error) {
-    process.stderr.write(`Shutdown failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.stderr.write(
+      `Shutdown failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
     process.exit(1);
   }
 }

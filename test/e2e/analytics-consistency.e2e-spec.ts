@@ -117,8 +117,7 @@ describe('Analytics under concurrent writes', () => {
     const month = '2024-07';
     expect((await spend(900, day(month, 3))).status).toBe(201);
     for (const [i, m] of crowd.slice(0, 3).entries()) {
-      for (let d = 1; d <= i + 1; d += 1)
-        expect((await markFor(m, day(month, d), 'Lunch')).status).toBe(201);
+      for (let d = 1; d <= i + 1; d += 1) expect((await markFor(m, day(month, d), 'Lunch')).status).toBe(201);
     }
     expect((await close(month)).status).toBe(200);
     const before = await expectFiguresMatchBill(month);

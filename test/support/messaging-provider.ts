@@ -195,8 +195,7 @@ export class MessagingProvider {
         uri: url.pathname,
       });
     }
-    if (req.method !== 'POST' || !list)
-      return reply(404, { code: 20404, message: 'Not found', status: 404 });
+    if (req.method !== 'POST' || !list) return reply(404, { code: 20404, message: 'Not found', status: 404 });
 
     const form = new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
     const message: SentMessage = {

@@ -74,7 +74,12 @@ export class AttendanceRepository {
         .from(attendance)
         .leftJoin(memberNames, eq(memberNames.memberId, attendance.userId))
         .where(where)
-        .orderBy(desc(attendance.date), asc(attendance.mealType), asc(memberNames.fullName), asc(attendance.id))
+        .orderBy(
+          desc(attendance.date),
+          asc(attendance.mealType),
+          asc(memberNames.fullName),
+          asc(attendance.id),
+        )
         .limit(filter.limit)
         .offset(filter.offset),
       this.db.select({ total: count() }).from(attendance).where(where),

@@ -1,14 +1,7 @@
 import { PageQuery } from '../../../common/http/paging';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import {
-  ArrayMaxSize,
-  ArrayMinSize,
-  IsArray,
-  IsIn,
-  IsUUID,
-  ValidateNested,
-} from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsUUID, ValidateNested } from 'class-validator';
 import { DateField, MonthField, Optional, TextField } from '../../../common/http/fields';
 import { ATTENDANCE_STATUSES, type AttendanceStatus } from '../attendance.schema';
 

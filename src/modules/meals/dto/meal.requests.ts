@@ -1,15 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
-import {
-  ArrayMaxSize,
-  ArrayMinSize,
-  IsArray,
-  IsInt,
-  IsString,
-  Length,
-  Max,
-  Min,
-} from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsInt, IsString, Length, Max, Min } from 'class-validator';
 import { DateField, NoControlCharacters, Optional, TextField } from '../../../common/http/fields';
 import { DISH_NAME_MAX, MEAL_DISHES_MAX, MEAL_NOTES_MAX, MEAL_TYPE_MAX } from '../meals.schema';
 

@@ -33,7 +33,8 @@ export const DeliveryErrors = {
   messagingRefused: (code: string) => `The messaging provider refused the message (code ${code})`,
   messagingTimeout: 'The messaging provider did not answer in time',
   messagingUnreachable: 'The messaging provider could not be reached',
-  messagingUnconfirmed: 'The messaging provider accepted the message but did not confirm that it went out in time',
+  messagingUnconfirmed:
+    'The messaging provider accepted the message but did not confirm that it went out in time',
   mailNotConfigured: 'The mail provider is not configured, so email notifications are disabled',
   mailUnreachable: 'The mail server could not be reached',
   mailCredentials: 'The mail server refused the sender credentials',
