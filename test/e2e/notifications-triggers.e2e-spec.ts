@@ -1,10 +1,9 @@
 import { addDays, localParts, monthOf, zonedInstant } from '../../src/common/time/dates';
-import { AppConfig } from '../../src/config/app-config';
 import { NotificationSchedules } from '../../src/modules/notifications/notification-schedules';
 import { TestApp } from '../support/app';
 import { MailServer } from '../support/mail-server';
 import { MessagingProvider } from '../support/messaging-provider';
-import { fixClock, notificationsOf, restoreClock } from '../support/notifications';
+import { fixClock, notificationsOf, restoreClock, tickSchedulesAt } from '../support/notifications';
 
 const TZ = 'Asia/Kolkata';
 const today = () => localParts(new Date(), TZ).date;
@@ -408,16 +407,7 @@ describe('Notification triggers and schedules', () => {
     const at = (day: string, time: string) => zonedInstant(`${next}-${day}`, time, TZ);
     expect(await n.schedules.costSummaries(at('01', '08:59'))).toBe(0);
     // the service was down all of the 1st: the cron tick of the 2nd (the app's clock fixed there) catches up
-    const clock = fixClock(t, at('02', '09:30'));
-    const schedules = t.app.get(AppConfig).notifications.schedules;
-    schedules.enabled = true;
-    try {
-      await n.schedules.tick();
-    } finally {
-      schedules.enabled = false;
-      restoreClock(t);
-    }
-    expect(clock.now()).toEqual(at('02', '09:30'));
+    await tickSchedulesAt(t, at('02', '09:30'));
     // the dedupe keys make any later tick of the month a no-op, on this replica or another
     expect(await n.schedules.costSummaries(at('01', '09:05'))).toBe(0);
     expect(await n.schedules.costSummaries(at('20', '09:05'))).toBe(0);
@@ -466,17 +456,9 @@ describe('Notification triggers and schedules', () => {
         (await t.post('/attendance', { date: day, mealType: 'Breakfast', status }, { token: m.token }))
           .status,
       ).toBeLessThan(300);
-    const schedules = t.app.get(AppConfig).notifications.schedules;
     /** The minute tick, as cron runs it, with the app's clock at `time` on `day`. */
     const tickAt = async (time: string) => {
-      fixClock(t, at(time));
-      schedules.enabled = true;
-      try {
-        await n.schedules.tick();
-      } finally {
-        schedules.enabled = false;
-        restoreClock(t);
-      }
+      await tickSchedulesAt(t, at(time));
       await n.settle();
     };
     const replica = new NotificationSchedules(

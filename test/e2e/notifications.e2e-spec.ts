@@ -1,6 +1,5 @@
 import { eq, sql } from 'drizzle-orm';
 import { localParts } from '../../src/common/time/dates';
-import { AppConfig } from '../../src/config/app-config';
 import { Database } from '../../src/database/database';
 import { DeliveryErrors } from '../../src/modules/notifications/channels/delivery-error';
 import { NotificationsRepository } from '../../src/modules/notifications/notifications.repository';
@@ -17,7 +16,7 @@ import {
   TEST_AUTH_TOKEN,
   MessagingProvider,
 } from '../support/messaging-provider';
-import { fixClock, notificationsOf, restoreClock } from '../support/notifications';
+import { fixClock, notificationsOf, restoreClock, tickSchedulesAt } from '../support/notifications';
 
 const SMTP_SECRETS = ['abcd efgh ijkl mnop', 'abcdefghijklmnop'];
 const SWITCHES = [
@@ -634,17 +633,7 @@ describe('Notifications with both providers configured', () => {
 
     it('gives a notification whose job is gone or failed a new one on the schedule tick, and fails it past the deadline', async () => {
       const database = t.app.get(Database);
-      const schedules = t.app.get(AppConfig).notifications.schedules;
-      const tickAt = async (at: Date) => {
-        fixClock(t, at);
-        schedules.enabled = true;
-        try {
-          await n.schedules.tick();
-        } finally {
-          schedules.enabled = false;
-          restoreClock(t);
-        }
-      };
+      const tickAt = (at: Date) => tickSchedulesAt(t, at);
       const jobsOf = (id: string) =>
         sql`from pgboss.job where name = 'notification-delivery' and data->>'notificationId' = ${id}`;
       const [lost, failedJob, late] = [

@@ -1,4 +1,5 @@
 import { Clock, FixedClock } from '../../src/common/time/clock';
+import { AppConfig } from '../../src/config/app-config';
 import { NotificationQueue } from '../../src/modules/notifications/notification-queue';
 import { NotificationSchedules } from '../../src/modules/notifications/notification-schedules';
 import { NotificationTriggers } from '../../src/modules/notifications/notification-triggers';
@@ -35,4 +36,20 @@ export function fixClock(t: TestApp, at: Date): FixedClock {
 /** Back to the real time after fixClock. */
 export function restoreClock(t: TestApp): void {
   delete (t.app.get(Clock) as { now?: unknown }).now;
+}
+
+/**
+ * One schedule tick as cron runs it (`schedules.tick()`, the path the real timer takes), with the app's clock at
+ * `at` and the schedules switched on for just that tick; then back to the real time and schedules off.
+ */
+export async function tickSchedulesAt(t: TestApp, at: Date): Promise<void> {
+  fixClock(t, at);
+  const schedules = t.app.get(AppConfig).notifications.schedules;
+  schedules.enabled = true;
+  try {
+    await t.app.get(NotificationSchedules).tick();
+  } finally {
+    schedules.enabled = false;
+    restoreClock(t);
+  }
 }
