@@ -57,10 +57,7 @@ export abstract class Database {
     const started = performance.now();
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new Error(`database did not answer within ${timeoutMs} ms`)),
-        timeoutMs,
-      );
+      timer = setTimeout(() => reject(new DatabaseTimeoutError(timeoutMs)), timeoutMs);
     });
     try {
       await Promise.race([this.db.execute(sql`select 1`), timeout]);
@@ -68,6 +65,14 @@ export abstract class Database {
     } finally {
       clearTimeout(timer);
     }
+  }
+}
+
+/** `ping` got no answer in time (as opposed to a refused or broken connection). */
+export class DatabaseTimeoutError extends Error {
+  constructor(timeoutMs: number) {
+    super(`database did not answer within ${timeoutMs} ms`);
+    this.name = 'DatabaseTimeoutError';
   }
 }
 

@@ -1,3 +1,4 @@
+import { AppConfig } from '../../src/config/app-config';
 import { TestApp } from '../support/app';
 import { freshDatabase, usingServer } from '../support/database';
 import { TcpProxy } from '../support/tcp-proxy';
@@ -172,6 +173,16 @@ describe('Readiness against a PostgreSQL server that goes away', () => {
       expect(Date.now() - started).toBeLessThan(2000);
       expect(ready.status).toBe(503);
       expect(ready.body).toMatchObject({ status: 'error', error: { database: { status: 'down' } } });
+      // public probes name the kind of failure, never the driver's text (host, port, user)
+      expect(['unreachable', `did not answer within ${t.app.get(AppConfig).readyTimeoutMs} ms`]).toContain(
+        ready.body.error.database.message,
+      );
+      const db = await t.get('/health/db');
+      expect(db.status).toBe(503);
+      for (const body of [JSON.stringify(ready.body), JSON.stringify(db.body)]) {
+        expect(body).not.toContain(String(proxy!.port));
+        expect(body).not.toMatch(/ECONN|127\.0\.0\.1|postgres/i);
+      }
       expect((await t.get('/live')).status).toBe(200);
       const health = await t.get('/health');
       expect(health.status).toBe(503);
