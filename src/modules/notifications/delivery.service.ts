@@ -146,7 +146,7 @@ export class DeliveryService {
    * then that the fallback is attempted, then the fallback's success. A transient failure of the last channel ends
    * in `retry` while retries are left. A WhatsApp message the provider accepted counts only once its status says it
    * went out: its status is read at once, and, while it is still on its way, again at `checkAt` (`check`) until
-   * NOTIFY_WHATSAPP_CONFIRM_SECONDS after the acceptance. Without `canWait` (the test send) an accepted message
+   * MSG_STATUS_DEADLINE_SECONDS after the acceptance. Without `canWait` (the test send) an accepted message
    * whose first status read is not final counts as sent.
    */
   async runRoute(
@@ -213,11 +213,15 @@ export class DeliveryService {
           const sent =
             (inFlightSince && (await this.findInFlight(recipient, message, inFlightSince, options.log))) ||
             (await this.send(step.channel, recipient, message, { reservedSince: inFlightSince }));
-          outcomes[step.channel] =
-            sent.state === 'pending'
-              ? { ok: 'accepted', messageId: sent.messageId, at: inFlightSince ?? at, checks: 0 }
-              : { ok: true, messageId: sent.messageId, at };
-          if (sent.state === 'failed') failure = sent.failure;
+          if (sent.state === 'failed') {
+            failure = sent.failure;
+            delete outcomes[step.channel];
+          } else {
+            outcomes[step.channel] =
+              sent.state === 'pending'
+                ? { ok: 'accepted', messageId: sent.messageId, at: inFlightSince ?? at, checks: 0 }
+                : { ok: true, messageId: sent.messageId, at };
+          }
         } catch (caught) {
           if (!(caught instanceof DeliveryError)) {
             this.logger.error(
@@ -234,7 +238,6 @@ export class DeliveryService {
             outcomes.whatsapp = { ok: 'sending', at: inFlightSince ?? at };
           } else delete outcomes[step.channel];
         }
-        if (failure && outcomes[step.channel]?.ok !== 'sending') delete outcomes[step.channel];
       }
 
       if (failure) {

@@ -223,24 +223,24 @@ export class NotificationQueue implements OnModuleInit, OnModuleDestroy {
       new Date(now.getTime() - settings.expireSeconds * 1000),
       RECONCILE_BATCH,
     );
-    const result = { requeued: 0, failed: 0 };
-    for (const row of rows) {
-      if (now >= retryDeadline(row.createdAt, settings.retryDeadlineHours)) {
-        await this.repository.update(row.id, {
-          status: 'failed',
-          lastError: row.lastError ?? 'The delivery job was lost and the retry deadline has passed',
-        });
-        result.failed += 1;
-        continue;
-      }
-      await this.requireBoss().insert(DELIVERY_QUEUE, [
-        {
+    const late = rows.filter((row) => now >= retryDeadline(row.createdAt, settings.retryDeadlineHours));
+    const requeue = rows.filter((row) => !late.includes(row));
+    for (const row of late) {
+      await this.repository.update(row.id, {
+        status: 'failed',
+        lastError: row.lastError ?? 'The delivery job was lost and the retry deadline has passed',
+      });
+    }
+    if (requeue.length) {
+      await this.requireBoss().insert(
+        DELIVERY_QUEUE,
+        requeue.map((row) => ({
           id: jobIdOf(`${row.id}:requeue:${row.updatedAt.getTime()}`),
           data: { notificationId: row.id },
-        },
-      ]);
-      result.requeued += 1;
+        })),
+      );
     }
+    const result = { requeued: requeue.length, failed: late.length };
     if (rows.length) {
       this.logger.warn(result, 'Notifications without a delivery job: queued again or failed');
     }

@@ -65,32 +65,24 @@ export class WhatsAppChannel {
     title: string,
     content: string,
   ): Promise<{ messageId: string; status: MessageStatus }> {
-    if (!this.client) throw new DeliveryError('whatsapp', DeliveryErrors.messagingNotConfigured, true);
-    if (!to) throw new DeliveryError('whatsapp', DeliveryErrors.phoneUnavailable, true);
-    try {
-      const message = await this.client.messages.create({
+    if (this.client && !to) throw new DeliveryError('whatsapp', DeliveryErrors.phoneUnavailable, true);
+    const message = await this.call((client) =>
+      client.messages.create({
         from: `whatsapp:${this.settings.phoneNumber}`,
         to: `whatsapp:${to}`,
         body: messageBody(title, content),
-      });
-      return { messageId: message.sid, status: message.status as MessageStatus };
-    } catch (error) {
-      throw classifyMessagingError(error);
-    }
+      }),
+    );
+    return { messageId: message.sid, status: message.status as MessageStatus };
   }
 
   /** The message's current status and, once it failed, the provider's error code. */
   async status(messageId: string): Promise<{ status: MessageStatus; errorCode?: number }> {
-    if (!this.client) throw new DeliveryError('whatsapp', DeliveryErrors.messagingNotConfigured, true);
-    try {
-      const message = await this.client.messages(messageId).fetch();
-      return {
-        status: message.status as MessageStatus,
-        ...(message.errorCode ? { errorCode: Number(message.errorCode) } : {}),
-      };
-    } catch (error) {
-      throw classifyMessagingError(error);
-    }
+    const message = await this.call((client) => client.messages(messageId).fetch());
+    return {
+      status: message.status as MessageStatus,
+      ...(message.errorCode ? { errorCode: Number(message.errorCode) } : {}),
+    };
   }
 
   /**
@@ -103,22 +95,29 @@ export class WhatsAppChannel {
     since: Date,
     message?: { title: string; content: string },
   ): Promise<{ messageId: string; status: MessageStatus; errorCode?: number }[]> {
-    if (!this.client) throw new DeliveryError('whatsapp', DeliveryErrors.messagingNotConfigured, true);
-    try {
-      const messages = await this.client.messages.list({
+    const messages = await this.call((client) =>
+      client.messages.list({
         to: `whatsapp:${to}`,
         from: `whatsapp:${this.settings.phoneNumber}`,
         dateSentAfter: since,
         limit: 20,
-      });
-      const body = message ? messageBody(message.title, message.content) : undefined;
-      return messages
-        .filter((m) => body === undefined || m.body === body)
-        .map((m) => ({
-          messageId: m.sid,
-          status: m.status as MessageStatus,
-          ...(m.errorCode ? { errorCode: Number(m.errorCode) } : {}),
-        }));
+      }),
+    );
+    const body = message ? messageBody(message.title, message.content) : undefined;
+    return messages
+      .filter((m) => body === undefined || m.body === body)
+      .map((m) => ({
+        messageId: m.sid,
+        status: m.status as MessageStatus,
+        ...(m.errorCode ? { errorCode: Number(m.errorCode) } : {}),
+      }));
+  }
+
+  /** One request to the provider: disabled without settings; its refusals become DeliveryErrors. */
+  private async call<T>(request: (client: twilio.Twilio) => Promise<T>): Promise<T> {
+    if (!this.client) throw new DeliveryError('whatsapp', DeliveryErrors.messagingNotConfigured, true);
+    try {
+      return await request(this.client);
     } catch (error) {
       throw classifyMessagingError(error);
     }
