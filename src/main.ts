@@ -24,10 +24,11 @@ async function main(): Promise<void> {
 }
 
 /**
- * HTTP first, then the rest. Nest's own shutdown hooks stop the services and close the database before they close
- * the HTTP server, so a request still in flight could outlive its database. Here the server stops accepting
- * (new requests on open connections get 503), every request in flight is answered, and only then do the queue, the
- * timers and the database stop. Exit 0: the pod ended as asked.
+ * HTTP first, then the rest. Nest's close runs every onModuleDestroy (the delivery worker, the recalculator, the
+ * SMTP pool, the rate-limit storage) before it closes the HTTP server, so a request still in flight could meet a
+ * stopped service (the database itself closes last either way). Here the server stops accepting (new requests on
+ * open connections get 503), every request in flight is answered, and only then do the services and the database
+ * stop. Exit 0: the pod ended as asked.
  */
 async function shutdown(app: NestFastifyApplication, logger: Logger, signal: NodeJS.Signals): Promise<void> {
   logger.log(`${signal}: no new requests; finishing those in flight`);

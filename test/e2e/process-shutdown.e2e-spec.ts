@@ -4,6 +4,7 @@ import { request } from 'node:http';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { ADMIN } from '../support/app';
+import { freshDatabase, type TestDatabase } from '../support/database';
 
 /**
  * The real server process (`node dist/main.js`) and a real SIGTERM, as Kubernetes stops a pod. This needs the build:
@@ -77,16 +78,19 @@ describe('The server process on SIGTERM', () => {
   let base: string;
   let exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   let output = '';
+  let database: TestDatabase | undefined;
 
   beforeAll(async () => {
     buildIfStale();
+    // The same process against the PostgreSQL server when the suite runs there (the pool closes after the insert).
+    database = await freshDatabase();
     const port = await freePort();
     base = `http://127.0.0.1:${port}/api`;
     const env: NodeJS.ProcessEnv = {
       PATH: process.env.PATH,
       TZ: 'UTC',
       NODE_ENV: 'test',
-      DATA_DIR: 'memory://',
+      ...(database.url ? { DATABASE_URL: database.url } : { DATA_DIR: 'memory://' }),
       PORT: String(port),
       HOST: '127.0.0.1',
       ADMIN_EMAIL: ADMIN.email,
@@ -111,8 +115,9 @@ describe('The server process on SIGTERM', () => {
     }
   }, 300_000);
 
-  afterAll(() => {
+  afterAll(async () => {
     if (server && server.exitCode === null && server.signalCode === null) server.kill('SIGKILL');
+    await database?.drop();
   });
 
   it('finishes the request in flight, refuses new connections and exits with code 0', async () => {
