@@ -1,5 +1,5 @@
 import { ShareRecalculator } from '../../src/modules/analytics/share-recalculator';
-import { TestApp } from '../support/app';
+import { messSetup, TestApp } from '../support/app';
 
 type Member = Awaited<ReturnType<TestApp['member']>>;
 
@@ -34,21 +34,7 @@ describe('Analytics and the monthly bill', () => {
   beforeAll(async () => {
     t = await TestApp.start();
     admin = await t.adminToken();
-    await t.post(
-      '/auth/admin/setup',
-      {
-        messName: 'Bill Mess',
-        email: 'mess@college.edu',
-        phone: '+91-8012345678',
-        expenseCategories: ['Groceries', 'Gas'],
-        mealTimes: [
-          { name: 'Breakfast', startTime: '07:30', endTime: '09:30' },
-          { name: 'Lunch', startTime: '12:30', endTime: '14:30' },
-          { name: 'Dinner', startTime: '19:30', endTime: '21:30' },
-        ],
-      },
-      { token: admin },
-    );
+    await t.post('/auth/admin/setup', messSetup(), { token: admin });
     manager = await t.member('manager', { fullName: 'Meera Manager' });
     treasurer = await t.member('treasurer', { fullName: 'Tara Treasurer' });
     a = await t.member('student', { fullName: 'A Member' });

@@ -6,7 +6,7 @@ import { DiscoveryService } from '@nestjs/core';
 import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import { IS_PUBLIC, ROLES } from '../../src/common/auth/auth.decorators';
 import { MONTH_CLOSED } from '../../src/common/http/api-docs';
-import { RequestOptions, Response, TestApp } from '../support/app';
+import { messSetup, RequestOptions, Response, TestApp } from '../support/app';
 import { LocalIdentityProvider } from '../support/idp';
 
 interface DeclaredRoute {
@@ -315,17 +315,7 @@ describe('API documentation', () => {
       treasurer = await t.member('treasurer');
       const setup = await call('POST', '/api/auth/admin/setup', {
         token: admin,
-        body: {
-          messName: 'Docs Mess',
-          email: 'mess@college.edu',
-          phone: '+91-8012345678',
-          expenseCategories: ['Groceries', 'Gas'],
-          mealTimes: [
-            { name: 'Breakfast', startTime: '07:30', endTime: '09:30' },
-            { name: 'Lunch', startTime: '12:30', endTime: '14:30' },
-            { name: 'Dinner', startTime: '19:30', endTime: '21:30' },
-          ],
-        },
+        body: messSetup(),
       });
       expect(setup.status).toBe(200);
     });

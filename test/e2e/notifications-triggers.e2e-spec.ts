@@ -1,6 +1,6 @@
 import { addDays, localParts, monthOf, zonedInstant } from '../../src/common/time/dates';
 import { NotificationSchedules } from '../../src/modules/notifications/notification-schedules';
-import { TestApp } from '../support/app';
+import { messSetup, TestApp } from '../support/app';
 import { MailServer } from '../support/mail-server';
 import { MessagingProvider } from '../support/messaging-provider';
 import { fixClock, notificationsOf, restoreClock, tickSchedulesAt } from '../support/notifications';
@@ -58,22 +58,7 @@ describe('Notification triggers and schedules', () => {
     t = await TestApp.start({ ...mail.env(), ...provider.env(), MESS_TIMEZONE: TZ });
     n = notificationsOf(t);
     admin = await t.adminToken();
-    const setup = await t.post(
-      '/auth/admin/setup',
-      {
-        messName: 'Hostel 7 Mess',
-        email: 'mess@college.edu',
-        phone: '+91-8012345678',
-        expenseCategories: ['Groceries', 'Gas'],
-        mealTimes: [
-          { name: 'Breakfast', startTime: '07:30', endTime: '09:30' },
-          { name: 'Lunch', startTime: '12:30', endTime: '14:30' },
-          { name: 'Dinner', startTime: '19:30', endTime: '21:30' },
-        ],
-        monthlyBudget: 1000,
-      },
-      { token: admin },
-    );
+    const setup = await t.post('/auth/admin/setup', messSetup({ monthlyBudget: 1000 }), { token: admin });
     expect(setup.status).toBe(200);
     members.manager = await member('manager', 'email');
     members.managerBoth = await member('manager', 'both');
