@@ -178,12 +178,16 @@ export class UsersService {
 
   async updateProfile(caller: CurrentMember, id: string, changes: UpdateProfileDto): Promise<UserRow> {
     if (caller.id !== id && caller.role !== 'admin') throw forbidden('You can only edit your own profile');
-    if (changes.fullName === undefined && changes.phone === undefined) {
-      throw badRequest('Validation failed', [{ field: 'body', message: 'send fullName and/or phone' }]);
+    const { fullName, phone, room } = changes;
+    if (fullName === undefined && phone === undefined && room === undefined) {
+      throw badRequest('Validation failed', [
+        { field: 'body', message: 'send at least one of fullName, phone, room' },
+      ]);
     }
     const row = await this.repository.update(id, {
-      ...(changes.fullName !== undefined ? { fullName: changes.fullName } : {}),
-      ...(changes.phone !== undefined ? { phone: changes.phone } : {}),
+      ...(fullName !== undefined ? { fullName } : {}),
+      ...(phone !== undefined ? { phone } : {}),
+      ...(room !== undefined ? { room } : {}),
     });
     if (!row) throw notFound('User not found');
     return row;
