@@ -3,7 +3,7 @@ import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { type CurrentMember, CurrentUser, Public, Roles } from '../../common/auth/auth.decorators';
 import { ApiRoleAuth } from '../../common/http/api-docs';
 import { MessConfigEnvelopeDto, SetupMessDto } from './dto/mess-config.dto';
-import { MessConfigService } from './mess-config.service';
+import { MESS_NOT_SET_UP, MessConfigService } from './mess-config.service';
 
 @ApiTags('Mess configuration')
 @Controller('auth/admin')
@@ -37,8 +37,11 @@ export class MessConfigController {
   @Roles('admin')
   @ApiOperation({ summary: 'Replace the mess configuration after setup (admin)' })
   @ApiOkResponse({ type: MessConfigEnvelopeDto })
-  @ApiRoleAuth(400, [404, 'The mess is not set up yet; use POST /auth/admin/setup'])
-  async replace(@Body() body: SetupMessDto): Promise<MessConfigEnvelopeDto> {
-    return { success: true, config: await this.messConfig.replace(body) };
+  @ApiRoleAuth(400, [404, MESS_NOT_SET_UP])
+  async replace(
+    @CurrentUser() admin: CurrentMember,
+    @Body() body: SetupMessDto,
+  ): Promise<MessConfigEnvelopeDto> {
+    return { success: true, config: await this.messConfig.replace(admin.id, body) };
   }
 }
