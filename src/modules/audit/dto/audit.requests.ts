@@ -21,7 +21,11 @@ export class ListAuditQuery extends PageQuery(20, AUDIT_PAGE_MAX) {
   })
   entityId?: string;
 
-  @ApiPropertyOptional({ format: 'uuid', description: 'The member who made the changes' })
+  @ApiPropertyOptional({
+    format: 'uuid',
+    description: 'The member who made the changes',
+    example: '0193a5e4-7c1a-7c9e-9d3b-4a1f2e3d4c5b',
+  })
   @IsUUID(undefined, { message: 'actorId must be a UUID' })
   @Optional()
   actorId?: string;
