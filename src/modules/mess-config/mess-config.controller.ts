@@ -3,7 +3,8 @@ import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { type CurrentMember, CurrentUser, Public, Roles } from '../../common/auth/auth.decorators';
 import { ApiRoleAuth } from '../../common/http/api-docs';
 import { MessConfigEnvelopeDto, SetupMessDto } from './dto/mess-config.dto';
-import { MESS_NOT_SET_UP, MessConfigService } from './mess-config.service';
+import { MESS_ALREADY_SET_UP, MESS_NOT_SET_UP } from './mess-config.errors';
+import { MessConfigService } from './mess-config.service';
 
 @ApiTags('Mess configuration')
 @Controller('auth/admin')
@@ -15,7 +16,7 @@ export class MessConfigController {
   @Roles('admin')
   @ApiOperation({ summary: 'Set the mess up (admin), once; a second attempt is 409' })
   @ApiOkResponse({ type: MessConfigEnvelopeDto })
-  @ApiRoleAuth(400, [409, 'The mess is already set up'])
+  @ApiRoleAuth(400, [409, MESS_ALREADY_SET_UP])
   async setup(
     @CurrentUser() admin: CurrentMember,
     @Body() body: SetupMessDto,

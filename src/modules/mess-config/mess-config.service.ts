@@ -1,16 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { badRequest, conflict, FieldError, notFound } from '../../common/errors/api-error';
-import { describeConstraint } from '../../common/errors/database-errors';
 import { MessConfigDto, SetupMessDto } from './dto/mess-config.dto';
+import { MESS_ALREADY_SET_UP, MESS_NOT_SET_UP } from './mess-config.errors';
 import { MessConfigRepository } from './mess-config.repository';
 import { MealTime, MessConfigRow } from './mess-config.schema';
 import { normalizeIndianPhone } from '../users/phone';
 import { AuditService } from '../audit/audit.service';
 import { decimalTextToPaise } from '../../common/money/money';
-
-describeConstraint('mess_config_singleton_unique', 409, 'The mess is already set up');
-
-export const MESS_NOT_SET_UP = 'The mess is not set up yet; use POST /auth/admin/setup';
 
 /** What applies until an admin runs the setup. */
 export const DEFAULT_MESS_CONFIG = {
@@ -87,7 +83,7 @@ export class MessConfigService {
 
   async setup(adminId: string, body: SetupMessDto): Promise<MessConfigDto> {
     validateSemantics(body);
-    if (await this.repository.find()) throw conflict('The mess is already set up');
+    if (await this.repository.find()) throw conflict(MESS_ALREADY_SET_UP);
     try {
       const row = await this.repository.transaction(async (tx) => {
         const created = await this.repository.insert({ ...values(body), createdBy: adminId }, tx);
