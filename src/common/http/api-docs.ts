@@ -84,7 +84,7 @@ const serviceDescriptions: Record<number, string> = {
   409: 'Conflicts with existing data or with a closed month',
   413: 'Request body too large',
   429: 'Too many requests; wait for the seconds in Retry-After',
-  503: 'A dependency is unavailable',
+  503: 'A dependency is unavailable, or the service is too busy (then with Retry-After)',
 };
 
 const guardExamples = { 401: ['No token', 'Invalid token'], 403: ['Forbidden'] } as const;
