@@ -80,6 +80,7 @@ describe('Feedback', () => {
     expect(duplicate.body).toEqual({
       success: false,
       error: 'You have already given feedback for this meal; change it with PUT /feedback/:id',
+      existingId: id,
     });
 
     // another meal of the same day, and the same meal for another member, are separate
