@@ -8,7 +8,7 @@ import type { IncomingMessage } from 'node:http';
 import { Logger } from 'nestjs-pino';
 import { AppConfig } from './config/app-config';
 import { AppModule } from './app.module';
-import { addSharedErrorResponses } from './common/http/api-docs';
+import { addSharedErrorResponses, finishDocument, operationId } from './common/http/api-docs';
 import { RequestMetrics } from './modules/health/request-metrics';
 
 export const API_PREFIX = 'api';
@@ -119,8 +119,11 @@ export function buildOpenApiDocument(app: INestApplication) {
     .setTitle('Mess API')
     .setDescription(description)
     .setVersion('2.0')
+    .setLicense('MIT', 'https://opensource.org/licenses/MIT')
     .addServer('/')
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' })
     .build();
-  return addSharedErrorResponses(SwaggerModule.createDocument(app, options));
+  return finishDocument(
+    addSharedErrorResponses(SwaggerModule.createDocument(app, options, { operationIdFactory: operationId })),
+  );
 }
