@@ -108,9 +108,9 @@ describe('The contract file and the generated client', () => {
         );
         expect(approved.user.status).toBe('approved');
         // The token is read on every request: a frontend keeps it in its own store.
-        let stored: string | undefined;
-        const client = createMessClient({ baseUrl, token: () => stored });
-        stored = (await unwrap(client.POST('/api/auth/login', { body: credentials }))).token;
+        const store: { token?: string } = {};
+        const client = createMessClient({ baseUrl, token: () => store.token });
+        store.token = (await unwrap(client.POST('/api/auth/login', { body: credentials }))).token;
         expect((await unwrap(client.GET('/api/auth/verify'))).user._id).toBe(registered.userId);
         students.push({ id: registered.userId, client, fullName });
       }
