@@ -9,6 +9,7 @@ import { Logger } from 'nestjs-pino';
 import { AppConfig } from './config/app-config';
 import { AppModule } from './app.module';
 import { addSharedErrorResponses, finishDocument, operationId } from './common/http/api-docs';
+import { PrometheusMetrics } from './common/stats/prometheus';
 import { RequestMetrics } from './modules/health/request-metrics';
 
 export const API_PREFIX = 'api';
@@ -86,14 +87,23 @@ export async function configureApp(app: NestFastifyApplication, config: AppConfi
   // confusing 400 about every field; now it is 415 like any other content type.
   fastify.removeContentTypeParser('text/plain');
   const metrics = app.get(RequestMetrics);
+  const prometheus = app.get(PrometheusMetrics);
   fastify.addHook('onRequest', (request, reply, done) => {
     // The same id in the response and, through the raw request, in every log line of the request.
     (request.raw as { id?: string }).id = request.id;
     void reply.header('x-request-id', request.id);
+    prometheus.requestStarted();
     done();
   });
   fastify.addHook('onResponse', (request, reply, done) => {
     metrics.record(reply.elapsedTime, reply.statusCode);
+    // The route's template (`/api/expenses/:id`), never the URL: label values stay bounded.
+    prometheus.requestFinished(
+      request.method,
+      request.routeOptions.url,
+      reply.statusCode,
+      reply.elapsedTime / 1000,
+    );
     done();
   });
   SwaggerModule.setup('docs', app, buildOpenApiDocument(app), {

@@ -88,6 +88,8 @@ export abstract class AppConfig {
   };
   declare readonly db: { poolMax: number; statementTimeoutMs: number; connectionTimeoutMs: number };
   declare readonly readyTimeoutMs: number;
+  /** METRICS_TOKEN: when set, GET /api/metrics/prometheus asks for `Authorization: Bearer <it>`; else it is public. */
+  declare readonly metricsToken: string | undefined;
   declare readonly bcryptCost: number;
   /** Mail and messaging providers, delivery queue and schedules (see notifications-config.ts). */
   declare readonly notifications: NotificationSettings;
@@ -198,6 +200,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       connectionTimeoutMs: int('DB_CONNECTION_TIMEOUT_MS', 1_500, 100, 60_000),
     },
     readyTimeoutMs: int('READY_TIMEOUT_MS', 1_500, 100, 60_000),
+    metricsToken: str('METRICS_TOKEN'),
     bcryptCost: int('BCRYPT_COST', 10, 10, 15),
     notifications: readNotificationSettings(env, problems),
   };

@@ -116,7 +116,7 @@ export class NotificationQueue implements OnModuleInit, OnModuleDestroy {
     // transaction must never need a second statement on the connection that transaction holds.
     await boss.findJobs(DELIVERY_QUEUE, { key: '-' });
     this.boss = boss;
-    this.stats.attach(() => this.counts());
+    this.stats.attach(() => this.repository.countByStatus());
 
     if (settings.workerEnabled) {
       // One worker fetches batches and delivers each batch's jobs side by side (at most `concurrency` at a time);
