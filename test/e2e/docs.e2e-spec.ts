@@ -60,6 +60,8 @@ function toJsonSchema(node: any): any {
     else out[key] = toJsonSchema(value);
   }
   if (node.nullable) {
+    // A nullable composition ({type: object, nullable, allOf: [$ref]}): null, or the composition.
+    if (out.allOf || out.oneOf || out.anyOf) return { anyOf: [out, { type: 'null' }] };
     if (typeof out.type === 'string') out.type = [out.type, 'null'];
     if (Array.isArray(out.enum)) out.enum = [...out.enum, null];
     if (!out.type && !out.enum) return { anyOf: [out, { type: 'null' }] };

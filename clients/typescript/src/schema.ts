@@ -267,6 +267,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The audit trail (admin, treasurer): who changed what, from what to what; newest first
+         * @description Every change to money or membership, recorded in the same transaction as the change: expenses (created, changed, deleted), approvals, rejections and role changes, the mess configuration (setup and changes), and the other modules' money records. `before`/`after` hold the record as it was and became; money in them is integer paise in fields named `…Paise`. `from`/`to` are inclusive days in the mess time zone; `limit` is 1 to 100 (default 20). The log is append-only: the database refuses to change it.
+         */
+        get: operations["listAuditEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/auth/admin/config": {
         parameters: {
             query?: never;
@@ -1002,6 +1022,74 @@ export interface components {
             _id: string;
             /** @example Asha Verma */
             fullName: string;
+        };
+        AuditActorDto: {
+            /** @example 0193a5e4-7c1a-7c9e-9d3b-4a1f2e3d4c5b */
+            _id: string;
+            /** @example Ravi Kumar */
+            fullName: string;
+        };
+        AuditEventDto: {
+            /** @example 0193a5e6-2c3d-7e4f-9a51-6b7c8d9e0f1a */
+            _id: string;
+            /**
+             * @description What happened: `created`, `changed`, `deleted` (expense); `approved`, `rejected`, `role-changed`, `admin-ensured` (user); `setup`, `changed` (config); other modules add their own verbs
+             * @example changed
+             */
+            action: string;
+            /** @description Who made the change; null when the service itself did (start-up, schedules, tools) */
+            actor: components["schemas"]["AuditActorDto"] | null;
+            /**
+             * @description The record after the change (null for a deletion). Money is integer paise, in `…Paise` fields.
+             * @example {
+             *       "amountPaise": 132000,
+             *       "category": "Vegetables",
+             *       "date": "2025-03-14",
+             *       "description": "Onions"
+             *     }
+             */
+            after: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * Format: date-time
+             * @example 2025-03-14T09:12:45.123Z
+             */
+            at: string;
+            /**
+             * @description The record before the change (null for a creation). Money is integer paise, in `…Paise` fields.
+             * @example {
+             *       "amountPaise": 125050,
+             *       "category": "Vegetables",
+             *       "date": "2025-03-14",
+             *       "description": "Onions"
+             *     }
+             */
+            before: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * @example expense
+             * @enum {string}
+             */
+            entity: "expense" | "account" | "month" | "extra" | "leave" | "user" | "config";
+            /**
+             * @description The changed record's id
+             * @example 0193a5e5-1b2c-7d3e-8f40-5a6b7c8d9e0f
+             */
+            entityId: string;
+            /**
+             * @description The request that made the change (its X-Request-Id, as in the logs); null outside a request
+             * @example 6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f
+             */
+            requestId: string | null;
+        };
+        AuditListDto: {
+            /** @description Newest first */
+            events: components["schemas"]["AuditEventDto"][];
+            pagination: components["schemas"]["PaginationDto"];
+            /** @example true */
+            success: boolean;
         };
         BillResponse: {
             /** @description Members with at least one meal in the month */
@@ -3075,6 +3163,76 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    listAuditEvents: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+                entity?: "expense" | "account" | "month" | "extra" | "leave" | "user" | "config";
+                /** @description The changed record's id: a UUID, or a month `YYYY-MM` for a month */
+                entityId?: string;
+                /** @description The member who made the changes */
+                actorId?: string;
+                /** @description First day (inclusive), in the mess time zone (MESS_TIMEZONE) */
+                from?: string;
+                /** @description Last day (inclusive), in the mess time zone; not before `from` */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditListDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
                 };
             };
             /** @description Too many requests; wait for the seconds in Retry-After */

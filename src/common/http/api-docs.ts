@@ -315,6 +315,7 @@ const OPERATION_IDS: Record<string, string> = {
   'HealthController.metricsSnapshot': 'getMetrics',
   'HealthController.prometheus': 'getPrometheusMetrics',
   'HealthController.summary': 'getHealthSummary',
+  'AuditController.list': 'listAuditEvents',
 };
 
 /** The `operationIdFactory` of the document: see OPERATION_IDS. */
@@ -355,10 +356,39 @@ export function finishDocument(document: OpenAPIObject): OpenAPIObject {
       ids.set(op.operationId, where);
     }
   }
+  typeNullableObjects(document);
   const guard = document.components?.schemas?.[GuardErrorDto.name] as
     { additionalProperties?: boolean } | undefined;
   if (guard) guard.additionalProperties = false;
   return document;
+}
+
+/**
+ * `@ApiProperty({ type: SomeDto, nullable: true })` comes out as `{allOf: [{$ref}], nullable: true}`, which OpenAPI
+ * 3.0 does not allow (`nullable` needs a `type` beside it; Redocly and openapi-typescript refuse the document). When
+ * every schema referred to is an object, the `type: object` is added, which is what the property means.
+ */
+function typeNullableObjects(document: OpenAPIObject): void {
+  const schemas = (document.components?.schemas ?? {}) as Record<string, { type?: string }>;
+  const isObjectRef = (node: unknown) => {
+    const ref = (node as { $ref?: string } | undefined)?.$ref;
+    return typeof ref === 'string' && schemas[ref.split('/').pop()!]?.type === 'object';
+  };
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(visit);
+    if (!node || typeof node !== 'object') return;
+    const schema = node as Record<string, unknown>;
+    const branches = (schema.allOf ?? schema.oneOf ?? schema.anyOf) as unknown[] | undefined;
+    if (
+      schema.nullable === true &&
+      schema.type === undefined &&
+      branches?.length &&
+      branches.every(isObjectRef)
+    )
+      schema.type = 'object';
+    Object.values(schema).forEach(visit);
+  };
+  visit(document);
 }
 
 /** The document with every object's keys sorted (arrays keep their order): the committed file diffs cleanly. */
