@@ -9,6 +9,7 @@ import { Logger } from 'nestjs-pino';
 import { AppConfig } from './config/app-config';
 import { AppModule } from './app.module';
 import { addSharedErrorResponses } from './common/http/api-docs';
+import { parseFormBody, parseJsonBody, parseQueryString } from './common/http/request-parsing';
 import { RequestMetrics } from './modules/health/request-metrics';
 
 export const API_PREFIX = 'api';
@@ -21,6 +22,9 @@ export function fastifyAdapter(config: AppConfig): FastifyAdapter {
     // on close", which cut requests in flight. Without it Node's server.close() drops only idle keep-alive
     // connections and waits for the rest; a request arriving on one meanwhile is answered 503.
     return503OnClosing: true,
+    // One strict parser for every query string (see request-parsing.ts): repeated keys become arrays for the
+    // validation pipe to refuse, malformed encoding and ill-formed Unicode are recorded and answered with 400.
+    routerOptions: { querystringParser: parseQueryString },
     // Our own request ids: a well-formed X-Request-Id from the caller (a proxy, another service) or a new UUID.
     requestIdHeader: false,
     genReqId: (req: IncomingMessage) => {
@@ -85,6 +89,17 @@ export async function configureApp(app: NestFastifyApplication, config: AppConfi
   // The API speaks JSON only: without this, a text/plain body reaches validation as a string and answers a
   // confusing 400 about every field; now it is 415 like any other content type.
   fastify.removeContentTypeParser('text/plain');
+  // Our own JSON and form parsers (registered before Nest's defaults, which then stand aside): the nesting depth and
+  // the Unicode are checked while the body is parsed, before any validator walks it. See request-parsing.ts.
+  // (A throw inside reaches the error handler, and so the exception filter, like any other error.)
+  app.useBodyParser('application/json', { bodyLimit: config.bodyLimitBytes }, (_request, body, done) =>
+    done(null, parseJsonBody(body)),
+  );
+  app.useBodyParser(
+    'application/x-www-form-urlencoded',
+    { bodyLimit: config.bodyLimitBytes },
+    (_request, body, done) => done(null, parseFormBody(body)),
+  );
   const metrics = app.get(RequestMetrics);
   fastify.addHook('onRequest', (request, reply, done) => {
     // The same id in the response and, through the raw request, in every log line of the request.
