@@ -64,8 +64,6 @@ export interface FuzzOptions {
   concurrency?: number;
   /** Texts that must never appear in a body (the JWT secret, the admin's password). */
   secrets?: string[];
-  /** Sign "hostile" tokens with a wrong key; with the real secret when known, forge expired/odd ones too. */
-  jwtSecret?: string;
   progress?: (sent: number, report: FuzzReport) => void;
   /** Called when a role's token was refused (the fuzz logged it out, rejected it…): a fresh one, if any. */
   refreshToken?: (role: Role) => Promise<string | undefined>;
@@ -397,6 +395,13 @@ export class Fuzzer {
     this.secrets = (options.secrets ?? []).filter((s) => s.length >= 8);
   }
 
+  private stopped = false;
+
+  /** Ends a run after the requests in flight; `run` then resolves with the report so far. */
+  stop(): void {
+    this.stopped = true;
+  }
+
   setTokens(tokens: Partial<Record<Role, string>>, hostileTokens: string[]): void {
     this.ctx.tokens = tokens;
     this.ctx.hostileTokens = hostileTokens;
@@ -662,7 +667,7 @@ export class Fuzzer {
     const started = Date.now();
     let next = 0;
     const worker = async () => {
-      while (next < this.options.requests) {
+      while (next < this.options.requests && !this.stopped) {
         if (this.options.timeBudgetMs && Date.now() - started > this.options.timeBudgetMs) return;
         const request = this.generate(next);
         next += 1;
