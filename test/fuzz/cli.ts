@@ -12,7 +12,14 @@ import { Agent, request as httpRequest } from 'node:http';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config/app-config';
-import { formatReport, Fuzzer, type FuzzRequest, type FuzzResponse, type Transport } from './fuzzer';
+import {
+  formatFinding,
+  formatReport,
+  Fuzzer,
+  type FuzzRequest,
+  type FuzzResponse,
+  type Transport,
+} from './fuzzer';
 import { hostileTokens, Sessions } from './setup';
 
 interface Args {
@@ -132,6 +139,10 @@ async function main(): Promise<void> {
     secrets: [admin.password, ...(jwtSecret ? [jwtSecret] : [])],
     refreshToken: (role) => sessions.refresh(role),
     ...(args.minutes ? { timeBudgetMs: args.minutes * 60_000 } : {}),
+    onFinding: (finding) => {
+      printed += 1;
+      if (printed <= args.show) console.log(formatFinding(finding).join('\n'));
+    },
     progress: (sent, report) => {
       if (sent % 5_000 === 0)
         console.log(
@@ -142,6 +153,7 @@ async function main(): Promise<void> {
   // Ctrl-C (or SIGTERM) ends the run early with its report.
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => fuzzer.stop());
   const started = Date.now();
+  let printed = 0;
   fuzzer.setTokens({ ...sessions.tokens }, hostileTokens(sessions.tokens.student, jwtSecret));
   const report = await fuzzer.run();
   const live = await transport({
