@@ -11,6 +11,7 @@ import { AppModule } from './app.module';
 import { addSharedErrorResponses, finishDocument, operationId } from './common/http/api-docs';
 import { corsOptions, refuseForeignPreflight } from './common/http/cors';
 import { PrometheusMetrics } from './common/stats/prometheus';
+import { parseFormBody, parseJsonBody, parseQueryString } from './common/http/request-parsing';
 import { RequestMetrics } from './modules/health/request-metrics';
 
 export const API_PREFIX = 'api';
@@ -23,6 +24,9 @@ export function fastifyAdapter(config: AppConfig): FastifyAdapter {
     // on close", which cut requests in flight. Without it Node's server.close() drops only idle keep-alive
     // connections and waits for the rest; a request arriving on one meanwhile is answered 503.
     return503OnClosing: true,
+    // One strict parser for every query string (see request-parsing.ts): repeated keys become arrays for the
+    // validation pipe to refuse, malformed encoding and ill-formed Unicode are recorded and answered with 400.
+    routerOptions: { querystringParser: parseQueryString },
     // Our own request ids: a well-formed X-Request-Id from the caller (a proxy, another service) or a new UUID.
     requestIdHeader: false,
     genReqId: (req: IncomingMessage) => {
@@ -82,6 +86,17 @@ export async function configureApp(app: NestFastifyApplication, config: AppConfi
   // confusing 400 about every field; now it is 415 like any other content type.
   fastify.removeContentTypeParser('text/plain');
   fastify.addHook('onRequest', refuseForeignPreflight(config.corsOrigins));
+  // Our own JSON and form parsers (registered before Nest's defaults, which then stand aside): the nesting depth and
+  // the Unicode are checked while the body is parsed, before any validator walks it. See request-parsing.ts.
+  // (A throw inside reaches the error handler, and so the exception filter, like any other error.)
+  app.useBodyParser('application/json', { bodyLimit: config.bodyLimitBytes }, (_request, body, done) =>
+    done(null, parseJsonBody(body)),
+  );
+  app.useBodyParser(
+    'application/x-www-form-urlencoded',
+    { bodyLimit: config.bodyLimitBytes },
+    (_request, body, done) => done(null, parseFormBody(body)),
+  );
   const metrics = app.get(RequestMetrics);
   const prometheus = app.get(PrometheusMetrics);
   fastify.addHook('onRequest', (request, reply, done) => {

@@ -87,7 +87,13 @@ export abstract class AppConfig {
     loginPerMinutePerIp: number;
     loginPer15MinPerEmail: number;
   };
-  declare readonly db: { poolMax: number; statementTimeoutMs: number; connectionTimeoutMs: number };
+  declare readonly db: {
+    poolMax: number;
+    statementTimeoutMs: number;
+    connectionTimeoutMs: number;
+    /** Client-side deadline of every query on the server engine: a silent database answers 503 after this. */
+    queryTimeoutMs: number;
+  };
   declare readonly readyTimeoutMs: number;
   /** METRICS_TOKEN: when set, GET /api/metrics/prometheus asks for `Authorization: Bearer <it>`; else it is public. */
   declare readonly metricsToken: string | undefined;
@@ -171,6 +177,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${logLevel}")`);
   }
 
+  const statementTimeoutMs = int('DB_STATEMENT_TIMEOUT_MS', 10_000, 100, 600_000);
+  const queryTimeoutMs = int('DB_QUERY_TIMEOUT_MS', statementTimeoutMs + 1_000, 100, 601_000);
+  if (queryTimeoutMs <= statementTimeoutMs) {
+    problems.push(
+      `DB_QUERY_TIMEOUT_MS (${queryTimeoutMs}) must be above DB_STATEMENT_TIMEOUT_MS (${statementTimeoutMs}): the ` +
+        'server cancels a slow statement itself; the client-side deadline is for a server that does not answer at all',
+    );
+  }
+
   const config = {
     env: nodeEnv,
     port: int('PORT', 3000, 0, 65535),
@@ -200,8 +215,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     },
     db: {
       poolMax: int('DB_POOL_MAX', 10, 1, 200),
-      statementTimeoutMs: int('DB_STATEMENT_TIMEOUT_MS', 10_000, 100, 600_000),
+      statementTimeoutMs,
       connectionTimeoutMs: int('DB_CONNECTION_TIMEOUT_MS', 1_500, 100, 60_000),
+      queryTimeoutMs,
     },
     readyTimeoutMs: int('READY_TIMEOUT_MS', 1_500, 100, 60_000),
     metricsToken: str('METRICS_TOKEN'),

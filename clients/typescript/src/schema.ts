@@ -2221,6 +2221,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
         };
     };
     getAttendanceAnalytics: {
@@ -2277,6 +2288,17 @@ export interface operations {
             };
             /** @description Too many requests; wait for the seconds in Retry-After */
             429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
                 headers: {
                     /** @description Seconds until a request is accepted again */
                     "Retry-After"?: number;
@@ -2349,6 +2371,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
         };
     };
     getHeadcount: {
@@ -2401,6 +2434,17 @@ export interface operations {
             };
             /** @description Too many requests; wait for the seconds in Retry-After */
             429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
                 headers: {
                     /** @description Seconds until a request is accepted again */
                     "Retry-After"?: number;
@@ -2471,6 +2515,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
         };
     };
     getMonthStatus: {
@@ -2522,6 +2577,17 @@ export interface operations {
             };
             /** @description Too many requests; wait for the seconds in Retry-After */
             429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
                 headers: {
                     /** @description Seconds until a request is accepted again */
                     "Retry-After"?: number;
@@ -2600,6 +2666,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
         };
     };
     reopenMonth: {
@@ -2660,6 +2737,17 @@ export interface operations {
             };
             /** @description Too many requests; wait for the seconds in Retry-After */
             429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
                 headers: {
                     /** @description Seconds until a request is accepted again */
                     "Retry-After"?: number;
@@ -2731,6 +2819,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
         };
     };
     downloadSharesCsv: {
@@ -2793,6 +2892,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
         };
     };
     getMyShare: {
@@ -2837,6 +2947,17 @@ export interface operations {
             };
             /** @description Too many requests; wait for the seconds in Retry-After */
             429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
                 headers: {
                     /** @description Seconds until a request is accepted again */
                     "Retry-After"?: number;
@@ -2896,6 +3017,17 @@ export interface operations {
             };
             /** @description Too many requests; wait for the seconds in Retry-After */
             429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
                 headers: {
                     /** @description Seconds until a request is accepted again */
                     "Retry-After"?: number;
@@ -3012,6 +3144,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
         };
     };
     markAttendanceBulk: {
@@ -3101,6 +3244,17 @@ export interface operations {
             };
             /** @description Too many requests; wait for the seconds in Retry-After */
             429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
                 headers: {
                     /** @description Seconds until a request is accepted again */
                     "Retry-After"?: number;
@@ -3210,6 +3364,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
         };
     };
     listAuditEvents: {
@@ -3280,6 +3445,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
         };
     };
     getMessConfig: {
@@ -3302,6 +3478,17 @@ export interface operations {
             };
             /** @description Too many requests; wait for the seconds in Retry-After */
             429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
                 headers: {
                     /** @description Seconds until a request is accepted again */
                     "Retry-After"?: number;
@@ -3400,6 +3587,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
         };
     };
     setupMess: {
@@ -3480,6 +3678,17 @@ export interface operations {
             };
             /** @description Too many requests; wait for the seconds in Retry-After */
             429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
                 headers: {
                     /** @description Seconds until a request is accepted again */
                     "Retry-After"?: number;
@@ -3578,9 +3787,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description A dependency is unavailable, or the service is too busy (then with Retry-After) */
+            /** @description A dependency is unavailable, or the service is too busy (then with Retry-After). Or: The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
             503: {
                 headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3676,9 +3887,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description A dependency is unavailable, or the service is too busy (then with Retry-After) */
+            /** @description A dependency is unavailable, or the service is too busy (then with Retry-After). Or: The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
             503: {
                 headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3716,6 +3929,17 @@ export interface operations {
             };
             /** @description Too many requests; wait for the seconds in Retry-After */
             429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
                 headers: {
                     /** @description Seconds until a request is accepted again */
                     "Retry-After"?: number;
@@ -3796,9 +4020,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description A dependency is unavailable, or the service is too busy (then with Retry-After) */
+            /** @description A dependency is unavailable, or the service is too busy (then with Retry-After). Or: The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
             503: {
                 headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3876,9 +4102,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description A dependency is unavailable, or the service is too busy (then with Retry-After) */
+            /** @description A dependency is unavailable, or the service is too busy (then with Retry-After). Or: The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
             503: {
                 headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3916,6 +4144,17 @@ export interface operations {
             };
             /** @description Too many requests; wait for the seconds in Retry-After */
             429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
                 headers: {
                     /** @description Seconds until a request is accepted again */
                     "Retry-After"?: number;
@@ -3974,6 +4213,17 @@ export interface operations {
             };
             /** @description Too many requests; wait for the seconds in Retry-After */
             429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
                 headers: {
                     /** @description Seconds until a request is accepted again */
                     "Retry-After"?: number;
@@ -4072,6 +4322,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
         };
     };
     getExpense: {
@@ -4123,6 +4384,17 @@ export interface operations {
             };
             /** @description Too many requests; wait for the seconds in Retry-After */
             429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
                 headers: {
                     /** @description Seconds until a request is accepted again */
                     "Retry-After"?: number;
@@ -4232,6 +4504,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
         };
     };
     deleteExpense: {
@@ -4310,6 +4593,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
         };
     };
     listFeedback: {
@@ -4367,6 +4661,17 @@ export interface operations {
             };
             /** @description Too many requests; wait for the seconds in Retry-After */
             429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
                 headers: {
                     /** @description Seconds until a request is accepted again */
                     "Retry-After"?: number;
@@ -4447,6 +4752,17 @@ export interface operations {
             };
             /** @description Too many requests; wait for the seconds in Retry-After */
             429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
                 headers: {
                     /** @description Seconds until a request is accepted again */
                     "Retry-After"?: number;
@@ -4538,6 +4854,17 @@ export interface operations {
             };
             /** @description Too many requests; wait for the seconds in Retry-After */
             429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
                 headers: {
                     /** @description Seconds until a request is accepted again */
                     "Retry-After"?: number;
@@ -4787,6 +5114,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
         };
     };
     createMeal: {
@@ -4876,6 +5214,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
         };
     };
     getMeal: {
@@ -4927,6 +5276,17 @@ export interface operations {
             };
             /** @description Too many requests; wait for the seconds in Retry-After */
             429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
                 headers: {
                     /** @description Seconds until a request is accepted again */
                     "Retry-After"?: number;
@@ -5036,6 +5396,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
         };
     };
     deleteMeal: {
@@ -5096,6 +5467,17 @@ export interface operations {
             };
             /** @description Too many requests; wait for the seconds in Retry-After */
             429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
                 headers: {
                     /** @description Seconds until a request is accepted again */
                     "Retry-After"?: number;
@@ -5228,6 +5610,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
         };
     };
     checkNotificationConfig: {
@@ -5268,6 +5661,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
         };
     };
     getNotificationPreferences: {
@@ -5299,6 +5703,17 @@ export interface operations {
             };
             /** @description Too many requests; wait for the seconds in Retry-After */
             429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
                 headers: {
                     /** @description Seconds until a request is accepted again */
                     "Retry-After"?: number;
@@ -5379,6 +5794,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
         };
     };
     setNotificationChannel: {
@@ -5441,6 +5867,17 @@ export interface operations {
             };
             /** @description Too many requests; wait for the seconds in Retry-After */
             429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
                 headers: {
                     /** @description Seconds until a request is accepted again */
                     "Retry-After"?: number;
@@ -5521,9 +5958,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description A dependency is unavailable, or the service is too busy (then with Retry-After) */
+            /** @description A dependency is unavailable, or the service is too busy (then with Retry-After). Or: The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
             503: {
                 headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5633,6 +6072,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
         };
     };
     setProfilePhone: {
@@ -5704,6 +6154,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
         };
     };
     getUser: {
@@ -5764,6 +6225,17 @@ export interface operations {
             };
             /** @description Too many requests; wait for the seconds in Retry-After */
             429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
                 headers: {
                     /** @description Seconds until a request is accepted again */
                     "Retry-After"?: number;
@@ -5864,6 +6336,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
         };
     };
     approveUser: {
@@ -5924,6 +6407,17 @@ export interface operations {
             };
             /** @description Too many requests; wait for the seconds in Retry-After */
             429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
                 headers: {
                     /** @description Seconds until a request is accepted again */
                     "Retry-After"?: number;
@@ -6002,6 +6496,17 @@ export interface operations {
             };
             /** @description Too many requests; wait for the seconds in Retry-After */
             429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
                 headers: {
                     /** @description Seconds until a request is accepted again */
                     "Retry-After"?: number;
@@ -6111,6 +6616,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
         };
     };
     verifyTokenAlias: {
@@ -6142,6 +6658,17 @@ export interface operations {
             };
             /** @description Too many requests; wait for the seconds in Retry-After */
             429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
                 headers: {
                     /** @description Seconds until a request is accepted again */
                     "Retry-After"?: number;

@@ -8,6 +8,7 @@ import {
   getSchemaPath,
   type OpenAPIObject,
 } from '@nestjs/swagger';
+import { DATABASE_UNAVAILABLE } from '../errors/database-errors';
 
 export class FieldErrorDto {
   @ApiProperty({ example: 'category' }) field: string;
@@ -216,17 +217,41 @@ function sharedResponse(description: string, examples: ErrorExample[], headers?:
   };
 }
 
+/** The probes (their own 503 report) and the routes that never wait on the database. */
+const WITHOUT_DATABASE_503 = /^\/api\/(live|ready|health|metrics)(\/|$)/;
+const DATABASE_503 =
+  'The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds';
+
+/** 503 `Database unavailable` with Retry-After, beside a route's own 503 answers if it has some. */
+function addDatabaseUnavailable(op: OperationLike): void {
+  const own = op.responses['503'];
+  if (!own) {
+    op.responses['503'] = sharedResponse(DATABASE_503, [DATABASE_UNAVAILABLE], retryAfter);
+    return;
+  }
+  const json = own.content?.['application/json'];
+  if (!json?.examples) return;
+  json.examples[exampleKey(DATABASE_UNAVAILABLE, json.examples)] = {
+    summary: DATABASE_UNAVAILABLE,
+    value: errorBody(DATABASE_UNAVAILABLE),
+  };
+  own.description = `${own.description}. Or: ${DATABASE_503}`;
+  own.headers = { ...(own.headers ?? {}), ...retryAfter };
+}
+
 /**
  * The answers every route of a kind can give, added to the document in one place so no route can forget them:
- * 429 everywhere (the rate limiter covers every route); 400 (malformed JSON, unknown fields), 413 and 415 on
+ * 429 everywhere (the rate limiter covers every route); 503 `Database unavailable` on every route that reads or writes
+ * the database; 400 (malformed JSON, unknown fields), 413 and 415 on
  * every route that takes a body; the malformed-id 400 on every route with an `{id}`.
  */
 export function addSharedErrorResponses(document: OpenAPIObject): OpenAPIObject {
-  for (const ops of Object.values(document.paths)) {
+  for (const [path, ops] of Object.entries(document.paths)) {
     for (const method of ['get', 'put', 'post', 'delete', 'patch'] as const) {
       const op = ops[method] as OperationLike | undefined;
       if (!op) continue;
       op.responses['429'] ??= sharedResponse(serviceDescriptions[429], [TOO_MANY], retryAfter);
+      if (!WITHOUT_DATABASE_503.test(path)) addDatabaseUnavailable(op);
       if (op.requestBody) {
         op.responses['400'] ??= sharedResponse(serviceDescriptions[400], [VALIDATION_EXAMPLE]);
         op.responses['413'] ??= sharedResponse(
