@@ -38,6 +38,8 @@ export interface DatabaseOptions {
   poolMax?: number;
   statementTimeoutMs?: number;
   connectionTimeoutMs?: number;
+  /** For the in-memory engine: a dump of an already migrated data directory to start from (tests). */
+  template?: Blob;
 }
 
 export type DatabaseConnection = { kind: 'embedded'; client: PGlite } | { kind: 'server'; url: string };
@@ -180,7 +182,9 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   }
   if (options.dataDir === IN_MEMORY) {
     logger.log('Using the embedded database in memory (nothing is kept after exit)');
-    return new EmbeddedDatabase(await PGlite.create());
+    return new EmbeddedDatabase(
+      await PGlite.create(options.template ? { loadDataDir: options.template } : undefined),
+    );
   }
   const dir = resolve(join(options.dataDir, 'pgdata'));
   mkdirSync(dir, { recursive: true });
