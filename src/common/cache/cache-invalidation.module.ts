@@ -17,7 +17,8 @@ import {
       provide: CacheInvalidation,
       inject: [AppConfig, Database],
       useFactory: (config: AppConfig, database: Database): CacheInvalidation => {
-        if (config.redisUrl) return new RedisCacheInvalidation(config.redisUrl, redisChannel(config.databaseUrl));
+        if (config.redisUrl)
+          return new RedisCacheInvalidation(config.redisUrl, redisChannel(config.databaseUrl));
         const connection = database.connection();
         if (connection.kind === 'server') return new PostgresCacheInvalidation(connection.url, database.db);
         return new LocalCacheInvalidation();

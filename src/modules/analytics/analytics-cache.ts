@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { CacheInvalidation } from '../../common/cache/cache-invalidation';
+import { CacheInvalidation, type InvalidationHandler } from '../../common/cache/cache-invalidation';
 import { CacheStats } from '../../common/stats/service-stats';
 
 interface Entry {
@@ -30,9 +30,18 @@ export class AnalyticsCache {
     private readonly stats: CacheStats,
     private readonly replicas: CacheInvalidation,
   ) {
-    replicas.subscribe(AnalyticsCache.TOPIC, (months) =>
-      months === 'all' ? this.dropAll() : this.dropMonths(months),
-    );
+    replicas.subscribe(AnalyticsCache.TOPIC, (months) => {
+      if (months === 'all') this.dropAll();
+      else this.dropMonths(months);
+      for (const listener of this.remoteListeners) listener(months);
+    });
+  }
+
+  private readonly remoteListeners: InvalidationHandler[] = [];
+
+  /** `listener` hears the invalidations that came from another replica (after their entries were dropped here). */
+  onRemoteInvalidation(listener: InvalidationHandler): void {
+    this.remoteListeners.push(listener);
   }
 
   static readonly TOPIC = 'analytics';
