@@ -31,6 +31,8 @@ describe('kill -9 under load loses no acknowledged write', () => {
         ...(database.url ? { DATABASE_URL: database.url } : { DATA_DIR: dataDir }),
         RATE_LIMIT_PER_MINUTE: '100000',
         LOGIN_RATE_LIMIT_PER_MINUTE: '10000',
+        // Shown when a start fails: how far it got.
+        LOG_LEVEL: 'info',
       },
       database.url ? 'service (server engine)' : 'service (embedded engine on disk)',
     );
@@ -68,5 +70,5 @@ describe('kill -9 under load loses no acknowledged write', () => {
       const duplicated = [...counts].filter(([, n]) => n > 1);
       expect({ round, lost, duplicated }).toEqual({ round, lost: [], duplicated: [] });
     }
-  }, 400_000);
+  }, 600_000);
 });
