@@ -6,6 +6,7 @@ import { ThrottlerModule } from '@nestjs/throttler';
 import { LoggerModule } from 'nestjs-pino';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { CacheInvalidationModule } from './common/cache/cache-invalidation.module';
 import { RequestContextInterceptor } from './common/context/request-context.interceptor';
 import { AllExceptionsFilter } from './common/errors/http-exception.filter';
 import { logSafeError } from './common/errors/log-safe-error';
@@ -65,6 +66,7 @@ export class AppModule {
           },
         }),
         DatabaseModule,
+        CacheInvalidationModule,
         ThrottlerModule.forRoot(throttlerOptions(config, rateLimitStorage(config))),
         EventEmitterModule.forRoot(),
         ScheduleModule.forRoot(),

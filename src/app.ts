@@ -56,6 +56,10 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
     fastifyAdapter(config),
     {
       bufferLogs: true,
+      // Nest's default answers a failure while building the module graph with process.exit(1): that took a whole
+      // Jest run down with it (a slow start that outlived its test file). A rejected promise instead: main.ts
+      // prints it and exits 1 itself, a test file fails alone.
+      abortOnError: false,
     },
   );
   await configureApp(app, config);

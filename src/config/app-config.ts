@@ -69,6 +69,11 @@ export abstract class AppConfig {
   declare readonly databaseUrl: string | undefined;
   /** Folder of the embedded database and generated secrets; `memory://` keeps everything in memory. */
   declare readonly dataDir: string;
+  /**
+   * Never from the environment: the test harness sets it to a dump of a migrated database, so an in-memory engine
+   * starts from it instead of running initdb and every migration again.
+   */
+  declare readonly embeddedTemplate?: Blob;
   declare readonly jwtSecret: string;
   declare readonly corsOrigins: string[];
   declare readonly bodyLimitBytes: number;

@@ -16,6 +16,7 @@ import { Database, openDatabase } from './database';
           statementTimeoutMs: config.db.statementTimeoutMs,
           connectionTimeoutMs: config.db.connectionTimeoutMs,
           queryTimeoutMs: config.db.queryTimeoutMs,
+          template: config.embeddedTemplate,
         });
         await database.migrate();
         return database;

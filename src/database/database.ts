@@ -40,6 +40,8 @@ export interface DatabaseOptions {
   connectionTimeoutMs?: number;
   /** Client-side deadline of every query (pg's query_timeout); default: the statement timeout + 1 s. */
   queryTimeoutMs?: number;
+  /** For the in-memory engine: a dump of an already migrated data directory to start from (tests). */
+  template?: Blob;
 }
 
 export interface PoolStats {
@@ -265,7 +267,9 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   }
   if (options.dataDir === IN_MEMORY) {
     logger.log('Using the embedded database in memory (nothing is kept after exit)');
-    return new EmbeddedDatabase(await PGlite.create());
+    return new EmbeddedDatabase(
+      await PGlite.create(options.template ? { loadDataDir: options.template } : undefined),
+    );
   }
   const dir = resolve(join(options.dataDir, 'pgdata'));
   mkdirSync(dir, { recursive: true });

@@ -58,7 +58,7 @@ describe('Analytics under concurrent writes', () => {
     treasurer = await t.member('treasurer');
     crowd = await Promise.all(Array.from({ length: 5 }, () => t.member('student')));
   }, 90_000);
-  afterAll(() => t.close());
+  afterAll(() => t?.close());
 
   it('closes a month while 30 marks into it are in flight: every mark lands before the close or is refused', async () => {
     const month = '2024-11';

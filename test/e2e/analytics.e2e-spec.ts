@@ -60,7 +60,7 @@ describe('Analytics and the monthly bill', () => {
     await mark(a, '2025-02-28', 'Dinner');
     await mark(b, '2025-04-01', 'Breakfast');
   }, 90_000);
-  afterAll(() => t.close());
+  afterAll(() => t?.close());
 
   it('computes the hand-computed bill under both methods', async () => {
     const spec = await shares('2025-03', 'spec');

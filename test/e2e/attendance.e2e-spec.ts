@@ -65,7 +65,7 @@ describe('Attendance', () => {
     });
     pendingId = pending.body.userId;
   }, 90_000);
-  afterAll(() => t.close());
+  afterAll(() => t?.close());
 
   describe('guards', () => {
     it('answers 401 No token on every route without a token', async () => {

@@ -6,7 +6,7 @@ describe('Auth: the contract walked as a new member would', () => {
   beforeAll(async () => {
     t = await TestApp.start();
   });
-  afterAll(() => t.close());
+  afterAll(() => t?.close());
 
   const registration = {
     email: 'Asha.Verma@College.edu ',

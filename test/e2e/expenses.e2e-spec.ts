@@ -43,7 +43,7 @@ describe('Expenses: recorded by managers and treasurers, changed by their record
     );
     expect(setup.status).toBe(200);
   });
-  afterAll(() => t.close());
+  afterAll(() => t?.close());
 
   const record = async (token: string, body: Record<string, unknown>) => {
     const res = await t.post('/expenses', body, { token });

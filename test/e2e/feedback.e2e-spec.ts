@@ -36,7 +36,7 @@ describe('Feedback', () => {
     asha = await t.member('student', { fullName: 'Asha Verma' });
     ravi = await t.member('student', { fullName: 'Ravi Kumar' });
   }, 90_000);
-  afterAll(() => t.close());
+  afterAll(() => t?.close());
 
   it('answers 401 No token on every route without a token', async () => {
     for (const res of [

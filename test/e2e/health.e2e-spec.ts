@@ -8,7 +8,7 @@ describe('Health, readiness, liveness and metrics', () => {
   beforeAll(async () => {
     t = await TestApp.start();
   });
-  afterAll(() => t.close());
+  afterAll(() => t?.close());
 
   it('GET /health merges both shapes of the contract', async () => {
     const res = await t.get('/health');
@@ -95,7 +95,7 @@ describe('Login throttling', () => {
   beforeAll(async () => {
     t = await TestApp.start({ LOGIN_RATE_LIMIT_PER_EMAIL: '5', LOGIN_RATE_LIMIT_PER_MINUTE: '8' });
   });
-  afterAll(() => t.close());
+  afterAll(() => t?.close());
 
   it('limits attempts per email, then per IP, with 429 and Retry-After', async () => {
     const statuses: number[] = [];
@@ -123,7 +123,7 @@ describe('Login throttling per email counts failures only', () => {
   beforeAll(async () => {
     t = await TestApp.start({ LOGIN_RATE_LIMIT_PER_EMAIL: '3' });
   });
-  afterAll(() => t.close());
+  afterAll(() => t?.close());
 
   it('never throttles a member who logs in successfully, and stops a guesser after the limit', async () => {
     const member = await t.member();

@@ -5,7 +5,7 @@ describe('HTTP edge: CORS, security headers, request ids, unknown routes', () =>
   beforeAll(async () => {
     t = await TestApp.start({ CORS_ORIGINS: 'https://mess.college.edu' });
   });
-  afterAll(() => t.close());
+  afterAll(() => t?.close());
 
   const preflight = (origin: string) =>
     t.request('OPTIONS', '/auth/login', {
@@ -92,7 +92,7 @@ describe('Content security policy of the docs page', () => {
   beforeAll(async () => {
     t = await TestApp.start();
   });
-  afterAll(() => t.close());
+  afterAll(() => t?.close());
 
   it('keeps the policy but does not upgrade requests to https (the docs must load over plain HTTP)', async () => {
     const res = await t.get('/docs');
@@ -109,7 +109,7 @@ describe('Client addresses behind a proxy (TRUST_PROXY)', () => {
   beforeAll(async () => {
     t = await TestApp.start({ TRUST_PROXY: '1', RATE_LIMIT_PER_MINUTE: '5' });
   });
-  afterAll(() => t.close());
+  afterAll(() => t?.close());
 
   // The ingress (the socket peer, one hop) appends the address it saw; anything left of it is the client's own text.
   const from = (client: string, spoofed?: string) => ({
@@ -132,7 +132,7 @@ describe('Request bodies Fastify refuses before a route runs', () => {
   beforeAll(async () => {
     t = await TestApp.start();
   });
-  afterAll(() => t.close());
+  afterAll(() => t?.close());
 
   const send = (body: string, contentType?: string) =>
     t.request('POST', '/auth/login', { body, headers: contentType ? { 'content-type': contentType } : {} });

@@ -47,7 +47,7 @@ describe('Meals: the menu, one per date and meal type, published by managers', (
     );
     expect(setup.status).toBe(200);
   });
-  afterAll(() => t.close());
+  afterAll(() => t?.close());
   afterEach(() => jest.restoreAllMocks());
 
   const publish = async (token: string, body: Record<string, unknown>) => {

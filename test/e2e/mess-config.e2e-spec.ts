@@ -22,7 +22,7 @@ describe('Mess configuration', () => {
     t = await TestApp.start();
     admin = await t.adminToken();
   });
-  afterAll(() => t.close());
+  afterAll(() => t?.close());
 
   it('serves the defaults publicly before setup', async () => {
     const res = await t.get('/auth/admin/config');

@@ -1,10 +1,9 @@
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { request } from 'node:http';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { ADMIN } from '../support/app';
 import { freshDatabase, type TestDatabase } from '../support/database';
+import { buildIfStale, ENTRY as entry, freePort } from '../support/service-process';
 
 /**
  * The real server process (`node dist/main.js`) and a real SIGTERM, as Kubernetes stops a pod. This needs the build:
@@ -13,38 +12,6 @@ import { freshDatabase, type TestDatabase } from '../support/database';
  * is the process, not the engine.
  */
 const root = join(__dirname, '..', '..');
-const entry = join(root, 'dist', 'main.js');
-
-/** Newest modification time of any file under a folder. */
-function newestUnder(dir: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestUnder(path) : statSync(path).mtimeMs);
-  }
-  return newest;
-}
-
-function buildIfStale(): void {
-  if (existsSync(entry) && statSync(entry).mtimeMs >= newestUnder(join(root, 'src'))) return;
-  // The pinned Node runs the Nest CLI, as `npm run build` would.
-  execFileSync(
-    process.execPath,
-    [require.resolve('@nestjs/cli/bin/nest.js'), 'build', '-p', 'tsconfig.build.json'],
-    { cwd: root, stdio: 'pipe', timeout: 240_000 },
-  );
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -81,7 +48,7 @@ describe('The server process on SIGTERM', () => {
   let database: TestDatabase | undefined;
 
   beforeAll(async () => {
-    buildIfStale();
+    await buildIfStale();
     // The same process against the PostgreSQL server when the suite runs there (the pool closes after the insert).
     database = await freshDatabase();
     const port = await freePort();

@@ -10,7 +10,7 @@ describe('Users', () => {
     t = await TestApp.start();
     admin = await t.adminToken();
   });
-  afterAll(() => t.close());
+  afterAll(() => t?.close());
 
   it('lists members for an admin, filtered by status and role, without secrets', async () => {
     const manager = await t.member('manager');

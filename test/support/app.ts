@@ -1,7 +1,30 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createApp } from '../../src/app';
-import { loadConfig } from '../../src/config/app-config';
+import { IN_MEMORY, loadConfig } from '../../src/config/app-config';
 import { freshDatabase, TestDatabase } from './database';
+import { loadPgliteTemplate } from './templates';
+
+/**
+ * Starts still running (or late apps still closing). The file's environment must not be torn down under one: Nest
+ * loads @fastify/static lazily while the app starts, and an import after teardown makes Nest call process.exit(1),
+ * which ended the whole Jest run. So every file that uses TestApp waits for them after its own tests.
+ */
+const startsInFlight = new Set<Promise<unknown>>();
+function track(work: Promise<unknown>): void {
+  const settled: Promise<void> = work.then(
+    () => void startsInFlight.delete(settled),
+    () => void startsInFlight.delete(settled),
+  );
+  startsInFlight.add(settled);
+}
+afterAll(async () => {
+  while (startsInFlight.size) await Promise.allSettled([...startsInFlight]);
+});
+
+/** The template dump, read once per test file. */
+let templateDump: Blob | undefined | null = null;
+const template = (): Blob | undefined =>
+  templateDump === null ? (templateDump = loadPgliteTemplate()) : templateDump;
 
 export const ADMIN = { email: 'admin@test.local', password: 'admin-password-1' };
 /**
@@ -42,9 +65,41 @@ export class TestApp {
     private readonly database: TestDatabase,
   ) {}
 
+  /**
+   * How long `start` may take before it fails its test file with a clear message. Below the e2e hook timeout (see
+   * jest.config.js), so this message rather than Jest's generic one is what a busy machine shows.
+   */
+  static readonly START_DEADLINE_MS = 100_000;
+
+  /**
+   * Starts the app; on a machine too busy to do it within START_DEADLINE_MS, rejects with a message saying so (the
+   * file's tests then fail, the rest of the run goes on) and closes the app if it still comes up later.
+   */
   static async start(env: Record<string, string> = {}, database?: TestDatabase): Promise<TestApp> {
+    const starting = TestApp.startNow(env, database);
+    track(starting);
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        track(starting.then((late) => late.close()));
+        reject(
+          new Error(
+            `TestApp.start(): the app did not start within ${TestApp.START_DEADLINE_MS / 1000} s ` +
+              '(is the machine overloaded?); this file fails, the other files still run',
+          ),
+        );
+      }, TestApp.START_DEADLINE_MS);
+    });
+    try {
+      return await Promise.race([starting, deadline]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private static async startNow(env: Record<string, string>, database?: TestDatabase): Promise<TestApp> {
     const db = database ?? (await freshDatabase());
-    const config = loadConfig({
+    const base = loadConfig({
       NODE_ENV: 'test',
       DATA_DIR: 'memory://',
       JWT_SECRET: TEST_JWT_SECRET,
@@ -59,9 +114,18 @@ export class TestApp {
       ...(db.url ? { DATABASE_URL: db.url } : {}),
       ...env,
     });
+    // An in-memory engine starts from the migrated template of global setup (a server database is copied from one).
+    const config =
+      base.dataDir === IN_MEMORY && !base.databaseUrl ? { ...base, embeddedTemplate: template() } : base;
     const app = await createApp(config);
-    await app.init();
-    await app.getHttpAdapter().getInstance().ready();
+    try {
+      await app.init();
+      await app.getHttpAdapter().getInstance().ready();
+    } catch (error) {
+      await app.close().catch(() => undefined);
+      await db.drop().catch(() => undefined);
+      throw error;
+    }
     return new TestApp(app, db);
   }
 

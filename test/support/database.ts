@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
+import { SERVER_TEMPLATE_ENV } from './templates';
 
 export interface TestDatabase {
   /** Undefined on the embedded engine (in memory). */
@@ -15,7 +16,9 @@ export async function freshDatabase(): Promise<TestDatabase> {
   const base = process.env.TEST_DATABASE_URL;
   if (!base) return { drop: async () => undefined };
   const name = `mess_e2e_${process.pid}_${randomBytes(4).toString('hex')}`;
-  await adminQuery(base, `create database "${name}"`);
+  // A copy of the migrated template made by global setup, when there is one (start-up then has nothing to migrate).
+  const template = process.env[SERVER_TEMPLATE_ENV];
+  await adminQuery(base, `create database "${name}"${template ? ` template "${template}"` : ''}`);
   const url = new URL(base);
   url.pathname = `/${name}`;
   return {
@@ -24,7 +27,7 @@ export async function freshDatabase(): Promise<TestDatabase> {
   };
 }
 
-async function adminQuery(url: string, sql: string): Promise<void> {
+export async function adminQuery(url: string, sql: string): Promise<void> {
   const client = new Client({ connectionString: url });
   await client.connect();
   try {

@@ -1,12 +1,62 @@
+import { CacheInvalidation } from '../../common/cache/cache-invalidation';
 import { CacheStats } from '../../common/stats/service-stats';
 import { AnalyticsCache } from './analytics-cache';
+
+/** Records what this process publishes and delivers what "another replica" published, as the wire would. */
+class Wire extends CacheInvalidation {
+  readonly transport = 'none' as const;
+  readonly sent: unknown[] = [];
+  protected async send(payload: string): Promise<void> {
+    this.sent.push(JSON.parse(payload));
+  }
+  fromAnotherReplica(topic: string, keys: string[] | 'all'): void {
+    this.receive(JSON.stringify({ origin: 'another replica', topic, keys }));
+  }
+  echo(topic: string, keys: string[] | 'all'): void {
+    this.receive(JSON.stringify({ origin: this.origin, topic, keys }));
+  }
+}
 
 describe('AnalyticsCache', () => {
   let stats: CacheStats;
   let cache: AnalyticsCache;
+  let wire: Wire;
   beforeEach(() => {
     stats = new CacheStats();
-    cache = new AnalyticsCache(stats);
+    wire = new Wire();
+    cache = new AnalyticsCache(stats, wire);
+  });
+
+  describe('across replicas', () => {
+    it('publishes the months it invalidates, and everything on invalidateAll', () => {
+      cache.invalidate(['2025-03', '2025-03', '2025-04']);
+      cache.invalidateAll();
+      expect(wire.sent).toEqual([
+        { origin: expect.any(String), topic: 'analytics', keys: ['2025-03', '2025-04'] },
+        { origin: expect.any(String), topic: 'analytics', keys: 'all' },
+      ]);
+    });
+
+    it("drops the months another replica's write touched, keeps the others, and ignores its own echo", async () => {
+      await cache.get('march', ['2025-03'], async () => 'march v1');
+      await cache.get('april', ['2025-04'], async () => 'april v1');
+      wire.echo('analytics', ['2025-03']);
+      expect(await cache.get('march', ['2025-03'], async () => 'march v2')).toBe('march v1');
+      wire.fromAnotherReplica('analytics', ['2025-03']);
+      expect(await cache.get('march', ['2025-03'], async () => 'march v2')).toBe('march v2');
+      expect(await cache.get('april', ['2025-04'], async () => 'april v2')).toBe('april v1');
+      wire.fromAnotherReplica('analytics', 'all');
+      expect(await cache.get('april', ['2025-04'], async () => 'april v3')).toBe('april v3');
+    });
+
+    it('does not keep an answer computed while a remote invalidation of its month arrived', async () => {
+      let finish!: (value: string) => void;
+      const first = cache.get('k', ['2025-03'], () => new Promise<string>((r) => (finish = r)));
+      wire.fromAnotherReplica('analytics', ['2025-03']);
+      finish('before the remote write');
+      await first;
+      expect(await cache.get('k', ['2025-03'], async () => 'after')).toBe('after');
+    });
   });
 
   /** A computation the test finishes by hand. */

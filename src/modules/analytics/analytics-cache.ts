@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { CacheInvalidation, type InvalidationHandler } from '../../common/cache/cache-invalidation';
 import { CacheStats } from '../../common/stats/service-stats';
 
 interface Entry {
@@ -9,7 +10,8 @@ interface Entry {
 
 /**
  * Answers of the analytics endpoints, kept until a write touches one of their months (the domain events say which)
- * or for TTL_MS at most, so a change made through another replica shows within that time. Bounded in size.
+ * or for TTL_MS at most. Invalidations are published to the other replicas (CacheInvalidation), which drop the same
+ * months when the message arrives; TTL_MS only bounds staleness when a message was lost. Bounded in size.
  *
  * Each month has a generation, bumped by every invalidation of it (and all of them by `invalidateAll`): an answer
  * whose computation began before a write's invalidation is returned to its caller but not stored, so it cannot
@@ -24,7 +26,25 @@ export class AnalyticsCache {
   private readonly generations = new Map<string, number>();
   private allGeneration = 0;
 
-  constructor(private readonly stats: CacheStats) {}
+  constructor(
+    private readonly stats: CacheStats,
+    private readonly replicas: CacheInvalidation,
+  ) {
+    replicas.subscribe(AnalyticsCache.TOPIC, (months) => {
+      if (months === 'all') this.dropAll();
+      else this.dropMonths(months);
+      for (const listener of this.remoteListeners) listener(months);
+    });
+  }
+
+  private readonly remoteListeners: InvalidationHandler[] = [];
+
+  /** `listener` hears the invalidations that came from another replica (after their entries were dropped here). */
+  onRemoteInvalidation(listener: InvalidationHandler): void {
+    this.remoteListeners.push(listener);
+  }
+
+  static readonly TOPIC = 'analytics';
 
   /**
    * `months`: every `YYYY-MM` the answer depends on. `nested`: a lookup made while computing another cached answer;
@@ -54,6 +74,18 @@ export class AnalyticsCache {
   }
 
   invalidate(months: Iterable<string>): void {
+    const touched = [...new Set(months)];
+    this.dropMonths(touched);
+    this.replicas.publish(AnalyticsCache.TOPIC, touched);
+  }
+
+  /** For changes every month's answers depend on (the approved membership). */
+  invalidateAll(): void {
+    this.dropAll();
+    this.replicas.publish(AnalyticsCache.TOPIC, 'all');
+  }
+
+  private dropMonths(months: string[]): void {
     const touched = new Set(months);
     if (!touched.size) return;
     for (const month of touched) this.generations.set(month, (this.generations.get(month) ?? 0) + 1);
@@ -62,8 +94,7 @@ export class AnalyticsCache {
     }
   }
 
-  /** For changes every month's answers depend on (the approved membership). */
-  invalidateAll(): void {
+  private dropAll(): void {
     this.allGeneration += 1;
     this.entries.clear();
   }

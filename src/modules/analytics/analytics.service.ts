@@ -60,6 +60,8 @@ export class AnalyticsService implements OnModuleInit {
 
   onModuleInit(): void {
     this.recalculator.use((month) => this.recalculate(month));
+    // Another replica's write: its months' stored inputs are rebuilt there, but a reader here must not wait for it.
+    this.cache.onRemoteInvalidation((months) => months !== 'all' && this.recalculator.markStale(months));
   }
 
   // ---- reacting to writes ----

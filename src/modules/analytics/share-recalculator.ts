@@ -37,6 +37,14 @@ export class ShareRecalculator implements OnModuleDestroy {
     this.timer.unref();
   }
 
+  /**
+   * Another replica wrote into these months (and rebuilds them there): the next reader here rebuilds first rather
+   * than answer from inputs that may predate that write. No run is scheduled here.
+   */
+  markStale(months: Iterable<string>): void {
+    for (const month of months) this.dirty.add(month);
+  }
+
   isDirty(month: string): boolean {
     return this.dirty.has(month);
   }

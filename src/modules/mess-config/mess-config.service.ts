@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { CacheInvalidation } from '../../common/cache/cache-invalidation';
 import { badRequest, conflict, FieldError, notFound } from '../../common/errors/api-error';
 import { MessConfigDto, SetupMessDto } from './dto/mess-config.dto';
 import { MESS_ALREADY_SET_UP, MESS_NOT_SET_UP } from './mess-config.errors';
@@ -23,8 +24,12 @@ export const DEFAULT_MESS_CONFIG = {
   monthlyBudget: null as number | null,
 };
 
-/** Other replicas' changes become visible within this time; our own at once. */
+/**
+ * Our own changes are visible at once, other replicas' when their invalidation message arrives (milliseconds);
+ * this only bounds staleness when a message was lost.
+ */
 const CACHE_MS = 5_000;
+const CACHE_TOPIC = 'mess-config';
 
 export interface MessSettings {
   messName: string;
@@ -36,11 +41,16 @@ export interface MessSettings {
 @Injectable()
 export class MessConfigService {
   private cached?: { row: MessConfigRow | undefined; at: number };
+  /** Bumped by every invalidation: a read that began before one is not kept. */
+  private generation = 0;
 
   constructor(
     private readonly repository: MessConfigRepository,
     private readonly audit: AuditService,
-  ) {}
+    private readonly replicas: CacheInvalidation,
+  ) {
+    replicas.subscribe(CACHE_TOPIC, () => this.drop());
+  }
 
   async read(): Promise<MessConfigDto> {
     const row = await this.row();
@@ -98,7 +108,7 @@ export class MessConfigService {
       });
       return toDto(row);
     } finally {
-      this.cached = undefined;
+      this.forget();
     }
   }
 
@@ -121,15 +131,27 @@ export class MessConfigService {
       });
       return toDto(row);
     } finally {
-      this.cached = undefined;
+      this.forget();
     }
+  }
+
+  /** Drops the cached row here and on the other replicas. */
+  private forget(): void {
+    this.drop();
+    this.replicas.publish(CACHE_TOPIC, 'all');
+  }
+
+  private drop(): void {
+    this.cached = undefined;
+    this.generation += 1;
   }
 
   private async row(): Promise<MessConfigRow | undefined> {
     const now = Date.now();
     if (this.cached && now - this.cached.at < CACHE_MS) return this.cached.row;
+    const generation = this.generation;
     const row = await this.repository.find();
-    this.cached = { row, at: now };
+    if (generation === this.generation) this.cached = { row, at: now };
     return row;
   }
 }

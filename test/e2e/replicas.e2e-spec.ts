@@ -1,0 +1,205 @@
+import { freshDatabase, type TestDatabase, usingServer } from '../support/database';
+import { MailServer } from '../support/mail-server';
+import {
+  buildIfStale,
+  expenseDescriptions,
+  redisAnswers,
+  registerMember,
+  ServiceProcess,
+  startWriters,
+} from '../support/service-process';
+import { ADMIN, messSetup } from '../support/app';
+
+/**
+ * Three processes of the built service (`dist/main.js`) against one PostgreSQL database and one Redis, as replicas
+ * behind a load balancer run. Needs the server (TEST_DATABASE_URL) and Redis on 127.0.0.1:6379; skipped otherwise.
+ */
+const redisUp = redisAnswers();
+const canRun = usingServer() && redisUp;
+const why = !usingServer()
+  ? 'no TEST_DATABASE_URL: replicas share a PostgreSQL server, the embedded engine is one process'
+  : 'no Redis answering on 127.0.0.1:6379';
+if (!canRun) {
+  // Said once, in the output of the run, next to the skipped tests.
+  process.stdout.write(`replicas.e2e-spec.ts skipped: ${why}\n`);
+}
+// CI sets TEST_REDIS_REQUIRED when Redis answered there: then a skip would hide a failure.
+if (!canRun && usingServer() && process.env.TEST_REDIS_REQUIRED) {
+  throw new Error('TEST_REDIS_REQUIRED is set but Redis does not answer PING on 127.0.0.1:6379');
+}
+const describeReplicas = canRun ? describe : describe.skip;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** A distinct client address per purpose (TRUST_PROXY=1), so one test's logins do not use up another's limit. */
+const clientIp = () => ({
+  'x-forwarded-for': `10.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}.${1 + Math.floor(Math.random() * 250)}`,
+});
+
+/** Polls `check` until it is true; returns the milliseconds it took, or throws after `limitMs`. */
+async function within(limitMs: number, check: () => Promise<boolean>): Promise<number> {
+  const started = performance.now();
+  for (;;) {
+    if (await check()) return performance.now() - started;
+    if (performance.now() - started > limitMs) throw new Error(`not seen within ${limitMs} ms`);
+    await sleep(20);
+  }
+}
+
+/** HH:MM of a minute of the day. */
+const hhmm = (minutes: number) =>
+  `${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;
+
+describeReplicas('Three replicas on one PostgreSQL database and Redis', () => {
+  const mail = new MailServer();
+  let database: TestDatabase;
+  const replicas: ServiceProcess[] = [];
+  let a: ServiceProcess;
+  let b: ServiceProcess;
+  let c: ServiceProcess;
+  let admin: string;
+  let treasurer: { token: string };
+  const students: { email: string }[] = [];
+
+  beforeAll(async () => {
+    await buildIfStale();
+    database = await freshDatabase();
+    await mail.start();
+    const env = {
+      DATABASE_URL: database.url!,
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      ...mail.env(),
+      MESS_TIMEZONE: 'UTC',
+      // The schedules and the delivery worker run by themselves, as in production, on every replica.
+      NOTIFY_SCHEDULES_ENABLED: 'true',
+      NOTIFY_WORKER_ENABLED: 'true',
+      NOTIFY_WORKER_POLL_SECONDS: '1',
+      NOTIFY_MEAL_REMINDER_MINUTES: '60',
+      NOTIFY_ATTENDANCE_CONFIRMATION_MINUTES: '1',
+      NOTIFY_HEADCOUNT_MINUTES: '1',
+      TRUST_PROXY: '1',
+      LOGIN_RATE_LIMIT_PER_MINUTE: '5',
+      RATE_LIMIT_PER_MINUTE: '100000',
+    };
+    // One after the other: the first applies any migration (under its advisory lock either way).
+    for (const name of ['replica A', 'replica B', 'replica C'])
+      replicas.push(await ServiceProcess.start(env, name));
+    [a, b, c] = replicas;
+    admin = await a.login(ADMIN.email, ADMIN.password, clientIp());
+    treasurer = await registerMember(b, admin, 'treasurer', 1, clientIp());
+    // Students first: the meal reminder goes to whoever is a member when a tick finds the meal due.
+    for (let n = 0; n < 4; n += 1)
+      students.push(await registerMember(replicas[n % 3], admin, 'student', 10 + n, clientIp()));
+  }, 400_000);
+
+  afterAll(async () => {
+    await Promise.all(replicas.map((r) => r.kill('SIGKILL')));
+    await mail.stop();
+    await database?.drop();
+  });
+
+  const configOf = async (r: ServiceProcess) =>
+    (await r.request('GET', '/auth/admin/config', { token: admin })).body.config;
+
+  it('sees a mess-configuration change made through one replica on the others within 1 s', async () => {
+    // Each replica has the defaults cached (read twice: the second read is served from the cache).
+    for (const r of replicas)
+      for (let i = 0; i < 2; i += 1) expect((await configOf(r)).configured).toBe(false);
+    // One meal that starts 45 minutes from now (mess time zone UTC): within the 60-minute reminder lead only.
+    const now = new Date();
+    const start = (now.getUTCHours() * 60 + now.getUTCMinutes() + 45) % 1440;
+    const meal = { name: 'Supper', startTime: hhmm(start), endTime: hhmm(Math.min(start + 30, 1439)) };
+    const setup = await a.request('POST', '/auth/admin/setup', {
+      token: admin,
+      body: messSetup({ mealTimes: [meal] }),
+    });
+    expect(setup.status).toBe(200);
+    for (const r of [b, c]) {
+      const ms = await within(1000, async () => (await configOf(r)).configured === true);
+      expect(ms).toBeLessThan(1000);
+    }
+    // And back the other way: a replace through C, seen by A and B.
+    const replaced = await c.request('PUT', '/auth/admin/config', {
+      token: admin,
+      body: messSetup({ messName: 'Renamed on C', mealTimes: [meal] }),
+    });
+    expect(replaced.status).toBe(200);
+    for (const r of [a, b]) {
+      const ms = await within(1000, async () => (await configOf(r)).messName === 'Renamed on C');
+      expect(ms).toBeLessThan(1000);
+    }
+  });
+
+  it('delivers each scheduled notification exactly once, whichever replica ticks first', async () => {
+    // Every replica's cron ticks each minute and finds the Supper reminder due; the SMTP server counts.
+    const remindersTo = (email: string) =>
+      mail.received.filter((m) => m.to.includes(email) && /supper/i.test(m.subject + m.text));
+    await within(130_000, async () => students.every((s) => remindersTo(s.email).length >= 1));
+    await sleep(3_000); // a second copy would come from the same tick of another replica: give it time to arrive
+    for (const s of students) expect(remindersTo(s.email)).toHaveLength(1);
+    // Nothing else went twice either.
+    const seen = new Map<string, number>();
+    for (const m of mail.received)
+      for (const to of m.to) seen.set(`${to} ${m.subject}`, (seen.get(`${to} ${m.subject}`) ?? 0) + 1);
+    expect([...seen].filter(([, n]) => n > 1)).toEqual([]);
+  }, 180_000);
+
+  it('shows a write made through one replica in the analytics of another within 1 s', async () => {
+    const total = async (r: ServiceProcess) => {
+      const res = await r.request('GET', '/analytics/shares?month=2025-06&method=proportional', {
+        token: treasurer.token,
+      });
+      expect(res.status).toBe(200);
+      return res.body.totalExpenses as number;
+    };
+    for (const r of replicas) for (let i = 0; i < 2; i += 1) expect(await total(r)).toBe(0); // cached on each
+    const spent = await a.request('POST', '/expenses', {
+      token: treasurer.token,
+      body: { category: 'Groceries', amount: 123.45, date: '2025-06-10', description: 'through A' },
+    });
+    expect(spent.status).toBe(201);
+    for (const r of [b, c]) {
+      const ms = await within(1000, async () => (await total(r)) === 123.45);
+      expect(ms).toBeLessThan(1000);
+    }
+  });
+
+  it('shares rate limits: five logins a minute from one address in all, whichever replica answers', async () => {
+    const ip = clientIp();
+    const statuses: number[] = [];
+    for (let i = 0; i < 9; i += 1) {
+      const res = await replicas[i % 3].request('POST', '/auth/login', {
+        body: { email: ADMIN.email, password: ADMIN.password },
+        headers: ip,
+      });
+      statuses.push(res.status);
+    }
+    expect(statuses.filter((s) => s === 200)).toHaveLength(5);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(4);
+  });
+
+  it('makes one closure when two replicas close the same month at the same moment', async () => {
+    const answers = await Promise.all(
+      replicas.map((r) => r.request('POST', '/analytics/months/2025-05/close', { token: treasurer.token })),
+    );
+    expect(answers.map((x) => x.status).sort()).toEqual([200, 409, 409]);
+    const status = await c.request('GET', '/analytics/months/2025-05', { token: treasurer.token });
+    expect(status.body.closed).toBe(true);
+    expect(status.body.history).toHaveLength(1);
+  });
+
+  it('loses no acknowledged write when one replica is killed (SIGKILL) under load', async () => {
+    const writers = startWriters(() => replicas, treasurer.token, '2025-07-15', 12);
+    await within(60_000, async () => writers.acknowledged.size >= 60);
+    await c.kill('SIGKILL');
+    const atKill = writers.acknowledged.size;
+    await within(60_000, async () => writers.acknowledged.size >= atKill + 60); // A and B carry on
+    await writers.stop();
+    const stored = await expenseDescriptions(a, treasurer.token, '2025-07');
+    const counts = new Map<string, number>();
+    for (const d of stored) counts.set(d, (counts.get(d) ?? 0) + 1);
+    const lost = [...writers.acknowledged].filter((d) => !counts.has(d));
+    const duplicated = [...counts].filter(([, n]) => n > 1);
+    expect({ lost, duplicated }).toEqual({ lost: [], duplicated: [] });
+    expect(writers.acknowledged.size).toBeGreaterThanOrEqual(120);
+  }, 180_000);
+});

@@ -1,0 +1,97 @@
+import { PGlite } from '@electric-sql/pglite';
+import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
+import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { MIGRATIONS_FOLDER } from '../../src/database/database';
+
+/**
+ * Migrated template databases shared by every test file of a run (and by later runs while the migrations do not
+ * change): starting PGlite runs initdb, which costs 3–30 s of CPU per file on a busy machine, while loading a dump of
+ * an already migrated data directory costs about 2 s. On the server, `create database … template` copies a migrated
+ * database instead of migrating a new one. Both are named by a hash of the committed migrations (and the PGlite
+ * version), so a changed migration makes a new template and an old one is never used.
+ */
+export const PGLITE_TEMPLATE_ENV = 'MESS_TEST_PGLITE_TEMPLATE';
+export const SERVER_TEMPLATE_ENV = 'MESS_TEST_SERVER_TEMPLATE';
+
+function migrationsHash(): string {
+  const hash = createHash('sha256');
+  const pgliteVersion = readFileSync(
+    join(require.resolve('@electric-sql/pglite'), '..', '..', 'package.json'),
+  );
+  hash.update(pgliteVersion);
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) =>
+      a.name.localeCompare(b.name),
+    )) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else hash.update(entry.name).update(readFileSync(path));
+    }
+  };
+  walk(MIGRATIONS_FOLDER);
+  return hash.digest('hex').slice(0, 16);
+}
+
+/** A dump (tar) of a migrated in-memory PGlite, written once under the system's temp folder. Returns its path. */
+export async function pgliteTemplate(): Promise<string> {
+  const path = join(tmpdir(), `mess-test-pglite-${migrationsHash()}.tar`);
+  if (existsSync(path)) return path;
+  const client = await PGlite.create();
+  try {
+    await migratePglite(drizzlePglite({ client }), { migrationsFolder: MIGRATIONS_FOLDER });
+    const dump = await client.dumpDataDir('none');
+    // Written under another name first: a concurrent run never reads half a file.
+    const partial = `${path}.${process.pid}.partial`;
+    writeFileSync(partial, Buffer.from(await dump.arrayBuffer()));
+    renameSync(partial, path);
+  } finally {
+    await client.close();
+  }
+  return path;
+}
+
+/** The migrated template dump for an in-memory engine, when global setup made one. */
+export function loadPgliteTemplate(): Blob | undefined {
+  const path = process.env[PGLITE_TEMPLATE_ENV];
+  if (!path || !existsSync(path)) return undefined;
+  return new Blob([readFileSync(path)]);
+}
+
+/** Key of the advisory lock that makes concurrent runs (other people on the same server) build a template once. */
+const TEMPLATE_LOCK_KEY = 7_061_994;
+
+/** A migrated database on the server to copy from; created once per set of migrations. Returns its name. */
+export async function serverTemplate(baseUrl: string): Promise<string> {
+  const name = `mess_template_${migrationsHash()}`;
+  const admin = new Client({ connectionString: baseUrl });
+  await admin.connect();
+  try {
+    await admin.query('select pg_advisory_lock($1)', [TEMPLATE_LOCK_KEY]);
+    const exists = await admin.query('select datistemplate from pg_database where datname = $1', [name]);
+    if (exists.rows[0]?.datistemplate) return name;
+    // Half made by a run that died: start again.
+    if (exists.rowCount) await admin.query(`drop database "${name}" with (force)`);
+    await admin.query(`create database "${name}"`);
+    const url = new URL(baseUrl);
+    url.pathname = `/${name}`;
+    const client = new Client({ connectionString: url.toString() });
+    await client.connect();
+    try {
+      await migratePg(drizzlePg({ client }), { migrationsFolder: MIGRATIONS_FOLDER });
+    } finally {
+      await client.end();
+    }
+    await admin.query(`alter database "${name}" is_template true allow_connections false`);
+    return name;
+  } finally {
+    await admin.query('select pg_advisory_unlock($1)', [TEMPLATE_LOCK_KEY]).catch(() => undefined);
+    await admin.end();
+  }
+}
