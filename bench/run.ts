@@ -16,8 +16,8 @@ import { loadConfig } from '../src/config/app-config';
 import { Database } from '../src/database/database';
 import { openDatabase } from '../src/database/database';
 import { rowsOf, seedDemo, type DemoSummary } from '../src/database/seed-demo';
-import { AnalyticsCache } from '../src/modules/analytics/analytics-cache';
-import { AnalyticsService } from '../src/modules/analytics/analytics.service';
+import { MonthCache } from '../src/modules/billing/month-cache';
+import { BillingService } from '../src/modules/billing/billing.service';
 
 const MEMBERS = Number(process.env.BENCH_MEMBERS ?? 2000);
 const MONTHS = Number(process.env.BENCH_MONTHS ?? 12);
@@ -168,8 +168,8 @@ async function measure(
     if (res.status !== 200) throw new Error(`${path}: ${res.status} ${await res.text()}`);
     await res.arrayBuffer();
   };
-  const cache = app.get(AnalyticsCache);
-  const analytics = app.get(AnalyticsService);
+  const cache = app.get(MonthCache);
+  const billing = app.get(BillingService);
   const database = app.get(Database);
   const query = (text: string) => database.db.execute(sql.raw(text));
 
@@ -253,7 +253,7 @@ async function measure(
       `[${engine}] ${name}: uncached p95 ${uncached.p95} ms, cached p95 ${cached.p95} ms\n`,
     );
   }
-  const recalculation = await timed(RECALC_RUNS, () => analytics.recalculate(month));
+  const recalculation = await timed(RECALC_RUNS, () => billing.recalculate(month));
   const recalculationSql = await timed(RECALC_RUNS, () =>
     Promise.all([query(sqlOf.recalc), query(sqlOf.slotCounts), query(sqlOf.monthTotal)]),
   );

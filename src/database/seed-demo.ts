@@ -65,9 +65,12 @@ export async function seedDemo(database: Database, options: DemoOptions): Promis
       return result;
     };
     await run(`select setseed(${options.seed ?? 0.42})`);
+    // The ledger refuses TRUNCATE (migration 0009); a demo database is replaced whole, so only here it is let through.
+    await run('alter table account_entries disable trigger account_entries_no_truncate');
     await run(
-      'truncate table users, month_totals, month_meal_counts, month_member_meals, month_closures, month_close_log cascade',
+      'truncate table users, month_totals, month_meal_counts, month_member_meals, month_closures, month_close_log, account_entries, idempotent_requests cascade',
     );
+    await run('alter table account_entries enable trigger account_entries_no_truncate');
     // Bulk loads go faster without per-row triggers and with indexes built once at the end.
     const indexes = await dropSecondaryIndexes(tx);
     // Foreign keys hold by construction here, so their per-row checks are switched off for the load too.

@@ -3,7 +3,7 @@ import { badRequest, conflict, FieldError, notFound } from '../../common/errors/
 import { describeConstraint } from '../../common/errors/database-errors';
 import { MessConfigDto, SetupMessDto } from './dto/mess-config.dto';
 import { MessConfigRepository } from './mess-config.repository';
-import { MealTime, MessConfigRow } from './mess-config.schema';
+import { ChargeMethod, MealTime, MessConfigRow } from './mess-config.schema';
 import { normalizeIndianPhone } from '../users/phone';
 
 describeConstraint('mess_config_singleton_unique', 409, 'The mess is already set up');
@@ -21,6 +21,7 @@ export const DEFAULT_MESS_CONFIG = {
     { name: 'Dinner', startTime: '19:30', endTime: '21:30' },
   ] as MealTime[],
   monthlyBudget: null as number | null,
+  chargeMethod: 'proportional' as ChargeMethod,
 };
 
 /** Other replicas' changes become visible within this time; our own at once. */
@@ -31,6 +32,7 @@ export interface MessSettings {
   expenseCategories: string[];
   mealTimes: MealTime[];
   monthlyBudget: number | null;
+  chargeMethod: ChargeMethod;
 }
 
 @Injectable()
@@ -53,6 +55,7 @@ export class MessConfigService {
       expenseCategories: row.expenseCategories,
       mealTimes: row.mealTimes,
       monthlyBudget: row.monthlyBudget === null ? null : Number(row.monthlyBudget),
+      chargeMethod: row.chargeMethod,
     };
   }
 
@@ -116,6 +119,8 @@ const values = (body: SetupMessDto) => ({
   expenseCategories: body.expenseCategories,
   mealTimes: body.mealTimes.map(({ name, startTime, endTime }) => ({ name, startTime, endTime })),
   monthlyBudget: body.monthlyBudget === undefined ? null : body.monthlyBudget.toFixed(2),
+  // PUT replaces the whole configuration: left out, it returns to its default.
+  chargeMethod: body.chargeMethod ?? DEFAULT_MESS_CONFIG.chargeMethod,
 });
 
 /** Rules across fields that the DTO cannot say: start before end, no duplicate names or categories. */
@@ -152,6 +157,7 @@ const toDto = (row: MessConfigRow): MessConfigDto => ({
   expenseCategories: row.expenseCategories,
   mealTimes: row.mealTimes,
   monthlyBudget: row.monthlyBudget === null ? null : Number(row.monthlyBudget),
+  chargeMethod: row.chargeMethod,
   configured: true,
   createdBy: row.createdBy,
   createdAt: row.createdAt.toISOString(),

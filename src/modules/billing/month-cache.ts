@@ -8,7 +8,7 @@ interface Entry {
 }
 
 /**
- * Answers of the analytics endpoints, kept until a write touches one of their months (the domain events say which)
+ * Answers of the bill and the analytics endpoints, kept until a write touches one of their months (the domain events say which)
  * or for TTL_MS at most, so a change made through another replica shows within that time. Bounded in size.
  *
  * Each month has a generation, bumped by every invalidation of it (and all of them by `invalidateAll`): an answer
@@ -16,7 +16,7 @@ interface Entry {
  * outlive the write in the cache.
  */
 @Injectable()
-export class AnalyticsCache {
+export class MonthCache {
   static readonly TTL_MS = 30_000;
   static readonly MAX_ENTRIES = 1_000;
   private readonly entries = new Map<string, Entry>();
@@ -47,9 +47,8 @@ export class AnalyticsCache {
     const value = await compute();
     if (this.generationOf(months) !== generation) return value; // a write came in meanwhile: do not keep it
     this.entries.delete(key);
-    this.entries.set(key, { value, expiresAt: now + AnalyticsCache.TTL_MS, months });
-    if (this.entries.size > AnalyticsCache.MAX_ENTRIES)
-      this.entries.delete(this.entries.keys().next().value!);
+    this.entries.set(key, { value, expiresAt: now + MonthCache.TTL_MS, months });
+    if (this.entries.size > MonthCache.MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
     return value;
   }
 

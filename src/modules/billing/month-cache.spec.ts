@@ -1,12 +1,12 @@
 import { CacheStats } from '../../common/stats/service-stats';
-import { AnalyticsCache } from './analytics-cache';
+import { MonthCache } from './month-cache';
 
-describe('AnalyticsCache', () => {
+describe('MonthCache', () => {
   let stats: CacheStats;
-  let cache: AnalyticsCache;
+  let cache: MonthCache;
   beforeEach(() => {
     stats = new CacheStats();
-    cache = new AnalyticsCache(stats);
+    cache = new MonthCache(stats);
   });
 
   /** A computation the test finishes by hand. */
