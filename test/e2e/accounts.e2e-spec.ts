@@ -455,7 +455,7 @@ describe('Member accounts', () => {
     const body = rows.slice(2, -1);
     expect(body.map((r: string[]) => r[1])).toEqual(entries.map((e) => e._id));
     expect(body.map((r: string[]) => paise(Number(r[7])))).toEqual(entries.map((e) => paise(e.balance!)));
-    expect(paise(Number(rows.at(-1)[7]))).toBe(paise(closing));
+    expect(paise(Number(rows[rows.length - 1][7]))).toBe(paise(closing));
 
     const pdf = await t.app.inject({
       method: 'GET',

@@ -28,6 +28,7 @@ const SWITCHES = [
   'expenseAdded',
   'budgetExceeded',
   'attendanceConfirmations',
+  'paymentReceived',
 ];
 
 let phoneCounter = 0;
