@@ -1,4 +1,3 @@
-import PDFDocument from 'pdfkit';
 import { csvDocument } from '../../common/http/csv';
 import { formatRupees } from '../../common/money/money';
 import type { AccountEntryRow } from './accounts.schema';
@@ -99,11 +98,13 @@ const COLUMNS = [
  * with its running balance, totals and closing balance, in rupees the Indian way (₹1,23,456.78; a credit balance
  * is negative). `generatedOn` is the issue date printed at the bottom.
  */
-export function statementPdf(
+export async function statementPdf(
   statement: Statement,
   issuer: StatementIssuer,
   generatedOn: string,
 ): Promise<Buffer> {
+  // Loaded on the first PDF, not at start: pdfkit and its font engine are a large graph most processes never need.
+  const { default: PDFDocument } = await import('pdfkit');
   const doc = new PDFDocument({
     size: 'A4',
     margin: 40,
