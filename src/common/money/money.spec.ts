@@ -1,4 +1,4 @@
-import { formatRupees, toPaise, toRupees } from './money';
+import { decimalTextToPaise, formatRupees, toPaise, toRupees } from './money';
 
 describe('money', () => {
   it('converts rupees with up to two decimals exactly', () => {
@@ -25,5 +25,18 @@ describe('money', () => {
     expect(formatRupees(5)).toBe('₹0.05');
     expect(formatRupees(0)).toBe('₹0.00');
     expect(formatRupees(-25000)).toBe('-₹250.00');
+  });
+
+  it('reads exact decimal text (PostgreSQL numeric) as paise without a float', () => {
+    expect(decimalTextToPaise('600000.00')).toBe(60_000_000);
+    expect(decimalTextToPaise('9999999999.99')).toBe(999_999_999_999);
+    expect(decimalTextToPaise('12.5')).toBe(1250);
+    expect(decimalTextToPaise('7')).toBe(700);
+    expect(decimalTextToPaise('-0.05')).toBe(-5);
+    expect(decimalTextToPaise('-0.00')).toBe(0);
+    expect(decimalTextToPaise('1.250')).toBe(125);
+    expect(decimalTextToPaise('1.255')).toBeUndefined();
+    expect(decimalTextToPaise('1e3')).toBeUndefined();
+    expect(decimalTextToPaise('')).toBeUndefined();
   });
 });

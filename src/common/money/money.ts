@@ -28,3 +28,14 @@ export function formatRupees(paise: number): string {
   const grouped = rest ? `${rest.replace(/\B(?=(\d{2})+$)/g, ',')},${last3}` : last3;
   return `${sign}₹${grouped}.${String(abs % 100).padStart(2, '0')}`;
 }
+
+/**
+ * An exact decimal as PostgreSQL `numeric` returns it (`'600000.00'`, `'-12.5'`) → paise, without passing through a
+ * float (large amounts times 100 are not exact in binary). Undefined for anything else or more than two decimals.
+ */
+export function decimalTextToPaise(text: string): number | undefined {
+  const m = /^(-?)(\d+)(?:\.(\d{1,2})0*)?$/.exec(text.trim());
+  if (!m) return undefined;
+  const paise = Number(m[2]) * 100 + Number((m[3] ?? '').padEnd(2, '0'));
+  return m[1] && paise ? -paise : paise;
+}

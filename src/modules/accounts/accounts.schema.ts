@@ -31,7 +31,7 @@ const list = (values: readonly string[]) => sql.raw(values.map((v) => `'${v}'`).
 
 /**
  * A member's account: an append-only list of entries. The balance is Σ debits − Σ credits. A database trigger
- * (migration 0009) refuses every UPDATE and DELETE of a row: a mistake is undone by a reversal entry, never by an
+ * (migration 0011) refuses every UPDATE and DELETE of a row: a mistake is undone by a reversal entry, never by an
  * edit. Users are never deleted, so the references need no ON DELETE action (one would be an UPDATE).
  */
 export const accountEntries = pgTable(
