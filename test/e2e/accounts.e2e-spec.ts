@@ -285,6 +285,27 @@ describe('Member accounts', () => {
       const line = list.body.accounts.find((r: { userId: { _id: string } }) => r.userId._id === m.id);
       expect(line.balance).toBe(balance);
     }
+    // the audit trail has every close and reopen of the month, and every entry recorded by hand
+    const monthAudit = await t.get('/audit?entity=month&entityId=2025-03', { token: treasurer.token });
+    expect(monthAudit.body.events.map((e: { action: string }) => e.action)).toEqual([
+      'closed',
+      'reopened',
+      'closed',
+    ]);
+    expect(monthAudit.body.events[0].after).toMatchObject({
+      chargeMethod: 'proportional',
+      chargedPaise: 1_000_000,
+    });
+    const accountAudit = await t.get(`/audit?entity=account&entityId=${a.id}`, { token: treasurer.token });
+    expect(accountAudit.body.events.map((e: { action: string }) => e.action)).toEqual([
+      'reversed',
+      'adjustment-recorded',
+      'payment-recorded',
+    ]);
+    expect(accountAudit.body.events[2]).toMatchObject({
+      actor: { _id: treasurer.id },
+      after: { kind: 'payment', amountPaise: 500_000, method: 'upi' },
+    });
     const months = await t.get('/analytics/months', { token: treasurer.token });
     expect(months.status).toBe(200);
     expect(months.body.months).toContainEqual({

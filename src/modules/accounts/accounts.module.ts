@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { describeConstraint } from '../../common/errors/database-errors';
+import { AuditModule } from '../audit/audit.module';
 import { MessConfigModule } from '../mess-config/mess-config.module';
 import { UsersModule } from '../users/users.module';
 import { AccountsController } from './accounts.controller';
@@ -13,7 +14,7 @@ describeConstraint('account_entries_opening_unique', 409, AccountErrors.openingE
 
 /** Members' accounts: the append-only ledger, payments, adjustments, openings, reversals and statements. */
 @Module({
-  imports: [UsersModule, MessConfigModule],
+  imports: [UsersModule, MessConfigModule, AuditModule],
   controllers: [AccountsController],
   providers: [AccountsRepository, AccountsService],
   exports: [AccountsService],

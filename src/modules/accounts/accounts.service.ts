@@ -7,6 +7,7 @@ import { Clock } from '../../common/time/clock';
 import { localParts, monthBounds } from '../../common/time/dates';
 import { AppConfig } from '../../config/app-config';
 import type { DbOrTx } from '../../database/database';
+import { AuditService } from '../audit/audit.service';
 import { UsersService } from '../users/users.service';
 import { AccountErrors } from './accounts.errors';
 import { AccountRow, AccountsRepository, BalanceStatus } from './accounts.repository';
@@ -75,6 +76,7 @@ export class AccountsService {
   constructor(
     private readonly repository: AccountsRepository,
     private readonly users: UsersService,
+    private readonly audit: AuditService,
     private readonly events: EventEmitter2,
     private readonly clock: Clock,
     private readonly config: AppConfig,
@@ -106,6 +108,7 @@ export class AccountsService {
         recordedBy: actorId,
       });
       const balancePaise = await this.repository.balanceOf(userId, tx);
+      await this.recordAudit(tx, actorId, entry);
       if (idempotency) {
         const answer: StoredAnswer = { entryId: entry.id, balancePaise };
         await this.repository.saveAnswer(tx, idempotency, 201, answer);
@@ -196,7 +199,32 @@ export class AccountsService {
       await this.assertMember(userId, tx);
       await check?.(tx);
       const row = await this.repository.insert(tx, entry);
+      await this.recordAudit(tx, entry.recordedBy ?? null, row);
       return { entry: row, balancePaise: await this.repository.balanceOf(userId, tx), replayed: false };
+    });
+  }
+
+  /**
+   * The audit row of an entry recorded by hand, in its transaction: entity `account`, the member's id, the entry as
+   * recorded (paise). A month's charges and their reversals are audited once per close or reopen (entity `month`).
+   */
+  private recordAudit(tx: DbOrTx, actorId: string | null, entry: AccountEntryRow): Promise<void> {
+    return this.audit.record(tx, {
+      actorId,
+      action: entry.kind === 'reversal' ? 'reversed' : `${entry.kind}-recorded`,
+      entity: 'account',
+      entityId: entry.userId,
+      after: {
+        entryId: entry.id,
+        kind: entry.kind,
+        direction: entry.direction,
+        amountPaise: entry.amountPaise,
+        date: entry.date,
+        method: entry.method,
+        reference: entry.reference,
+        note: entry.note,
+        reverses: entry.reverses,
+      },
     });
   }
 
@@ -239,9 +267,9 @@ export class AccountsService {
   async reverseMonthCharges(
     tx: DbOrTx,
     posting: { month: string; date: string; actorId: string },
-  ): Promise<number> {
+  ): Promise<{ count: number; paise: number }> {
     const charges = await this.repository.standingCharges(tx, posting.month);
-    return this.repository.insertMany(
+    const count = await this.repository.insertMany(
       tx,
       charges.map((c) => ({
         userId: c.userId,
@@ -255,6 +283,7 @@ export class AccountsService {
         recordedBy: posting.actorId,
       })),
     );
+    return { count, paise: charges.reduce((sum, c) => sum + c.amountPaise, 0) };
   }
 
   // ---- reading ----

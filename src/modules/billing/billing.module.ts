@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { AccountsModule } from '../accounts/accounts.module';
 import { AttendanceModule } from '../attendance/attendance.module';
+import { AuditModule } from '../audit/audit.module';
 import { ExpensesModule } from '../expenses/expenses.module';
 import { MessConfigModule } from '../mess-config/mess-config.module';
 import { UsersModule } from '../users/users.module';
@@ -15,7 +16,7 @@ import { ShareRecalculator } from './share-recalculator';
 
 /** The monthly bill in paise, its cache and recalculation, the month's close and reopen, and posting to accounts. */
 @Module({
-  imports: [UsersModule, MessConfigModule, ExpensesModule, AttendanceModule, AccountsModule],
+  imports: [UsersModule, MessConfigModule, ExpensesModule, AttendanceModule, AccountsModule, AuditModule],
   controllers: [BillingController],
   providers: [
     BillingRepository,

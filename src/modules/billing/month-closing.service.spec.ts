@@ -32,6 +32,7 @@ describe('Billing month boundaries', () => {
       unused,
       unused,
       unused,
+      unused,
       clock,
     );
   };

@@ -4,6 +4,7 @@ import { Clock } from '../../common/time/clock';
 import { monthBounds, monthOf } from '../../common/time/dates';
 import type { DbOrTx } from '../../database/database';
 import { AccountsService } from '../accounts/accounts.service';
+import { AuditService } from '../audit/audit.service';
 import { UsersService } from '../users/users.service';
 import { BillingErrors } from './billing.errors';
 import { BillingRepository } from './billing.repository';
@@ -48,6 +49,7 @@ export class MonthClosingService {
     private readonly recalculator: ShareRecalculator,
     private readonly cache: MonthCache,
     private readonly accounts: AccountsService,
+    private readonly audit: AuditService,
     private readonly users: UsersService,
     private readonly clock: Clock,
   ) {}
@@ -81,6 +83,20 @@ export class MonthClosingService {
       await this.repository.insertClosure(tx, month, actorId, frozen);
       const charges = monthCharges(frozen.bills[chargeMethod], await this.extrasOf(month, tx));
       await this.accounts.postMonthCharges(tx, { month, date: monthBounds(month).last, actorId, charges });
+      const bill = frozen.bills[chargeMethod];
+      await this.audit.record(tx, {
+        actorId,
+        action: 'closed',
+        entity: 'month',
+        entityId: month,
+        after: {
+          chargeMethod,
+          totalPaise: bill.totalPaise,
+          allocatedPaise: bill.allocatedPaise,
+          charges: charges.length,
+          chargedPaise: charges.reduce((sum, c) => sum + c.amountPaise, 0),
+        },
+      });
     });
     this.cache.invalidate([month]);
     this.logger.log({ month, by: actorId, chargeMethod }, 'Month closed; its bill is frozen and charged');
@@ -90,7 +106,19 @@ export class MonthClosingService {
   async reopen(month: string, actorId: string): Promise<MonthStatus> {
     const reopened = await this.repository.monthTransaction(month, { pauseWrites: false }, async (tx) => {
       if (!(await this.repository.deleteClosure(tx, month, actorId))) return false;
-      await this.accounts.reverseMonthCharges(tx, { month, date: monthBounds(month).last, actorId });
+      const reversed = await this.accounts.reverseMonthCharges(tx, {
+        month,
+        date: monthBounds(month).last,
+        actorId,
+      });
+      await this.audit.record(tx, {
+        actorId,
+        action: 'reopened',
+        entity: 'month',
+        entityId: month,
+        before: { closed: true },
+        after: { closed: false, chargesReversed: reversed.count, reversedPaise: reversed.paise },
+      });
       return true;
     });
     if (!reopened) throw conflict(BillingErrors.notClosed(month));

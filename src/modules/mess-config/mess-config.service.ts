@@ -199,4 +199,5 @@ const auditSnapshot = (row: MessConfigRow) => ({
   expenseCategories: row.expenseCategories,
   mealTimes: row.mealTimes,
   monthlyBudgetPaise: row.monthlyBudget === null ? null : (decimalTextToPaise(row.monthlyBudget) ?? null),
+  chargeMethod: row.chargeMethod,
 });
