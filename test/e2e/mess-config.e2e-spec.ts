@@ -21,7 +21,7 @@ describe('Mess configuration', () => {
   beforeAll(async () => {
     t = await TestApp.start();
     admin = await t.adminToken();
-  });
+  }, 120_000); // a cold start on the embedded engine outlasts the default 30 s on a busy machine
   afterAll(() => t.close());
 
   it('serves the defaults publicly before setup', async () => {

@@ -68,7 +68,7 @@ describe('Notification triggers and schedules', () => {
     members.studentWhatsApp = await member('student', 'whatsapp');
     members.studentQuiet = await member('student', 'email', ['mealReminders', 'mealUpdates']);
     members.student = await member('student', 'email');
-  });
+  }, 180_000); // a cold start and eight members on the embedded engine outlast the default 30 s on a busy machine
   afterAll(async () => {
     await t.close();
     await mail.stop();
