@@ -9,6 +9,7 @@ import { Logger } from 'nestjs-pino';
 import { AppConfig } from './config/app-config';
 import { AppModule } from './app.module';
 import { addSharedErrorResponses } from './common/http/api-docs';
+import { corsOptions, refuseForeignPreflight } from './common/http/cors';
 import { RequestMetrics } from './modules/health/request-metrics';
 
 export const API_PREFIX = 'api';
@@ -59,13 +60,7 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
 export async function configureApp(app: NestFastifyApplication, config: AppConfig): Promise<void> {
   app.useLogger(app.get(Logger));
   app.setGlobalPrefix(API_PREFIX);
-  app.enableCors({
-    origin: config.corsOrigins.length ? config.corsOrigins : false,
-    methods: ['GET', 'POST', 'PUT', 'DELETE', 'OPTIONS'],
-    allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id'],
-    exposedHeaders: ['X-Request-Id', 'Retry-After'],
-    maxAge: 600,
-  });
+  app.enableCors(corsOptions(config.corsOrigins));
   await app.register(fastifyHelmet, {
     contentSecurityPolicy: {
       directives: {
@@ -85,6 +80,7 @@ export async function configureApp(app: NestFastifyApplication, config: AppConfi
   // The API speaks JSON only: without this, a text/plain body reaches validation as a string and answers a
   // confusing 400 about every field; now it is 415 like any other content type.
   fastify.removeContentTypeParser('text/plain');
+  fastify.addHook('onRequest', refuseForeignPreflight(config.corsOrigins));
   const metrics = app.get(RequestMetrics);
   fastify.addHook('onRequest', (request, reply, done) => {
     // The same id in the response and, through the raw request, in every log line of the request.

@@ -28,7 +28,12 @@ export interface JobCounts {
   pending: number;
   failed: number;
   processed: number;
+  /** Of `failed`, those that failed within the last FAILED_JOBS_WINDOW_HOURS: what the health summary judges. */
+  failedRecently: number;
 }
+
+/** How far back a failed job still makes the health summary `degraded`. */
+export const FAILED_JOBS_WINDOW_HOURS = 24;
 
 /** Implemented by the job queue once one exists; until then there is nothing pending, failed or processed. */
 @Injectable()
@@ -44,6 +49,6 @@ export class JobQueueStats {
   }
 
   async counts(): Promise<JobCounts> {
-    return this.source ? this.source() : { pending: 0, failed: 0, processed: 0 };
+    return this.source ? this.source() : { pending: 0, failed: 0, processed: 0, failedRecently: 0 };
   }
 }
