@@ -89,6 +89,8 @@ export abstract class AppConfig {
   };
   declare readonly db: { poolMax: number; statementTimeoutMs: number; connectionTimeoutMs: number };
   declare readonly readyTimeoutMs: number;
+  /** METRICS_TOKEN: when set, GET /api/metrics/prometheus asks for `Authorization: Bearer <it>`; else it is public. */
+  declare readonly metricsToken: string | undefined;
   declare readonly bcryptCost: number;
   /** Password hashes computed at once (the rest wait), and how long one may wait before a 503. */
   declare readonly bcryptConcurrency: number;
@@ -202,6 +204,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       connectionTimeoutMs: int('DB_CONNECTION_TIMEOUT_MS', 1_500, 100, 60_000),
     },
     readyTimeoutMs: int('READY_TIMEOUT_MS', 1_500, 100, 60_000),
+    metricsToken: str('METRICS_TOKEN'),
     bcryptCost: int('BCRYPT_COST', 10, 10, 15),
     bcryptConcurrency: int('BCRYPT_CONCURRENCY', Math.max(1, availableParallelism() - 1), 1, 64),
     bcryptQueueTimeoutMs: int('BCRYPT_QUEUE_TIMEOUT_MS', 3_000, 100, 60_000),

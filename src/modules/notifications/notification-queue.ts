@@ -2,7 +2,7 @@ import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/commo
 import { sql } from 'drizzle-orm';
 import { createHash } from 'node:crypto';
 import { fromDrizzle, PgBoss, type JobWithMetadata } from 'pg-boss';
-import { FAILED_JOBS_WINDOW_HOURS, JobCounts, JobQueueStats } from '../../common/stats/service-stats';
+import { FAILED_JOBS_WINDOW_HOURS, JobQueueStats, JobStatusCounts } from '../../common/stats/service-stats';
 import { Clock } from '../../common/time/clock';
 import { AppConfig } from '../../config/app-config';
 import { Database, DbOrTx } from '../../database/database';
@@ -118,7 +118,7 @@ export class NotificationQueue implements OnModuleInit, OnModuleDestroy {
     // transaction must never need a second statement on the connection that transaction holds.
     await boss.findJobs(DELIVERY_QUEUE, { key: '-' });
     this.boss = boss;
-    this.stats.attach(() => this.counts());
+    this.stats.attach(() => this.statusCounts());
 
     if (settings.workerEnabled) {
       // One worker fetches batches and delivers each batch's jobs side by side (at most `concurrency` at a time);
@@ -169,16 +169,11 @@ export class NotificationQueue implements OnModuleInit, OnModuleDestroy {
     );
   }
 
-  /** pending: waiting or retrying; failed: gave up; processed: delivered. One job per notification row. */
-  async counts(): Promise<JobCounts> {
+  /** Rows per status (one job per notification row), with the failures of the last FAILED_JOBS_WINDOW_HOURS. */
+  async statusCounts(): Promise<JobStatusCounts> {
     const since = new Date(this.clock.now().getTime() - FAILED_JOBS_WINDOW_HOURS * 3_600_000);
-    const byStatus = await this.repository.countByStatus(since);
-    return {
-      pending: byStatus.queued + byStatus.retrying,
-      failed: byStatus.failed,
-      processed: byStatus.sent,
-      failedRecently: byStatus.failedSince,
-    };
+    const { failedSince, ...byStatus } = await this.repository.countByStatus(since);
+    return { ...byStatus, failedRecently: failedSince };
   }
 
   /**
