@@ -11,13 +11,13 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { Client } from 'pg';
 import { createApp } from '../src/app';
-import { localParts, monthBounds } from '../src/common/time/dates';
+import { localParts, monthBounds, monthsBetween } from '../src/common/time/dates';
 import { loadConfig } from '../src/config/app-config';
 import { Database } from '../src/database/database';
 import { openDatabase } from '../src/database/database';
 import { rowsOf, seedDemo, type DemoSummary } from '../src/database/seed-demo';
-import { AnalyticsCache } from '../src/modules/analytics/analytics-cache';
-import { AnalyticsService } from '../src/modules/analytics/analytics.service';
+import { MonthCache } from '../src/modules/billing/month-cache';
+import { BillingService } from '../src/modules/billing/billing.service';
 
 const MEMBERS = Number(process.env.BENCH_MEMBERS ?? 2000);
 const MONTHS = Number(process.env.BENCH_MONTHS ?? 12);
@@ -40,8 +40,19 @@ interface EndpointResult {
   bareSql: Stats;
   sqlNote: string;
 }
+interface AccountsResult {
+  /** Months closed (each posting one charge per billed member) and the charges they posted. */
+  closedMonths: number;
+  charges: number;
+  close: Stats & { max: number };
+  payments: number;
+  list: Stats;
+  statement: Stats;
+  payment: Stats;
+}
 interface EngineResult {
   engine: string;
+  accounts: AccountsResult;
   seed: DemoSummary;
   noop: Stats;
   recalculation: Stats;
@@ -168,8 +179,8 @@ async function measure(
     if (res.status !== 200) throw new Error(`${path}: ${res.status} ${await res.text()}`);
     await res.arrayBuffer();
   };
-  const cache = app.get(AnalyticsCache);
-  const analytics = app.get(AnalyticsService);
+  const cache = app.get(MonthCache);
+  const billing = app.get(BillingService);
   const database = app.get(Database);
   const query = (text: string) => database.db.execute(sql.raw(text));
 
@@ -253,17 +264,89 @@ async function measure(
       `[${engine}] ${name}: uncached p95 ${uncached.p95} ms, cached p95 ${cached.p95} ms\n`,
     );
   }
-  const recalculation = await timed(RECALC_RUNS, () => analytics.recalculate(month));
+  const recalculation = await timed(RECALC_RUNS, () => billing.recalculate(month));
   const recalculationSql = await timed(RECALC_RUNS, () =>
     Promise.all([query(sqlOf.recalc), query(sqlOf.slotCounts), query(sqlOf.monthTotal)]),
   );
+  const accounts = await benchAccounts(engine, base, query, seed);
   const rssMb = Math.round(process.memoryUsage().rss / 1024 / 1024);
   const counted = rowsOf<{ n: number }>(await query(`select count(*)::int as n from attendance`))[0].n;
   if (counted !== seed.attendance) throw new Error('seeded data changed during the run');
 
   await client.close();
   await app.close();
-  return { engine, seed, noop, recalculation, recalculationSql, endpoints: results, rssMb };
+  return { engine, seed, accounts, noop, recalculation, recalculationSql, endpoints: results, rssMb };
+}
+
+/**
+ * Accounts on the demo year: close every full month (each close posts ~2,000 charges in its transaction), add a
+ * payment per member per closed month, then time the dues list, a member's 12-month statement and a payment.
+ */
+async function benchAccounts(
+  engine: string,
+  base: string,
+  query: (text: string) => Promise<unknown>,
+  seed: DemoSummary,
+): Promise<AccountsResult> {
+  const treasurer = {
+    authorization: `Bearer ${await login(base, 'member00003@mess.local', seed.memberPassword)}`,
+  };
+  const months = monthsBetween(seed.from.slice(0, 7), lastFullMonth);
+  const closeSamples: number[] = [];
+  for (const month of months) {
+    const started = performance.now();
+    const res = await fetch(`${base}/analytics/months/${month}/close`, {
+      method: 'POST',
+      headers: treasurer,
+    });
+    await res.arrayBuffer();
+    if (res.status !== 200) throw new Error(`close ${month}: ${res.status}`);
+    closeSamples.push(performance.now() - started);
+  }
+  const charges = rowsOf<{ n: number }>(
+    await query(`select count(*)::int as n from account_entries where kind = 'charge'`),
+  )[0].n;
+  // A payment per member per closed month, most of the bill, dated the 10th of the next month.
+  await query(`insert into account_entries (user_id, kind, direction, amount_paise, date, method, reference, recorded_by)
+    select c.user_id, 'payment', 'credit', greatest(1, (c.amount_paise * (0.8 + random() * 0.2))::bigint),
+           (c.date + 10)::date, 'upi', 'UPI-' || c.seq, (select id from users where email = 'member00003@mess.local')
+    from account_entries c where c.kind = 'charge' and (c.date + 10)::date <= current_date`);
+  await query('analyze account_entries');
+  const payments = rowsOf<{ n: number }>(
+    await query(`select count(*)::int as n from account_entries where kind = 'payment'`),
+  )[0].n;
+  const member = rowsOf<{ id: string }>(
+    await query(`select id from users where email = 'member00010@mess.local'`),
+  )[0].id;
+  const client = new HttpClient(() => undefined);
+  const list = await client.measure(`${base}/accounts?limit=20`, treasurer, UNCACHED_RUNS, false);
+  const statement = await client.measure(
+    `${base}/accounts/${member}/statement?from=${months[0]}&to=${thisMonth}`,
+    treasurer,
+    UNCACHED_RUNS,
+    false,
+  );
+  await client.close();
+  let n = 0;
+  const payment = await timed(UNCACHED_RUNS, async () => {
+    n += 1;
+    const res = await fetch(`${base}/accounts/${member}/payments`, {
+      method: 'POST',
+      headers: {
+        ...treasurer,
+        'content-type': 'application/json',
+        'idempotency-key': `bench-${Date.now()}-${n}`,
+      },
+      body: JSON.stringify({ amount: 100.5, date: today, method: 'cash' }),
+    });
+    await res.arrayBuffer();
+    if (res.status !== 201) throw new Error(`payment: ${res.status}`);
+  });
+  const close = { ...statsOf(closeSamples), max: round(Math.max(...closeSamples)) };
+  process.stdout.write(
+    `[${engine}] accounts: close p95 ${close.p95} ms (${charges} charges over ${months.length} months), list p95 ${list.p95} ms, statement p95 ${statement.p95} ms, payment p95 ${payment.p95} ms\n`,
+  );
+  return { closedMonths: months.length, charges, close, payments, list, statement, payment };
 }
 
 async function login(base: string, email: string, password: string): Promise<string> {
@@ -352,6 +435,21 @@ function report(results: EngineResult[]): string {
       return why.length ? [`- \`${e.path}\`: ${why.join('; ')}. ${explanation(e.name)}`] : [];
     });
     if (misses.length) lines.push('Where a target is missed, and why:', '', ...misses, '');
+    const a = r.accounts;
+    const verdict = (ok: boolean) => (ok ? 'met' : 'missed');
+    lines.push(
+      '### Accounts',
+      '',
+      `${a.closedMonths} months closed over HTTP, posting ${a.charges} charges in all (~${Math.round(a.charges / a.closedMonths)} per close, in the closing transaction); then ${a.payments} payments added (one per member per month). Payment: sequential POSTs with a fresh Idempotency-Key each.`,
+      '',
+      '| measure | p50 / p95 (ms) | target | |',
+      '|---|---|---|---|',
+      `| close a month (freeze + ~2,000 charges) | ${a.close.p50} / ${a.close.p95} (max ${a.close.max}) | ≤ 1,000 | ${verdict(a.close.max <= 1000)} |`,
+      `| \`GET /api/accounts\` (dues list, page of 20, totals over all) | ${a.list.p50} / ${a.list.p95} | ≤ 50 | ${verdict(a.list.p95 <= 50)} |`,
+      `| statement, 12 months (JSON) | ${a.statement.p50} / ${a.statement.p95} | ≤ 20 | ${verdict(a.statement.p95 <= 20)} |`,
+      `| payment | ${a.payment.p50} / ${a.payment.p95} | ≤ 20 | ${verdict(a.payment.p95 <= 20)} |`,
+      '',
+    );
     const recalcOk = r.recalculation.p95 <= 250;
     lines.push(
       '',

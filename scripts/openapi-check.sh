@@ -14,7 +14,7 @@ if [ ! -f dist/openapi.cli.js ]; then
   exit 2
 fi
 "$node" dist/openapi.cli.js "$tmp/openapi.json" >/dev/null || exit 2
-"$node" node_modules/.bin/openapi-typescript "$tmp/openapi.json" -o "$tmp/schema.ts" >/dev/null 2>&1 || exit 2
+"$node" node_modules/.bin/openapi-typescript "$tmp/openapi.json" --default-non-nullable false -o "$tmp/schema.ts" >/dev/null 2>&1 || exit 2
 
 drift=0
 compare() {

@@ -20,8 +20,10 @@ import { RequestValidationPipe } from './common/http/request-validation.pipe';
 import { AppConfig } from './config/app-config';
 import { CoreModule } from './config/core.module';
 import { DatabaseModule } from './database/database.module';
+import { AccountsModule } from './modules/accounts/accounts.module';
 import { AuditModule } from './modules/audit/audit.module';
 import { AnalyticsModule } from './modules/analytics/analytics.module';
+import { BillingModule } from './modules/billing/billing.module';
 import { AttendanceModule } from './modules/attendance/attendance.module';
 import { AuthGuard } from './modules/auth/auth.guard';
 import { AuthModule } from './modules/auth/auth.module';
@@ -78,6 +80,8 @@ export class AppModule {
         FeedbackModule,
         ExpensesModule,
         MealsModule,
+        AccountsModule,
+        BillingModule,
         AnalyticsModule,
         NotificationsModule,
         HealthModule,

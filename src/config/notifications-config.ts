@@ -73,7 +73,8 @@ export interface NotificationSettings {
     /** Days after the first of the month on which PAYMENT_DUE goes out. */
     paymentDueDays: number;
     /** Which cost-share method the monthly messages quote (the bill endpoint's default is `spec`). */
-    shareMethod: 'spec' | 'proportional';
+    /** Unset: the mess's chargeMethod (what a close charges), so the summary shows what the member is charged. */
+    shareMethod?: 'spec' | 'proportional';
   };
   /** Test sends per member per hour. */
   testPerHour: number;
@@ -169,8 +170,8 @@ export function readNotificationSettings(env: NodeJS.ProcessEnv, problems: strin
   };
 
   const monthlyTime = str('NOTIFY_MONTHLY_TIME') ?? '09:00';
-  const shareMethod = str('NOTIFY_SHARE_METHOD') ?? 'spec';
-  if (shareMethod !== 'spec' && shareMethod !== 'proportional') {
+  const shareMethod = str('NOTIFY_SHARE_METHOD');
+  if (shareMethod !== undefined && shareMethod !== 'spec' && shareMethod !== 'proportional') {
     problems.push('NOTIFY_SHARE_METHOD must be spec or proportional');
   }
   if (!HHMM.test(monthlyTime)) problems.push('NOTIFY_MONTHLY_TIME must be HH:MM (24-hour clock)');
@@ -198,7 +199,7 @@ export function readNotificationSettings(env: NodeJS.ProcessEnv, problems: strin
       headcountMinutes: int('NOTIFY_HEADCOUNT_MINUTES', 30, 1, 720),
       monthlyTime,
       paymentDueDays: int('NOTIFY_PAYMENT_DUE_DAYS', 7, 1, 27),
-      shareMethod: shareMethod === 'proportional' ? 'proportional' : 'spec',
+      shareMethod: shareMethod === 'proportional' || shareMethod === 'spec' ? shareMethod : undefined,
     },
     testPerHour: int('NOTIFY_TEST_PER_HOUR', 5, 1, 10_000),
   };

@@ -6,6 +6,7 @@ export * from '../modules/attendance/attendance.schema';
 export * from '../modules/feedback/feedback.schema';
 export * from '../modules/expenses/expenses.schema';
 export * from '../modules/meals/meals.schema';
-export * from '../modules/analytics/analytics.schema';
+export * from '../modules/billing/billing.schema';
 export * from '../modules/notifications/notifications.schema';
+export * from '../modules/accounts/accounts.schema';
 export * from '../modules/audit/audit.schema';

@@ -3,9 +3,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CacheStats } from '../../src/common/stats/service-stats';
 import { Database, MIGRATIONS_FOLDER } from '../../src/database/database';
-import { AnalyticsCache } from '../../src/modules/analytics/analytics-cache';
-import { AnalyticsRepository } from '../../src/modules/analytics/analytics.repository';
-import { AnalyticsService } from '../../src/modules/analytics/analytics.service';
+import { MonthCache } from '../../src/modules/billing/month-cache';
+import { BillingRepository } from '../../src/modules/billing/billing.repository';
+import { BillingService } from '../../src/modules/billing/billing.service';
 import { messSetup, TestApp } from '../support/app';
 
 type Member = Awaited<ReturnType<TestApp['member']>>;
@@ -111,7 +111,7 @@ describe('Analytics under concurrent writes', () => {
 
     // What a month closed before the close stored its figures looks like: stored figures that disagree with the bill.
     const db = t.app.get(Database).db;
-    const cache = t.app.get(AnalyticsCache);
+    const cache = t.app.get(MonthCache);
     await db.execute(sql`update month_meal_counts set present = present + 7 where month = ${month}`);
     await db.execute(sql`update month_member_meals set meals = meals + 7 where month = ${month}`);
     cache.clear();
@@ -153,15 +153,15 @@ describe('Analytics under concurrent writes', () => {
     const month = '2024-08';
     for (const [i, m] of crowd.entries())
       expect((await markFor(m, day(month, i + 1), 'Lunch')).status).toBe(201);
-    const analytics = t.app.get(AnalyticsService);
-    const outcomes = await Promise.allSettled(Array.from({ length: 8 }, () => analytics.recalculate(month)));
+    const billing = t.app.get(BillingService);
+    const outcomes = await Promise.allSettled(Array.from({ length: 8 }, () => billing.recalculate(month)));
     expect(outcomes.filter((o) => o.status === 'rejected')).toEqual([]);
     expect((await get(`/analytics/shares?month=${month}`)).totalMeals).toBe(5);
   }, 60_000);
 
   it('never shows a month between two recalculations', async () => {
     const month = '2024-07';
-    const repository = t.app.get(AnalyticsRepository);
+    const repository = t.app.get(BillingRepository);
     const [x, y] = crowd;
     const before = { totalPaise: 100, members: [{ userId: x.id, meals: 1 }], mealTypes: [] };
     const after = {

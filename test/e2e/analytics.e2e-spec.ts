@@ -1,4 +1,4 @@
-import { ShareRecalculator } from '../../src/modules/analytics/share-recalculator';
+import { ShareRecalculator } from '../../src/modules/billing/share-recalculator';
 import { messSetup, TestApp } from '../support/app';
 
 type Member = Awaited<ReturnType<TestApp['member']>>;
@@ -232,11 +232,13 @@ describe('Analytics and the monthly bill', () => {
     ).toEqual({ error: 'Forbidden' });
     const closed = await t.post('/analytics/months/2025-03/close', undefined, { token: treasurer.token });
     expect(closed.status).toBe(200);
+    // the answer is the bill the close charged: the mess's chargeMethod, proportional by default
     expect(closed.body).toMatchObject({
       month: '2025-03',
+      method: 'proportional',
       closed: true,
       totalExpenses: 9000,
-      allocated: 3000,
+      allocated: 9000,
     });
     expect(
       (await t.post('/analytics/months/2025-03/close', undefined, { token: treasurer.token })).status,
@@ -291,6 +293,9 @@ describe('Analytics and the monthly bill', () => {
     });
     expect(csv.status).toBe(200);
     expect(String(csv.headers['content-type'])).toBe('text/csv; charset=utf-8');
+    expect(csv.headers['content-disposition']).toBe(
+      'attachment; filename="mess-bill-2025-03-proportional.csv"',
+    );
     expect(csv.body.startsWith('\uFEFF')).toBe(true);
     const [header, ...lines] = csv.body.slice(1).trim().split('\r\n');
     expect(header).toBe('month,member_id,full_name,meals,share_inr,method,closed');

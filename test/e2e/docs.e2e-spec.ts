@@ -135,7 +135,7 @@ describe('API documentation', () => {
     });
     doc = (await t.get('/docs.json')).body;
     validator = new DocumentValidator(doc);
-  });
+  }, 120_000); // a cold start (migrations on the embedded engine) outlasts the default 30 s on a busy machine
   afterAll(async () => {
     await t.close();
     await idp.stop();

@@ -29,6 +29,7 @@ const SWITCHES = [
   'expenseAdded',
   'budgetExceeded',
   'attendanceConfirmations',
+  'paymentReceived',
 ];
 
 let phoneCounter = 0;

@@ -4,6 +4,163 @@
  */
 
 export interface paths {
+    "/api/accounts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The dues list: every member with an account, balance and last payment, largest due first
+         * @description Treasurer or admin. Lists every approved member and anyone else with entries. Balance = Σ debits − Σ credits in rupees (> 0 due, < 0 credit). `totals` cover every matching account, not just the page.
+         */
+        get: operations["listAccounts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/accounts/entries/{id}/reverse": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reverse a payment, an adjustment or an opening (treasurer or admin) with an entry the other way
+         * @description The reversal has the same amount in the other direction, is dated today and names the entry it undoes. 409 when the entry is already reversed, is itself a reversal, or is a month's charge (reopen the month).
+         */
+        post: operations["reverseAccounts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/accounts/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's own account: balance and entries, newest first (any member) */
+        get: operations["meAccounts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/accounts/{userId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A member's account: balance and entries, newest first
+         * @description Treasurer, admin, or that member (another member gets 403).
+         */
+        get: operations["getAccounts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/accounts/{userId}/adjustments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record an adjustment (treasurer or admin): a debit or credit note with a required note
+         * @description Dated today (mess time zone). debit raises what the member owes, credit lowers it.
+         */
+        post: operations["adjustmentAccounts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/accounts/{userId}/opening": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Enter a member's opening balance (treasurer or admin), once: for a mess that moves in mid-year
+         * @description debit: the member owed this much; credit: the member had paid this much in advance. Dated today.
+         */
+        post: operations["openingAccounts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/accounts/{userId}/payments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record a payment received from a member (treasurer or admin): a credit on the member's account
+         * @description Any method (cash, upi, bank, card, other) and an optional reference. The date is not in the future (mess time zone). The member is sent a PAYMENT_RECEIVED receipt.
+         */
+        post: operations["paymentAccounts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/accounts/{userId}/statement": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A statement of account for a period: opening balance, every entry with the balance after it, closing
+         * @description Treasurer, admin, or that member. `from`..`to` are months, inclusive (default: this month); `opening` is the balance of the entries dated before `from`. Entries by date, then order of recording. `Accept: text/csv` gives a spreadsheet-ready CSV (UTF-8 with BOM, plain rupee numbers), `Accept: application/pdf` a printable A4 PDF with the mess name and contact and rupees written the Indian way (₹1,23,456.78); both download as `statement-<userId>-<from>-<to>.<ext>`.
+         */
+        get: operations["statementAccounts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/health-summary": {
         parameters: {
             query?: never;
@@ -101,6 +258,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/analytics/months": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The months the service has billed, newest first, open or closed, with who closed them and when
+         * @description A month appears once its bill has been computed (read or recalculated) or it has been closed. `closedAt` and `closedBy` are null while a month is open.
+         */
+        get: operations["monthsBilling"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/analytics/months/{month}": {
         parameters: {
             query?: never;
@@ -109,7 +286,7 @@ export interface paths {
             cookie?: never;
         };
         /** Whether a month is closed, and every close and reopen with who and when */
-        get: operations["getMonthStatus"];
+        get: operations["statusBilling"];
         put?: never;
         post?: never;
         delete?: never;
@@ -128,10 +305,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Close a month (treasurer or admin): its bill is frozen, and writes to its expenses or attendance get 409
-         * @description One transaction: writes to expenses and attendance wait while it runs, so the frozen bill holds every write that was answered before it and none after (those get 409). The month's attendance and health figures are stored from the same reads, so they agree with the frozen bill. 409 when the month is already closed; 400 for a month that has not begun in the mess time zone.
+         * Close a month (treasurer or admin): its bill is frozen, each member's share is charged to their account, and writes to its expenses or attendance get 409
+         * @description One transaction: writes to expenses and attendance wait while it runs, so the frozen bill holds every write that was answered before it and none after (those get 409). The month's attendance and health figures are stored from the same reads, so they agree with the frozen bill. In the same transaction every billed member gets a `charge` entry on their account (GET /accounts/{userId}) of their share under the mess's `chargeMethod`, dated the last day of the month; the answer is the bill under that method. 409 when the month is already closed; 400 for a month that has not begun in the mess time zone.
          */
-        post: operations["closeMonth"];
+        post: operations["closeBilling"];
         delete?: never;
         options?: never;
         head?: never;
@@ -147,8 +324,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Reopen a closed month (admin); recorded with who and when */
-        post: operations["reopenMonth"];
+        /**
+         * Reopen a closed month (admin); recorded with who and when, and its charges are reversed
+         * @description In the same transaction each of the month's charges gets a `reversal` entry on the member's account, dated the last day of the month; closing it again posts the new charges.
+         */
+        post: operations["reopenBilling"];
         delete?: never;
         options?: never;
         head?: never;
@@ -164,9 +344,9 @@ export interface paths {
         };
         /**
          * The month's bill: every active member's meals and share
-         * @description method=spec (default) is the contract literally: (total / active members) × (member meals / all meals); its shares add up to total / active members, the rest is `unallocated`. method=proportional: total × member meals / all meals, which recovers the whole total. Shares are rounded to the paisa with the leftover paise assigned to the largest remainders, so allocated + unallocated = totalExpenses exactly.
+         * @description Without `method`, the mess's `chargeMethod` (default proportional): what a close charges, so what a member sees is what they are charged. method=spec is the contract literally: (total / active members) × (member meals / all meals); its shares add up to total / active members, the rest is `unallocated`. method=proportional: total × member meals / all meals, which recovers the whole total. Shares are rounded to the paisa with the leftover paise assigned to the largest remainders, so allocated + unallocated = totalExpenses exactly.
          */
-        get: operations["listShares"];
+        get: operations["sharesBilling"];
         put?: never;
         post?: never;
         delete?: never;
@@ -182,8 +362,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The bill as CSV (UTF-8 with BOM, one row per member), for spreadsheets */
-        get: operations["downloadSharesCsv"];
+        /**
+         * The bill as CSV (UTF-8 with BOM, one row per member), for spreadsheets
+         * @description Downloads as `mess-bill-<month>-<method>.csv` (Content-Disposition: attachment). Without `method`, the mess's `chargeMethod` (default proportional): what a close charges, so what a member sees is what they are charged. method=spec is the contract literally: (total / active members) × (member meals / all meals); its shares add up to total / active members, the rest is `unallocated`. method=proportional: total × member meals / all meals, which recovers the whole total. Shares are rounded to the paisa with the leftover paise assigned to the largest remainders, so allocated + unallocated = totalExpenses exactly.
+         */
+        get: operations["sharesCsv"];
         put?: never;
         post?: never;
         delete?: never;
@@ -199,8 +382,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The caller's own line of the month's bill (any member) */
-        get: operations["getMyShare"];
+        /**
+         * The caller's own line of the month's bill (any member)
+         * @description Without `method`, the mess's `chargeMethod`: the amount a close charges the member.
+         */
+        get: operations["myShare"];
         put?: never;
         post?: never;
         delete?: never;
@@ -927,6 +1113,39 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        AccountLineDto: {
+            /** @description Rupees: > 0 due, < 0 credit */
+            balance: number;
+            /**
+             * Format: date
+             * @description Date of the latest payment not reversed
+             */
+            lastPaymentAt: string | null;
+            userId: components["schemas"]["MemberRefDto"];
+        };
+        AccountResponse: {
+            /** @description Rupees: > 0 due, < 0 credit, 0 settled */
+            balance: number;
+            /** @description Newest first (date, then order of recording) */
+            entries: components["schemas"]["EntryDto"][];
+            pagination: components["schemas"]["PaginationDto"];
+            /** @example true */
+            success: boolean;
+        };
+        AccountTotalsDto: {
+            /** @description Σ of the credits (rupees, positive), over every matching account */
+            credit: number;
+            /** @description Σ of the balances due (rupees), over every matching account */
+            due: number;
+        };
+        AccountsResponse: {
+            /** @description Largest due first */
+            accounts: components["schemas"]["AccountLineDto"][];
+            pagination: components["schemas"]["PaginationDto"];
+            /** @example true */
+            success: boolean;
+            totals: components["schemas"]["AccountTotalsDto"];
+        };
         AttendanceAnalyticsDto: {
             /** @description present marks / (totalMembers × served slots), 0..1 */
             attendanceRate: number;
@@ -1276,6 +1495,48 @@ export interface components {
             responseTimeMs?: number;
             /** @enum {string} */
             status: "up" | "down";
+        };
+        EntryDto: {
+            _id: string;
+            /**
+             * @description Rupees, > 0
+             * @example 3250.5
+             */
+            amount: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date */
+            date: string;
+            /** @enum {string} */
+            direction: "debit" | "credit";
+            /** @enum {string} */
+            kind: "charge" | "payment" | "adjustment" | "reversal" | "opening";
+            /**
+             * @description On payments
+             * @enum {string|null}
+             */
+            method: "cash" | "upi" | "bank" | "card" | "other" | null;
+            /**
+             * @description On charges and their reversals
+             * @example 2025-03
+             */
+            month: string | null;
+            note: string | null;
+            recordedBy: string | null;
+            reference: string | null;
+            /** @description The entry a reversal undoes */
+            reverses: string | null;
+            userId: string;
+        };
+        EntryResponse: {
+            /**
+             * @description Rupees after this entry: > 0 due, < 0 credit
+             * @example 1200
+             */
+            balance: number;
+            entry: components["schemas"]["EntryDto"];
+            /** @example true */
+            success: boolean;
         };
         ErrorResponseDto: {
             /** @description One entry per bad field (400 only) */
@@ -1642,6 +1903,10 @@ export interface components {
             /** @example 07:30 */
             startTime: string;
         };
+        MemberRefDto: {
+            _id: string;
+            fullName: string;
+        };
         MemberShareDto: {
             fullName: string;
             /** @description Meals marked present in the month */
@@ -1658,6 +1923,11 @@ export interface components {
         MessConfigDto: {
             /** @description Absent until the mess has been set up */
             _id?: string;
+            /**
+             * @example proportional
+             * @enum {string}
+             */
+            chargeMethod: "spec" | "proportional";
             /** @description false while the defaults apply (before POST /auth/admin/setup) */
             configured: boolean;
             /** Format: date-time */
@@ -1709,11 +1979,26 @@ export interface components {
             /** @description Process uptime, seconds */
             uptime: number;
         };
+        MonthStateDto: {
+            closed: boolean;
+            /** Format: date-time */
+            closedAt: string | null;
+            /** @description Who closed it; null while open */
+            closedBy: components["schemas"]["MemberRefDto"] | null;
+            /** @example 2025-03 */
+            month: string;
+        };
         MonthStatusResponse: {
             closed: boolean;
             history: components["schemas"]["CloseEventDto"][];
             /** @example 2025-03 */
             month: string;
+            /** @example true */
+            success: boolean;
+        };
+        MonthsResponse: {
+            months: components["schemas"]["MonthStateDto"][];
+            pagination: components["schemas"]["PaginationDto"];
             /** @example true */
             success: boolean;
         };
@@ -1761,7 +2046,7 @@ export interface components {
             status: "queued" | "retrying" | "sent" | "failed";
             title: string;
             /** @enum {string} */
-            type: "MEAL_REMINDER" | "PAYMENT_DUE" | "COST_SUMMARY" | "DISCREPANCY_ALERT" | "MEAL_UPDATE" | "EXPENSE_ADDED" | "BUDGET_EXCEEDED" | "ATTENDANCE_CONFIRMATION";
+            type: "MEAL_REMINDER" | "PAYMENT_DUE" | "COST_SUMMARY" | "DISCREPANCY_ALERT" | "MEAL_UPDATE" | "EXPENSE_ADDED" | "BUDGET_EXCEEDED" | "ATTENDANCE_CONFIRMATION" | "PAYMENT_RECEIVED";
         };
         PaginationDto: {
             /** @example 10 */
@@ -1809,7 +2094,7 @@ export interface components {
             /** @example Notification channel updated */
             message: string;
             phoneConfigured: boolean;
-            /** @description One switch per type: mealReminders, paymentDue, costSummary, discrepancyAlerts, mealUpdates, expenseAdded, budgetExceeded, attendanceConfirmations */
+            /** @description One switch per type: mealReminders, paymentDue, costSummary, discrepancyAlerts, mealUpdates, expenseAdded, budgetExceeded, attendanceConfirmations, paymentReceived */
             preferences: components["schemas"]["SwitchesDto"];
             /** @enum {string} */
             preferredNotificationChannel: "email" | "whatsapp" | "both";
@@ -1823,7 +2108,7 @@ export interface components {
              */
             channel: "email" | "whatsapp" | "both";
             phoneConfigured: boolean;
-            /** @description One switch per type: mealReminders, paymentDue, costSummary, discrepancyAlerts, mealUpdates, expenseAdded, budgetExceeded, attendanceConfirmations */
+            /** @description One switch per type: mealReminders, paymentDue, costSummary, discrepancyAlerts, mealUpdates, expenseAdded, budgetExceeded, attendanceConfirmations, paymentReceived */
             preferences: components["schemas"]["SwitchesDto"];
             /** @example true */
             success: boolean;
@@ -1845,6 +2130,49 @@ export interface components {
         RateLimiterSummaryDto: {
             blockedRequests: number;
             totalRequests: number;
+        };
+        RecordNoteDto: {
+            /**
+             * @description Rupees, more than 0, at most two decimals, at most 10000000
+             * @example 150
+             */
+            amount: number;
+            /**
+             * @description debit raises what the member owes; credit lowers it
+             * @example credit
+             * @enum {string}
+             */
+            direction: "debit" | "credit";
+            /**
+             * @description Why (required)
+             * @example Rebate: mess closed on Diwali
+             */
+            note: string;
+        };
+        RecordPaymentDto: {
+            /**
+             * @description Rupees, more than 0, at most two decimals, at most 10000000
+             * @example 3250.5
+             */
+            amount: number;
+            /**
+             * Format: date
+             * @description When the money was received; not in the future (mess time zone)
+             * @example 2025-03-14
+             */
+            date: string;
+            /**
+             * @example upi
+             * @enum {string}
+             */
+            method: "cash" | "upi" | "bank" | "card" | "other";
+            /** @example November mess bill */
+            note?: string;
+            /**
+             * @description UPI transaction id, cheque or receipt number
+             * @example UPI-412233445566
+             */
+            reference?: string;
         };
         RegisterDto: {
             /** @example CS21B042 */
@@ -1881,6 +2209,13 @@ export interface components {
             /** @example 0193a5e4-7c1a-7c9e-9d3b-4a1f2e3d4c5b */
             userId: string;
         };
+        ReverseEntryDto: {
+            /**
+             * @description Why (required)
+             * @example Payment recorded twice
+             */
+            note: string;
+        };
         SendTestNotificationDto: {
             /**
              * @description `both` tries WhatsApp first and falls back to email, as real notifications do
@@ -1905,6 +2240,12 @@ export interface components {
             phone: string;
         };
         SetupMessDto: {
+            /**
+             * @description The bill method a month's close posts to the members' accounts, and the one GET /analytics/shares, /shares/me and /shares.csv use when no `method` is given. Left out: proportional.
+             * @default proportional
+             * @enum {string}
+             */
+            chargeMethod?: "spec" | "proportional";
             /** @example Vegetarian mess for the boys hostel */
             description?: string;
             /**
@@ -1935,6 +2276,59 @@ export interface components {
              * @example +91-9876543210
              */
             phone: string;
+        };
+        StatementLineDto: {
+            _id: string;
+            /**
+             * @description Rupees, > 0
+             * @example 3250.5
+             */
+            amount: number;
+            /** @description Rupees after this entry */
+            balance: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date */
+            date: string;
+            /** @enum {string} */
+            direction: "debit" | "credit";
+            /** @enum {string} */
+            kind: "charge" | "payment" | "adjustment" | "reversal" | "opening";
+            /**
+             * @description On payments
+             * @enum {string|null}
+             */
+            method: "cash" | "upi" | "bank" | "card" | "other" | null;
+            /**
+             * @description On charges and their reversals
+             * @example 2025-03
+             */
+            month: string | null;
+            note: string | null;
+            recordedBy: string | null;
+            reference: string | null;
+            /** @description The entry a reversal undoes */
+            reverses: string | null;
+            userId: string;
+        };
+        StatementResponse: {
+            /** @description Rupees: opening + Σ debits − Σ credits of the period */
+            closing: number;
+            /** @description By date, then order of recording */
+            entries: components["schemas"]["StatementLineDto"][];
+            /** @example 2025-01 */
+            from: string;
+            member: components["schemas"]["MemberRefDto"];
+            /** @description Rupees: the balance of the entries dated before `from` */
+            opening: number;
+            /** @example true */
+            success: boolean;
+            /** @example 2025-12 */
+            to: string;
+            /** @description Σ credits of the period, rupees */
+            totalCredit: number;
+            /** @description Σ debits of the period, rupees */
+            totalDebit: number;
         };
         SubmitFeedbackDto: {
             /** @example Dal was great, rice a little cold */
@@ -2087,10 +2481,15 @@ export interface components {
              */
             mealUpdates?: boolean;
             /**
-             * @description PAYMENT_DUE: your share of last month is due
+             * @description PAYMENT_DUE: your account balance is due
              * @example true
              */
             paymentDue?: boolean;
+            /**
+             * @description PAYMENT_RECEIVED: a receipt when a payment is recorded on your account
+             * @example true
+             */
+            paymentReceived?: boolean;
         };
         UpdateProfileDto: {
             /** @example Asha Verma */
@@ -2174,6 +2573,759 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    listAccounts: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+                /** @description due: balance > 0; credit: < 0; settled: 0 */
+                status?: "due" | "credit" | "settled";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountsResponse"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    reverseAccounts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReverseEntryDto"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EntryResponse"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Conflicts with existing data or with a closed month */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The body is not JSON (text/plain, XML, multipart) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    meAccounts: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountResponse"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    getAccounts: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountResponse"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Not allowed: the caller does not own the record, or the account is not approved */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    adjustmentAccounts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RecordNoteDto"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EntryResponse"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The body is not JSON (text/plain, XML, multipart) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    openingAccounts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RecordNoteDto"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EntryResponse"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Conflicts with existing data or with a closed month */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The body is not JSON (text/plain, XML, multipart) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    paymentAccounts: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Any unique string (a UUID) per payment. A repeat with the same key by the same caller to the same path returns the first answer and records nothing more, also when the repeats arrive at once; the same key with a different body is 422. Only a successful answer is kept: after an error, the key may be used again. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RecordPaymentDto"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EntryResponse"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The body is not JSON (text/plain, XML, multipart) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    statementAccounts: {
+        parameters: {
+            query?: {
+                /** @description First month, inclusive; default: the month of `to` */
+                from?: string;
+                /** @description Last month, inclusive; default: this month (mess time zone) */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StatementResponse"];
+                    "application/pdf": components["schemas"]["StatementResponse"];
+                    "text/csv": components["schemas"]["StatementResponse"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/pdf": components["schemas"]["ErrorResponseDto"];
+                    "text/csv": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                    "application/pdf": components["schemas"]["GuardErrorDto"];
+                    "text/csv": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Not allowed: the caller does not own the record, or the account is not approved */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/pdf": components["schemas"]["ErrorResponseDto"];
+                    "text/csv": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/pdf": components["schemas"]["ErrorResponseDto"];
+                    "text/csv": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
     getHealthSummary: {
         parameters: {
             query?: never;
@@ -2528,7 +3680,79 @@ export interface operations {
             };
         };
     };
-    getMonthStatus: {
+    monthsBilling: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MonthsResponse"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    statusBilling: {
         parameters: {
             query?: never;
             header?: never;
@@ -2599,7 +3823,7 @@ export interface operations {
             };
         };
     };
-    closeMonth: {
+    closeBilling: {
         parameters: {
             query?: never;
             header?: never;
@@ -2679,7 +3903,7 @@ export interface operations {
             };
         };
     };
-    reopenMonth: {
+    reopenBilling: {
         parameters: {
             query?: never;
             header?: never;
@@ -2759,11 +3983,12 @@ export interface operations {
             };
         };
     };
-    listShares: {
+    sharesBilling: {
         parameters: {
             query?: {
                 /** @description Default: this month (mess time zone) */
                 month?: string;
+                /** @description Default: the mess's chargeMethod (GET /auth/admin/config), what a close charges */
                 method?: "spec" | "proportional";
             };
             header?: never;
@@ -2832,11 +4057,12 @@ export interface operations {
             };
         };
     };
-    downloadSharesCsv: {
+    sharesCsv: {
         parameters: {
             query?: {
                 /** @description Default: this month (mess time zone) */
                 month?: string;
+                /** @description Default: the mess's chargeMethod (GET /auth/admin/config), what a close charges */
                 method?: "spec" | "proportional";
             };
             header?: never;
@@ -2848,6 +4074,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description attachment; filename="mess-bill-2025-03-proportional.csv" */
+                    "Content-Disposition"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2905,11 +4133,12 @@ export interface operations {
             };
         };
     };
-    getMyShare: {
+    myShare: {
         parameters: {
             query?: {
                 /** @description Default: this month (mess time zone) */
                 month?: string;
+                /** @description Default: the mess's chargeMethod (GET /auth/admin/config), what a close charges */
                 method?: "spec" | "proportional";
             };
             header?: never;

@@ -48,3 +48,6 @@ export class RawBodyError extends HttpException {
     super(body, status);
   }
 }
+
+/** A well-formed request the server will not carry out as asked (an Idempotency-Key reused with another body). */
+export const unprocessable = (error: string) => new ApiError(HttpStatus.UNPROCESSABLE_ENTITY, error);

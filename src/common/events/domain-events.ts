@@ -17,6 +17,8 @@ export const DomainEvents = {
   FeedbackSubmitted: 'feedback.submitted',
   /** A member's approval status or role changed (who counts as an approved member, who holds which role). */
   MemberChanged: 'member.changed',
+  /** A payment was recorded on a member's account. */
+  PaymentRecorded: 'account.payment-recorded',
 } as const;
 
 export interface ExpenseEvent {
@@ -79,5 +81,18 @@ export interface MemberEvent {
   change: 'approved' | 'rejected' | 'role';
   status: 'pending' | 'approved' | 'rejected';
   role: string;
+  actorId: string;
+}
+
+/** A payment recorded on a member's account (not sent for a replayed Idempotency-Key repeat). */
+export interface PaymentEvent {
+  entryId: string;
+  userId: string;
+  amountPaise: number;
+  date: string;
+  method: string;
+  reference: string | null;
+  /** The member's balance right after the payment (paise; < 0 is credit). */
+  balancePaise: number;
   actorId: string;
 }

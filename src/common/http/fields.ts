@@ -2,6 +2,9 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import {
+  IsNumber,
+  IsPositive,
+  Max,
   IsEmail,
   IsString,
   Length,
@@ -14,6 +17,7 @@ import {
   type ValidationArguments,
   type ValidationOptions,
 } from 'class-validator';
+import { MAX_AMOUNT_RUPEES, toPaise } from '../money/money';
 import { isCalendarDate, isMonth } from '../time/dates';
 import { normalizeIndianPhone } from '../../modules/users/phone';
 
@@ -196,4 +200,31 @@ export const MonthField = (options: FieldOptions = {}) =>
     doc(String, { pattern: '^\\d{4}-\\d{2}$', example: '2025-03', ...options }),
     ...maybeOptional(options.optional),
     Validate(CalendarMonthConstraint),
+  );
+
+@ValidatorConstraint({ name: 'rupees' })
+class RupeesConstraint implements ValidatorConstraintInterface {
+  validate(value: unknown): boolean {
+    return typeof value === 'number' && toPaise(value) !== undefined;
+  }
+  defaultMessage(args?: ValidationArguments): string {
+    return `${args?.property ?? 'amount'} must have at most two decimals (whole paise)`;
+  }
+}
+
+/** Rupees as a JSON number: positive, whole paise, at most MAX_AMOUNT_RUPEES. */
+export const RupeesField = (options: FieldOptions = {}) =>
+  applyDecorators(
+    ApiProperty({
+      type: Number,
+      description: `Rupees, more than 0, at most two decimals, at most ${MAX_AMOUNT_RUPEES}`,
+      minimum: 0.01,
+      maximum: MAX_AMOUNT_RUPEES,
+      example: 1250.5,
+      ...options,
+    }),
+    IsNumber({ allowNaN: false, allowInfinity: false }, { message: 'amount must be a number' }),
+    IsPositive({ message: 'amount must be more than 0' }),
+    Max(MAX_AMOUNT_RUPEES, { message: `amount must be at most ${MAX_AMOUNT_RUPEES}` }),
+    Validate(RupeesConstraint),
   );

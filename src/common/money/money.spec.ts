@@ -1,4 +1,4 @@
-import { decimalTextToPaise, toPaise, toRupees } from './money';
+import { decimalTextToPaise, formatRupees, toPaise, toRupees } from './money';
 
 describe('money', () => {
   it('converts rupees with up to two decimals exactly', () => {
@@ -15,6 +15,16 @@ describe('money', () => {
     const total = [0.1, 0.2].map((r) => toPaise(r)!).reduce((a, b) => a + b, 0);
     expect(toRupees(total)).toBe(0.3);
     expect(toRupees('123456')).toBe(1234.56);
+  });
+
+  it('formats paise the Indian way: lakh and crore grouping, two decimals', () => {
+    expect(formatRupees(12345678)).toBe('₹1,23,456.78');
+    expect(formatRupees(1_000_000_000)).toBe('₹1,00,00,000.00');
+    expect(formatRupees(99900)).toBe('₹999.00');
+    expect(formatRupees(100000)).toBe('₹1,000.00');
+    expect(formatRupees(5)).toBe('₹0.05');
+    expect(formatRupees(0)).toBe('₹0.00');
+    expect(formatRupees(-25000)).toBe('-₹250.00');
   });
 
   it('reads exact decimal text (PostgreSQL numeric) as paise without a float', () => {

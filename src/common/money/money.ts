@@ -16,6 +16,20 @@ export function toPaise(rupees: number): number | undefined {
 export const toRupees = (paise: number | bigint | string): number => Number(paise) / 100;
 
 /**
+ * Paise as Indian rupees: the rupee sign, lakh and crore grouping, two decimals (`₹1,23,456.78`, `-₹250.00`).
+ * Integer arithmetic, so it does not depend on the runtime's locale data.
+ */
+export function formatRupees(paise: number): string {
+  const sign = paise < 0 ? '-' : '';
+  const abs = Math.abs(paise);
+  const rupees = String(Math.floor(abs / 100));
+  const last3 = rupees.slice(-3);
+  const rest = rupees.slice(0, -3);
+  const grouped = rest ? `${rest.replace(/\B(?=(\d{2})+$)/g, ',')},${last3}` : last3;
+  return `${sign}₹${grouped}.${String(abs % 100).padStart(2, '0')}`;
+}
+
+/**
  * An exact decimal as PostgreSQL `numeric` returns it (`'600000.00'`, `'-12.5'`) → paise, without passing through a
  * float (large amounts times 100 are not exact in binary). Undefined for anything else or more than two decimals.
  */

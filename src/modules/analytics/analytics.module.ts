@@ -1,19 +1,16 @@
 import { Module } from '@nestjs/common';
 import { AttendanceModule } from '../attendance/attendance.module';
+import { BillingModule } from '../billing/billing.module';
 import { ExpensesModule } from '../expenses/expenses.module';
 import { FeedbackModule } from '../feedback/feedback.module';
 import { MessConfigModule } from '../mess-config/mess-config.module';
 import { UsersModule } from '../users/users.module';
-import { AnalyticsCache } from './analytics-cache';
 import { AnalyticsController } from './analytics.controller';
-import { AnalyticsRepository } from './analytics.repository';
 import { AnalyticsService } from './analytics.service';
-import { ShareRecalculator } from './share-recalculator';
 
 @Module({
-  imports: [UsersModule, MessConfigModule, ExpensesModule, AttendanceModule, FeedbackModule],
+  imports: [UsersModule, MessConfigModule, ExpensesModule, AttendanceModule, FeedbackModule, BillingModule],
   controllers: [AnalyticsController],
-  providers: [AnalyticsRepository, AnalyticsService, AnalyticsCache, ShareRecalculator],
-  exports: [AnalyticsService],
+  providers: [AnalyticsService],
 })
 export class AnalyticsModule {}

@@ -12,6 +12,10 @@ import {
 } from 'drizzle-orm/pg-core';
 import { users } from '../users/users.schema';
 
+// The bill methods are the billing formula's (a file of pure functions, no module dependency).
+export { SHARE_METHODS as CHARGE_METHODS, type ShareMethod as ChargeMethod } from '../billing/cost-shares';
+import type { ShareMethod as ChargeMethod } from '../billing/cost-shares';
+
 export interface MealTime {
   name: string;
   startTime: string;
@@ -32,6 +36,8 @@ export const messConfig = pgTable(
     mealTimes: jsonb('meal_times').$type<MealTime[]>().notNull(),
     /** Optional monthly spending limit in rupees (exact decimal). */
     monthlyBudget: numeric('monthly_budget', { precision: 12, scale: 2 }),
+    /** The bill method a month's close posts to the accounts, and the bill endpoints' default. */
+    chargeMethod: text('charge_method').$type<ChargeMethod>().notNull().default('proportional'),
     createdBy: uuid('created_by').references(() => users.id, { onDelete: 'set null' }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
@@ -39,6 +45,7 @@ export const messConfig = pgTable(
   (t) => [
     uniqueIndex('mess_config_singleton_unique').on(t.singleton),
     check('mess_config_singleton_check', sql`${t.singleton}`),
+    check('mess_config_charge_method_check', sql`${t.chargeMethod} in ('spec', 'proportional')`),
   ],
 );
 

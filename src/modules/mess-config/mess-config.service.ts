@@ -4,7 +4,7 @@ import { badRequest, conflict, FieldError, notFound } from '../../common/errors/
 import { MessConfigDto, SetupMessDto } from './dto/mess-config.dto';
 import { MESS_ALREADY_SET_UP, MESS_NOT_SET_UP } from './mess-config.errors';
 import { MessConfigRepository } from './mess-config.repository';
-import { MealTime, MessConfigRow } from './mess-config.schema';
+import { ChargeMethod, MealTime, MessConfigRow } from './mess-config.schema';
 import { normalizeIndianPhone } from '../users/phone';
 import { AuditService } from '../audit/audit.service';
 import { decimalTextToPaise } from '../../common/money/money';
@@ -22,6 +22,7 @@ export const DEFAULT_MESS_CONFIG = {
     { name: 'Dinner', startTime: '19:30', endTime: '21:30' },
   ] as MealTime[],
   monthlyBudget: null as number | null,
+  chargeMethod: 'proportional' as ChargeMethod,
 };
 
 /**
@@ -36,6 +37,7 @@ export interface MessSettings {
   expenseCategories: string[];
   mealTimes: MealTime[];
   monthlyBudget: number | null;
+  chargeMethod: ChargeMethod;
 }
 
 @Injectable()
@@ -66,6 +68,7 @@ export class MessConfigService {
       expenseCategories: row.expenseCategories,
       mealTimes: row.mealTimes,
       monthlyBudget: row.monthlyBudget === null ? null : Number(row.monthlyBudget),
+      chargeMethod: row.chargeMethod,
     };
   }
 
@@ -164,6 +167,8 @@ const values = (body: SetupMessDto) => ({
   expenseCategories: body.expenseCategories,
   mealTimes: body.mealTimes.map(({ name, startTime, endTime }) => ({ name, startTime, endTime })),
   monthlyBudget: body.monthlyBudget === undefined ? null : body.monthlyBudget.toFixed(2),
+  // PUT replaces the whole configuration: left out, it returns to its default.
+  chargeMethod: body.chargeMethod ?? DEFAULT_MESS_CONFIG.chargeMethod,
 });
 
 /** Rules across fields that the DTO cannot say: start before end, no duplicate names or categories. */
@@ -200,6 +205,7 @@ const toDto = (row: MessConfigRow): MessConfigDto => ({
   expenseCategories: row.expenseCategories,
   mealTimes: row.mealTimes,
   monthlyBudget: row.monthlyBudget === null ? null : Number(row.monthlyBudget),
+  chargeMethod: row.chargeMethod,
   configured: true,
   createdBy: row.createdBy,
   createdAt: row.createdAt.toISOString(),
@@ -215,4 +221,5 @@ const auditSnapshot = (row: MessConfigRow) => ({
   expenseCategories: row.expenseCategories,
   mealTimes: row.mealTimes,
   monthlyBudgetPaise: row.monthlyBudget === null ? null : (decimalTextToPaise(row.monthlyBudget) ?? null),
+  chargeMethod: row.chargeMethod,
 });

@@ -1,8 +1,8 @@
 /** The words of each notification type, in one place. Plain text: the email template escapes it. */
 
-export function formatRupees(paise: number): string {
-  return `₹${(paise / 100).toLocaleString('en-IN', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
-}
+import { formatRupees } from '../../common/money/money';
+
+export { formatRupees };
 
 export interface Message {
   title: string;
@@ -128,8 +128,28 @@ export const Messages = {
       `The mess spent ${formatRupees(share.totalPaise)} in total; your share is ${formatRupees(share.sharePaise)}.`,
   }),
 
-  paymentDue: (month: string, sharePaise: number, dueDate: string): Message => ({
-    title: `Payment due: ${formatRupees(sharePaise)} for ${month}`,
-    content: `Your mess share for ${month} is ${formatRupees(sharePaise)}, due on ${dueDate}. Please pay the treasurer.`,
+  paymentDue: (month: string, duePaise: number, dueDate: string): Message => ({
+    title: `Payment due: ${formatRupees(duePaise)}`,
+    content:
+      `Your mess account shows ${formatRupees(duePaise)} due (bills up to ${month}, less what you have paid), ` +
+      `due on ${dueDate}. Please pay the treasurer.`,
+  }),
+
+  paymentReceived: (payment: {
+    amountPaise: number;
+    date: string;
+    method: string;
+    reference: string | null;
+    balancePaise: number;
+  }): Message => ({
+    title: `Payment received: ${formatRupees(payment.amountPaise)}`,
+    content:
+      `Receipt: the mess received ${formatRupees(payment.amountPaise)} from you on ${payment.date} ` +
+      `(${payment.method}${payment.reference ? `, reference ${payment.reference}` : ''}). ` +
+      (payment.balancePaise > 0
+        ? `Your balance due is now ${formatRupees(payment.balancePaise)}.`
+        : payment.balancePaise < 0
+          ? `You are now ${formatRupees(-payment.balancePaise)} in credit.`
+          : 'Your account is settled.'),
   }),
 };

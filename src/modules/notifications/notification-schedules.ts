@@ -10,16 +10,17 @@ import { Messages } from './messages';
 import type { NotificationType } from './notification-types';
 import { NotificationsService } from './notifications.service';
 
-/** One member's part of a month's bill, as the analytics module computes it. */
+/** One member's part of a month's bill, as the billing module computes it (paise). */
 export interface MemberBill {
   userId: string;
   meals: number;
   sharePaise: number;
 }
 
-/** What the monthly schedules need from analytics: the month's total and each member's share. */
+/** What the monthly schedules need from billing and accounts: a month's bill, and who owes how much now. */
 export interface MonthlyBills {
   bill(month: string): Promise<{ totalPaise: number; shares: MemberBill[] }>;
+  dues(): Promise<{ userId: string; balancePaise: number }[]>;
 }
 export const MONTHLY_BILLS = Symbol('MONTHLY_BILLS');
 
@@ -35,7 +36,7 @@ export const MONTHLY_BILLS = Symbol('MONTHLY_BILLS');
  * | ATTENDANCE_CONFIRMATION | from NOTIFY_ATTENDANCE_CONFIRMATION_MINUTES (30) before each meal   | members who have marked it            |
  * | MEAL_UPDATE (headcount) | from NOTIFY_HEADCOUNT_MINUTES (30) before each meal to its end: the count, then its changes | managers |
  * | COST_SUMMARY            | from the 1st, NOTIFY_MONTHLY_TIME (09:00), to the month's end    | members with meals last month         |
- * | PAYMENT_DUE             | from NOTIFY_PAYMENT_DUE_DAYS (7) days later, same time           | members with a share to pay           |
+ * | PAYMENT_DUE             | from NOTIFY_PAYMENT_DUE_DAYS (7) days later, same time           | members whose balance is due          |
  *
  * The handlers take the instant to act at, so tests drive them with any clock.
  */
@@ -166,23 +167,21 @@ export class NotificationSchedules {
     });
   }
 
-  /** PAYMENT_DUE NOTIFY_PAYMENT_DUE_DAYS after the 1st, to members whose share of last month is above zero. */
+  /** PAYMENT_DUE NOTIFY_PAYMENT_DUE_DAYS after the 1st, to members whose account balance is due, with the amount. */
   async paymentsDue(now: Date = this.clock.now()): Promise<number> {
     const days = this.config.notifications.schedules.paymentDueDays;
     const due = this.monthlyDue(now, 1 + days);
     if (!due) return 0;
     return this.once(`PAYMENT_DUE:${due.month}`, async () => {
-      const bill = await this.billOf(due.month);
-      if (!bill) return 0;
+      if (!this.available()) return 0;
+      const dues = await this.bills!.dues();
       const created = await this.notifications.notify(
-        bill.shares
-          .filter((share) => share.sharePaise > 0)
-          .map((share) => ({
-            userId: share.userId,
-            type: 'PAYMENT_DUE' as const,
-            ...Messages.paymentDue(due.month, share.sharePaise, due.today),
-            dedupeKey: `PAYMENT_DUE:${due.month}:${share.userId}`,
-          })),
+        dues.map((account) => ({
+          userId: account.userId,
+          type: 'PAYMENT_DUE' as const,
+          ...Messages.paymentDue(due.month, account.balancePaise, due.today),
+          dedupeKey: `PAYMENT_DUE:${due.month}:${account.userId}`,
+        })),
       );
       return created.length;
     });
@@ -243,16 +242,15 @@ export class NotificationSchedules {
   }
 
   private async billOf(month: string) {
-    if (!this.bills) {
-      if (!this.warnedNoBills) {
-        this.logger.warn(
-          'Monthly cost shares are not available, so COST_SUMMARY and PAYMENT_DUE are not sent',
-        );
-        this.warnedNoBills = true;
-      }
-      return undefined;
+    return this.available() ? this.bills!.bill(month) : undefined;
+  }
+
+  private available(): boolean {
+    if (!this.bills && !this.warnedNoBills) {
+      this.logger.warn('Monthly cost shares are not available, so COST_SUMMARY and PAYMENT_DUE are not sent');
+      this.warnedNoBills = true;
     }
-    return this.bills.bill(month);
+    return Boolean(this.bills);
   }
 
   private async once(period: string, run: () => Promise<number>): Promise<number> {

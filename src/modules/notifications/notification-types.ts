@@ -11,6 +11,7 @@ export const NOTIFICATION_TYPES = [
   'EXPENSE_ADDED',
   'BUDGET_EXCEEDED',
   'ATTENDANCE_CONFIRMATION',
+  'PAYMENT_RECEIVED',
 ] as const;
 export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
 
@@ -39,6 +40,7 @@ export const PREFERENCE_SWITCHES = [
   'expenseAdded',
   'budgetExceeded',
   'attendanceConfirmations',
+  'paymentReceived',
 ] as const;
 export type PreferenceSwitch = (typeof PREFERENCE_SWITCHES)[number];
 export type PreferenceSwitches = Record<PreferenceSwitch, boolean>;
@@ -71,6 +73,12 @@ export const NOTIFICATION_TYPE_INFO: Record<NotificationType, NotificationTypeIn
     whatsapp: true,
     switch: 'attendanceConfirmations',
     purpose: 'attendance confirmation request',
+  },
+  PAYMENT_RECEIVED: {
+    email: true,
+    whatsapp: true,
+    switch: 'paymentReceived',
+    purpose: 'receipt for a payment recorded on your account',
   },
 };
 

@@ -1,8 +1,9 @@
 import { Module } from '@nestjs/common';
-import { toPaise } from '../../common/money/money';
 import { AppConfig } from '../../config/app-config';
-import { AnalyticsModule } from '../analytics/analytics.module';
-import { AnalyticsService } from '../analytics/analytics.service';
+import { AccountsModule } from '../accounts/accounts.module';
+import { AccountsService } from '../accounts/accounts.service';
+import { BillingModule } from '../billing/billing.module';
+import { BillingService } from '../billing/billing.service';
 import { AttendanceModule } from '../attendance/attendance.module';
 import { ExpensesModule } from '../expenses/expenses.module';
 import { MealsModule } from '../meals/meals.module';
@@ -14,13 +15,22 @@ import { DeliveryService } from './delivery.service';
 import { NotificationQueue } from './notification-queue';
 import { MONTHLY_BILLS, MonthlyBills, NotificationSchedules } from './notification-schedules';
 import { NotificationTriggers } from './notification-triggers';
+import { PaymentReceiptsListener } from './payment-receipts.listener';
 import { NotificationsController } from './notifications.controller';
 import { NotificationsRepository } from './notifications.repository';
 import { NotificationsService } from './notifications.service';
 import './notifications.errors';
 
 @Module({
-  imports: [UsersModule, MessConfigModule, ExpensesModule, MealsModule, AttendanceModule, AnalyticsModule],
+  imports: [
+    UsersModule,
+    MessConfigModule,
+    ExpensesModule,
+    MealsModule,
+    AttendanceModule,
+    BillingModule,
+    AccountsModule,
+  ],
   controllers: [NotificationsController],
   providers: [
     NotificationsRepository,
@@ -30,23 +40,20 @@ import './notifications.errors';
     NotificationQueue,
     NotificationsService,
     NotificationTriggers,
+    PaymentReceiptsListener,
     NotificationSchedules,
     {
-      // The monthly bill from analytics, in paise, with the share method NOTIFY_SHARE_METHOD names.
+      // The monthly bill from billing, in paise, under NOTIFY_SHARE_METHOD or else the mess's chargeMethod (what
+      // the member is charged); who owes what from accounts.
       provide: MONTHLY_BILLS,
-      inject: [AnalyticsService, AppConfig],
-      useFactory: (analytics: AnalyticsService, config: AppConfig): MonthlyBills => ({
+      inject: [BillingService, AccountsService, AppConfig],
+      useFactory: (billing: BillingService, accounts: AccountsService, config: AppConfig): MonthlyBills => ({
         async bill(month) {
-          const bill = await analytics.bill(month, config.notifications.schedules.shareMethod);
-          return {
-            totalPaise: toPaise(bill.totalExpenses) ?? Math.round(bill.totalExpenses * 100),
-            shares: bill.shares.map((s) => ({
-              userId: s.userId,
-              meals: s.meals,
-              sharePaise: toPaise(s.share) ?? Math.round(s.share * 100),
-            })),
-          };
+          const method = config.notifications.schedules.shareMethod ?? (await billing.chargeMethod());
+          const { bill } = await billing.bill(month, method);
+          return { totalPaise: bill.totalPaise, shares: bill.shares };
         },
+        dues: () => accounts.dueBalances(),
       }),
     },
   ],

@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { QueryBuilder } from 'drizzle-orm/pg-core';
 import { users } from './users.schema';
 
@@ -10,3 +11,16 @@ export const memberNames = new QueryBuilder()
   .select({ memberId: users.id, fullName: users.fullName })
   .from(users)
   .as('member_names');
+
+/**
+ * Every member with an account to show: id, name and whether they are approved now (the accounts list shows the
+ * approved members, and anyone else who has entries). Read-only, like `memberNames`.
+ */
+export const memberDirectory = new QueryBuilder()
+  .select({
+    memberId: users.id,
+    fullName: users.fullName,
+    approved: sql<boolean>`${users.status} = 'approved'`.as('approved'),
+  })
+  .from(users)
+  .as('member_directory');

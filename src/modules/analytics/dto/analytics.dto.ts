@@ -1,7 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsOptional, Matches } from 'class-validator';
+import { IsOptional, Matches } from 'class-validator';
 import { DateField, MonthField } from '../../../common/http/fields';
-import { SHARE_METHODS, type ShareMethod } from '../cost-shares';
 
 export class ExpenseAnalyticsQuery {
   @MonthField({ optional: true, description: 'One month; wins over `year`' })
@@ -40,13 +39,6 @@ export class PeriodQuery {
 export class MonthQuery {
   @MonthField({ optional: true, description: 'Default: this month (mess time zone)' })
   month?: string;
-}
-
-export class SharesQuery extends MonthQuery {
-  @ApiPropertyOptional({ enum: SHARE_METHODS, default: 'spec' })
-  @IsOptional()
-  @IsIn(SHARE_METHODS, { message: `method must be one of ${SHARE_METHODS.join(', ')}` })
-  method: ShareMethod = 'spec';
 }
 
 export class DayQuery {
@@ -128,64 +120,6 @@ export class HealthScoreResponse {
   @ApiProperty({ example: true }) success: true;
   @ApiProperty({ example: '2025-03' }) month: string;
   @ApiProperty({ type: HealthScoreDto }) healthScore: HealthScoreDto;
-}
-
-export class MemberShareDto {
-  @ApiProperty() userId: string;
-  @ApiProperty() fullName: string;
-  @ApiProperty({ description: 'Meals marked present in the month' }) meals: number;
-  @ApiProperty({ description: 'Rupees, to the paisa' }) share: number;
-}
-
-export class BillDto {
-  @ApiProperty({ example: '2025-03' }) month: string;
-  @ApiProperty({ enum: SHARE_METHODS }) method: ShareMethod;
-  @ApiProperty({ description: 'Rupees' }) totalExpenses: number;
-  @ApiProperty({ description: 'Members with at least one meal in the month' }) activeMembers: number;
-  @ApiProperty() totalMeals: number;
-  @ApiProperty({ description: 'Sum of the shares, rupees' }) allocated: number;
-  @ApiProperty({
-    description: 'totalExpenses − allocated, rupees (the spec method leaves most of the month here)',
-  })
-  unallocated: number;
-  @ApiProperty({ description: 'true once a treasurer or admin closed the month: the bill is frozen' })
-  closed: boolean;
-  @ApiProperty({
-    format: 'date-time',
-    description: 'When the inputs were last recalculated (or the month closed)',
-  })
-  computedAt: string;
-  @ApiProperty({ type: [MemberShareDto] }) shares: MemberShareDto[];
-}
-
-export class BillResponse extends BillDto {
-  @ApiProperty({ example: true }) success: true;
-}
-
-export class MyShareResponse {
-  @ApiProperty({ example: true }) success: true;
-  @ApiProperty({ example: '2025-03' }) month: string;
-  @ApiProperty({ enum: SHARE_METHODS }) method: ShareMethod;
-  @ApiProperty() closed: boolean;
-  @ApiProperty({ description: 'Meals marked present' }) meals: number;
-  @ApiProperty({ description: 'Rupees; 0 when the member ate no meal' }) share: number;
-  @ApiProperty() totalExpenses: number;
-  @ApiProperty() activeMembers: number;
-  @ApiProperty() totalMeals: number;
-}
-
-class CloseEventDto {
-  @ApiProperty({ enum: ['close', 'reopen'] }) action: string;
-  @ApiProperty({ format: 'date-time' }) at: string;
-  @ApiProperty({ nullable: true, type: String }) by: string | null;
-  @ApiProperty({ nullable: true, type: String }) byName: string | null;
-}
-
-export class MonthStatusResponse {
-  @ApiProperty({ example: true }) success: true;
-  @ApiProperty({ example: '2025-03' }) month: string;
-  @ApiProperty() closed: boolean;
-  @ApiProperty({ type: [CloseEventDto] }) history: CloseEventDto[];
 }
 
 class HeadcountSlotDto {

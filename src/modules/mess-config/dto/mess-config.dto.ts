@@ -4,6 +4,7 @@ import {
   ArrayMaxSize,
   ArrayMinSize,
   IsArray,
+  IsIn,
   IsNumber,
   IsString,
   Length,
@@ -19,6 +20,7 @@ import {
   Optional,
   TextField,
 } from '../../../common/http/fields';
+import { CHARGE_METHODS, type ChargeMethod } from '../mess-config.schema';
 
 const HH_MM = /^([01]\d|2[0-3]):[0-5]\d$/;
 const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
@@ -88,6 +90,17 @@ export class SetupMessDto {
   @IsNumber({ maxDecimalPlaces: 2, allowNaN: false, allowInfinity: false })
   @Optional() // nearest the property: null is told it must be left out
   monthlyBudget?: number;
+
+  @ApiPropertyOptional({
+    enum: CHARGE_METHODS,
+    default: 'proportional',
+    description:
+      "The bill method a month's close posts to the members' accounts, and the one GET /analytics/shares, " +
+      '/shares/me and /shares.csv use when no `method` is given. Left out: proportional.',
+  })
+  @IsIn(CHARGE_METHODS, { message: `chargeMethod must be one of ${CHARGE_METHODS.join(', ')}` })
+  @Optional()
+  chargeMethod?: ChargeMethod;
 }
 
 export class MessConfigDto {
@@ -99,6 +112,7 @@ export class MessConfigDto {
   @ApiProperty({ type: [String] }) expenseCategories: string[];
   @ApiProperty({ type: [MealTimeDto] }) mealTimes: MealTimeDto[];
   @ApiProperty({ nullable: true, type: Number }) monthlyBudget: number | null;
+  @ApiProperty({ enum: CHARGE_METHODS, example: 'proportional' }) chargeMethod: ChargeMethod;
   @ApiProperty({ description: 'false while the defaults apply (before POST /auth/admin/setup)' })
   configured: boolean;
   @ApiPropertyOptional({

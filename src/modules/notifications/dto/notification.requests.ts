@@ -36,7 +36,7 @@ const Switch = (description: string) => (target: object, key: string) => {
 /** One optional switch per notification type; keys not listed here, and null, are refused (400). */
 export class UpdatePreferencesDto {
   @Switch('MEAL_REMINDER: reminder before a meal you have not marked') mealReminders?: boolean;
-  @Switch('PAYMENT_DUE: your share of last month is due') paymentDue?: boolean;
+  @Switch('PAYMENT_DUE: your account balance is due') paymentDue?: boolean;
   @Switch('COST_SUMMARY: monthly cost breakdown on the 1st') costSummary?: boolean;
   @Switch('DISCREPANCY_ALERT (managers): attendance changed after a meal, or marked without a menu')
   discrepancyAlerts?: boolean;
@@ -45,6 +45,7 @@ export class UpdatePreferencesDto {
   @Switch('BUDGET_EXCEEDED (managers, treasurers, admins): the month went over budget')
   budgetExceeded?: boolean;
   @Switch('ATTENDANCE_CONFIRMATION: confirm your mark before the meal') attendanceConfirmations?: boolean;
+  @Switch('PAYMENT_RECEIVED: a receipt when a payment is recorded on your account') paymentReceived?: boolean;
 }
 
 export class ListNotificationsQuery extends PageQuery(20, 100) {}

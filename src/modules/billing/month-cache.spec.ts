@@ -1,6 +1,6 @@
 import { CacheInvalidation } from '../../common/cache/cache-invalidation';
 import { CacheStats } from '../../common/stats/service-stats';
-import { AnalyticsCache } from './analytics-cache';
+import { MonthCache } from './month-cache';
 
 /** Records what this process publishes and delivers what "another replica" published, as the wire would. */
 class Wire extends CacheInvalidation {
@@ -17,14 +17,14 @@ class Wire extends CacheInvalidation {
   }
 }
 
-describe('AnalyticsCache', () => {
+describe('MonthCache', () => {
   let stats: CacheStats;
-  let cache: AnalyticsCache;
+  let cache: MonthCache;
   let wire: Wire;
   beforeEach(() => {
     stats = new CacheStats();
     wire = new Wire();
-    cache = new AnalyticsCache(stats, wire);
+    cache = new MonthCache(stats, wire);
   });
 
   describe('across replicas', () => {

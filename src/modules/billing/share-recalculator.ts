@@ -19,7 +19,7 @@ export class ShareRecalculator implements OnModuleDestroy {
   /** How many recalculations ran: the proof that a burst of writes costs a handful of runs. */
   runs = 0;
 
-  /** The analytics service supplies the work; kept out of the constructor to avoid a dependency cycle. */
+  /** The billing service supplies the work; kept out of the constructor to avoid a dependency cycle. */
   use(recalculate: (month: string) => Promise<void>): void {
     this.recalculate = recalculate;
   }

@@ -9,16 +9,16 @@ interface Entry {
 }
 
 /**
- * Answers of the analytics endpoints, kept until a write touches one of their months (the domain events say which)
- * or for TTL_MS at most. Invalidations are published to the other replicas (CacheInvalidation), which drop the same
- * months when the message arrives; TTL_MS only bounds staleness when a message was lost. Bounded in size.
+ * Answers of the bill and the analytics endpoints, kept until a write touches one of their months (the domain events
+ * say which) or for TTL_MS at most. Invalidations are published to the other replicas (CacheInvalidation), which drop
+ * the same months when the message arrives; TTL_MS only bounds staleness when a message was lost. Bounded in size.
  *
  * Each month has a generation, bumped by every invalidation of it (and all of them by `invalidateAll`): an answer
  * whose computation began before a write's invalidation is returned to its caller but not stored, so it cannot
  * outlive the write in the cache.
  */
 @Injectable()
-export class AnalyticsCache {
+export class MonthCache {
   static readonly TTL_MS = 30_000;
   static readonly MAX_ENTRIES = 1_000;
   private readonly entries = new Map<string, Entry>();
@@ -30,7 +30,7 @@ export class AnalyticsCache {
     private readonly stats: CacheStats,
     private readonly replicas: CacheInvalidation,
   ) {
-    replicas.subscribe(AnalyticsCache.TOPIC, (months) => {
+    replicas.subscribe(MonthCache.TOPIC, (months) => {
       if (months === 'all') this.dropAll();
       else this.dropMonths(months);
       for (const listener of this.remoteListeners) listener(months);
@@ -67,22 +67,21 @@ export class AnalyticsCache {
     const value = await compute();
     if (this.generationOf(months) !== generation) return value; // a write came in meanwhile: do not keep it
     this.entries.delete(key);
-    this.entries.set(key, { value, expiresAt: now + AnalyticsCache.TTL_MS, months });
-    if (this.entries.size > AnalyticsCache.MAX_ENTRIES)
-      this.entries.delete(this.entries.keys().next().value!);
+    this.entries.set(key, { value, expiresAt: now + MonthCache.TTL_MS, months });
+    if (this.entries.size > MonthCache.MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
     return value;
   }
 
   invalidate(months: Iterable<string>): void {
     const touched = [...new Set(months)];
     this.dropMonths(touched);
-    this.replicas.publish(AnalyticsCache.TOPIC, touched);
+    this.replicas.publish(MonthCache.TOPIC, touched);
   }
 
   /** For changes every month's answers depend on (the approved membership). */
   invalidateAll(): void {
     this.dropAll();
-    this.replicas.publish(AnalyticsCache.TOPIC, 'all');
+    this.replicas.publish(MonthCache.TOPIC, 'all');
   }
 
   private dropMonths(months: string[]): void {

@@ -1,50 +1,61 @@
 import { ApiError } from '../../common/errors/api-error';
 import { FixedClock } from '../../common/time/clock';
 import type { AppConfig } from '../../config/app-config';
-import { AnalyticsService } from './analytics.service';
+import { BillingService } from './billing.service';
+import { MonthClosingService } from './month-closing.service';
 
 /** Month boundaries follow the mess's time zone, not the server's (tests run with TZ=UTC). */
-describe('AnalyticsService month boundaries', () => {
+describe('Billing month boundaries', () => {
   const clock = new FixedClock(new Date('2025-03-31T19:00:00Z'));
   /** Stands in for the database: reaching it means every check before it passed. */
   const repository = {
     monthTransaction: () => Promise.reject(new Error('reached the database')),
   };
-  const service = (timezone: string) => {
-    const unused = {} as never;
-    return new AnalyticsService(
+  const messConfig = { settings: () => Promise.resolve({ chargeMethod: 'proportional' }) };
+  const billing = (timezone: string) =>
+    new BillingService(
       repository as never,
-      unused,
-      unused,
+      { use: () => undefined } as never,
+      {} as never,
+      {} as never,
+      {} as never,
+      messConfig as never,
+      clock,
+      { messTimezone: timezone } as AppConfig,
+    );
+  const closing = (timezone: string) => {
+    const unused = {} as never;
+    return new MonthClosingService(
+      repository as never,
+      billing(timezone),
       unused,
       unused,
       unused,
       unused,
       unused,
       clock,
-      { messTimezone: timezone } as AppConfig,
     );
   };
 
   it('defaults to the month it already is in the mess time zone', () => {
     clock.set(new Date('2025-03-31T19:00:00Z')); // 2025-04-01 00:30 in Kolkata
-    expect(service('Asia/Kolkata').resolveMonth()).toBe('2025-04');
-    expect(service('UTC').resolveMonth()).toBe('2025-03');
+    expect(billing('Asia/Kolkata').resolveMonth()).toBe('2025-04');
+    expect(billing('UTC').resolveMonth()).toBe('2025-03');
     clock.set(new Date('2025-03-31T18:29:59Z')); // 23:59:59 on 31 March in Kolkata
-    expect(service('Asia/Kolkata').resolveMonth()).toBe('2025-03');
-    expect(service('Asia/Kolkata').resolveMonth('2024-12')).toBe('2024-12');
+    expect(billing('Asia/Kolkata').resolveMonth()).toBe('2025-03');
+    expect(billing('Asia/Kolkata').resolveMonth('2024-12')).toBe('2024-12');
   });
 
   it('lets a month be closed once it has begun in the mess time zone, not before', async () => {
     clock.set(new Date('2025-03-31T18:00:00Z')); // 23:30 on 31 March in Kolkata
-    const early = await service('Asia/Kolkata')
+    const early = await closing('Asia/Kolkata')
       .close('2025-04', 'treasurer')
       .catch((e: unknown) => e);
     expect(early).toBeInstanceOf(ApiError);
     expect((early as ApiError).getStatus()).toBe(400);
 
     clock.set(new Date('2025-03-31T19:00:00Z')); // 00:30 on 1 April in Kolkata
-    await expect(service('Asia/Kolkata').close('2025-04', 'treasurer')).rejects.toThrow(
+    await expect(closing('Asia/Kolkata').close('2025-04', 'treasurer')).rejects.toThrow(
       'reached the database',
     );
   });

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { asc, desc, eq, sql } from 'drizzle-orm';
+import { union } from 'drizzle-orm/pg-core';
 import { Database, DbOrTx } from '../../database/database';
 import {
   monthClosures,
@@ -7,7 +8,7 @@ import {
   monthMealCounts,
   monthMemberMeals,
   monthTotals,
-} from './analytics.schema';
+} from './billing.schema';
 import type { MemberMeals } from './cost-shares';
 import { memberNames } from '../users/member-names';
 import { intArray, uuidArray } from '../../database/sql-arrays';
@@ -39,6 +40,13 @@ export interface ClosureRow {
   bill: unknown;
 }
 
+export interface MonthStateRow {
+  month: string;
+  /** Null while the month is open. */
+  closedAt: Date | null;
+  closedBy: string | null;
+}
+
 export interface CloseLogRow {
   action: 'close' | 'reopen';
   at: Date;
@@ -48,9 +56,9 @@ export interface CloseLogRow {
 /** Advisory-lock namespace of "work on one month" (the second key is the month as YYYYMM). */
 const MONTH_LOCK_NAMESPACE = 7_061_994;
 
-/** The only code that queries the analytics tables. */
+/** The only code that queries the billing tables (the month's inputs, meal figures, closures and their log). */
 @Injectable()
-export class AnalyticsRepository {
+export class BillingRepository {
   constructor(private readonly database: Database) {}
 
   /**
@@ -147,14 +155,36 @@ export class AnalyticsRepository {
     return row;
   }
 
-  /** Removes the closure and records the reopening; false when the month was not closed. */
-  async deleteClosure(month: string, actorId: string): Promise<boolean> {
-    return this.database.db.transaction(async (tx) => {
-      const removed = await tx.delete(monthClosures).where(eq(monthClosures.month, month)).returning();
-      if (!removed.length) return false;
-      await tx.insert(monthCloseLog).values({ month, action: 'reopen', actorId });
-      return true;
-    });
+  /** Removes the closure and records the reopening inside `tx`; false when the month was not closed. */
+  async deleteClosure(tx: DbOrTx, month: string, actorId: string): Promise<boolean> {
+    const removed = await tx.delete(monthClosures).where(eq(monthClosures.month, month)).returning();
+    if (!removed.length) return false;
+    await tx.insert(monthCloseLog).values({ month, action: 'reopen', actorId });
+    return true;
+  }
+
+  /**
+   * The months billing knows (computed, closed or reopened at least once), newest first, with their closure if
+   * closed: one page, and how many there are.
+   */
+  async listMonths(page: number, limit: number): Promise<{ rows: MonthStateRow[]; total: number }> {
+    const db = this.database.db;
+    const known = union(
+      db.select({ month: monthTotals.month }).from(monthTotals),
+      db.select({ month: monthClosures.month }).from(monthClosures),
+      db.select({ month: monthCloseLog.month }).from(monthCloseLog),
+    ).as('known');
+    const [rows, [{ total }]] = [
+      await db
+        .select({ month: known.month, closedAt: monthClosures.closedAt, closedBy: monthClosures.closedBy })
+        .from(known)
+        .leftJoin(monthClosures, eq(monthClosures.month, known.month))
+        .orderBy(desc(known.month))
+        .limit(limit)
+        .offset((page - 1) * limit),
+      await db.select({ total: sql<number>`count(*)`.mapWith(Number) }).from(known),
+    ];
+    return { rows, total };
   }
 
   /** Every close and reopen of the month, oldest first; names come from the users module. */

@@ -1,0 +1,22 @@
+import { Module } from '@nestjs/common';
+import { describeConstraint } from '../../common/errors/database-errors';
+import { AuditModule } from '../audit/audit.module';
+import { MessConfigModule } from '../mess-config/mess-config.module';
+import { UsersModule } from '../users/users.module';
+import { AccountsController } from './accounts.controller';
+import { AccountErrors } from './accounts.errors';
+import { AccountsRepository } from './accounts.repository';
+import { AccountsService } from './accounts.service';
+
+// Two requests racing past the service's checks meet these unique indexes; the answer is the check's own 409.
+describeConstraint('account_entries_reverses_unique', 409, AccountErrors.alreadyReversed);
+describeConstraint('account_entries_opening_unique', 409, AccountErrors.openingExists);
+
+/** Members' accounts: the append-only ledger, payments, adjustments, openings, reversals and statements. */
+@Module({
+  imports: [UsersModule, MessConfigModule, AuditModule],
+  controllers: [AccountsController],
+  providers: [AccountsRepository, AccountsService],
+  exports: [AccountsService],
+})
+export class AccountsModule {}

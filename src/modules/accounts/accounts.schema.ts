@@ -1,0 +1,118 @@
+import { sql } from 'drizzle-orm';
+import {
+  bigint,
+  bigserial,
+  check,
+  date,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+  type AnyPgColumn,
+} from 'drizzle-orm/pg-core';
+import { users } from '../users/users.schema';
+
+export const ENTRY_KINDS = ['charge', 'payment', 'adjustment', 'reversal', 'opening'] as const;
+export type EntryKind = (typeof ENTRY_KINDS)[number];
+export const DIRECTIONS = ['debit', 'credit'] as const;
+export type Direction = (typeof DIRECTIONS)[number];
+export const PAYMENT_METHODS = ['cash', 'upi', 'bank', 'card', 'other'] as const;
+export type PaymentMethod = (typeof PAYMENT_METHODS)[number];
+
+/** The longest payment reference and entry note accepted. */
+export const REFERENCE_MAX = 100;
+export const NOTE_MAX = 500;
+
+const list = (values: readonly string[]) => sql.raw(values.map((v) => `'${v}'`).join(', '));
+
+/**
+ * A member's account: an append-only list of entries. The balance is Σ debits − Σ credits. A database trigger
+ * (migration 0011) refuses every UPDATE and DELETE of a row: a mistake is undone by a reversal entry, never by an
+ * edit. Users are never deleted, so the references need no ON DELETE action (one would be an UPDATE).
+ */
+export const accountEntries = pgTable(
+  'account_entries',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    /** Order of recording: ties on `date` are broken by it (a close posts its charges in one instant). */
+    seq: bigserial('seq', { mode: 'number' }).notNull(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id),
+    kind: text('kind').$type<EntryKind>().notNull(),
+    direction: text('direction').$type<Direction>().notNull(),
+    /** Paise, > 0 (a charge can exceed one payment's limit: a month of meals and extras). */
+    amountPaise: bigint('amount_paise', { mode: 'number' }).notNull(),
+    /** The billed month of a charge and of the reversal a reopen posts for it. */
+    month: text('month'),
+    date: date('date', { mode: 'string' }).notNull(),
+    method: text('method').$type<PaymentMethod>(),
+    reference: text('reference'),
+    note: text('note'),
+    /** The entry a reversal undoes; unique, so an entry is reversed at most once, also under concurrent requests. */
+    reverses: uuid('reverses').references((): AnyPgColumn => accountEntries.id),
+    recordedBy: uuid('recorded_by').references(() => users.id),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex('account_entries_seq_unique').on(t.seq),
+    uniqueIndex('account_entries_reverses_unique').on(t.reverses),
+    // One opening per member, whatever the requests racing: the database says so.
+    uniqueIndex('account_entries_opening_unique')
+      .on(t.userId)
+      .where(sql`${t.kind} = 'opening'`),
+    // A member's statement and entry list: by date, then order of recording; also the balance per member.
+    index('account_entries_user_date_seq_idx').on(t.userId, t.date, t.seq),
+    // A month's charges, for the reversals of a reopen.
+    index('account_entries_month_kind_idx')
+      .on(t.month, t.kind)
+      .where(sql`${t.month} is not null`),
+    check('account_entries_kind_check', sql`${t.kind} in (${list(ENTRY_KINDS)})`),
+    check('account_entries_direction_check', sql`${t.direction} in (${list(DIRECTIONS)})`),
+    check('account_entries_amount_check', sql`${t.amountPaise} > 0`),
+    check(
+      'account_entries_month_check',
+      sql`${t.month} is null or ${t.month} ~ '^[0-9]{4}-(0[1-9]|1[0-2])$'`,
+    ),
+    check('account_entries_charge_month_check', sql`${t.kind} <> 'charge' or ${t.month} is not null`),
+    check(
+      'account_entries_payment_check',
+      sql`(${t.kind} = 'payment') = (${t.method} is not null) and (${t.method} is null or ${t.method} in (${list(PAYMENT_METHODS)}))`,
+    ),
+    check('account_entries_reversal_check', sql`(${t.kind} = 'reversal') = (${t.reverses} is not null)`),
+    check(
+      'account_entries_reference_check',
+      sql`char_length(${t.reference}) <= ${sql.raw(String(REFERENCE_MAX))}`,
+    ),
+    check('account_entries_note_check', sql`char_length(${t.note}) <= ${sql.raw(String(NOTE_MAX))}`),
+  ],
+);
+
+export type AccountEntryRow = typeof accountEntries.$inferSelect;
+export type NewAccountEntryRow = typeof accountEntries.$inferInsert;
+
+/**
+ * Requests made with an `Idempotency-Key` (IETF draft "The Idempotency-Key HTTP Header Field"): scoped to the
+ * caller and the route, with a fingerprint of the body and the first answer. The unique key makes concurrent
+ * repeats wait for the first and then replay it: one entry, however many arrive at once.
+ */
+export const idempotentRequests = pgTable(
+  'idempotent_requests',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    callerId: uuid('caller_id')
+      .notNull()
+      .references(() => users.id),
+    route: text('route').notNull(),
+    key: text('key').notNull(),
+    fingerprint: text('fingerprint').notNull(),
+    status: integer('status').notNull(),
+    response: jsonb('response').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('idempotent_requests_scope_unique').on(t.callerId, t.route, t.key)],
+);

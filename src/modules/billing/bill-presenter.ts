@@ -1,0 +1,84 @@
+import { Injectable } from '@nestjs/common';
+import { csvDocument } from '../../common/http/csv';
+import { toRupees } from '../../common/money/money';
+import { BillingService, BillView } from './billing.service';
+import type { ShareMethod } from './cost-shares';
+import type { BillDto, MyShareResponse } from './dto/billing.dto';
+import { MonthCache } from './month-cache';
+
+/**
+ * The bill at the HTTP edge: rupees, the JSON envelope already serialised and the CSV, cached with the bill (a
+ * cached answer then costs no encoding of 2,000 lines).
+ */
+@Injectable()
+export class BillPresenter {
+  constructor(
+    private readonly billing: BillingService,
+    private readonly cache: MonthCache,
+  ) {}
+
+  json(month: string, method: ShareMethod): Promise<string> {
+    return this.cache.get(`bill.json:${month}:${method}`, [month], async () =>
+      JSON.stringify({
+        success: true,
+        ...toBillDto(await this.billing.bill(month, method, { nested: true })),
+      }),
+    );
+  }
+
+  /** The bill as CSV: UTF-8 with a byte-order mark (spreadsheets read it as UTF-8), one row per member. */
+  csv(month: string, method: ShareMethod): Promise<string> {
+    return this.cache.get(`bill.csv:${month}:${method}`, [month], async () => {
+      const view = await this.billing.bill(month, method, { nested: true });
+      return csvDocument([
+        ['month', 'member_id', 'full_name', 'meals', 'share_inr', 'method', 'closed'],
+        ...view.bill.shares.map((s) => [
+          month,
+          s.userId,
+          view.names.get(s.userId) ?? '',
+          String(s.meals),
+          (s.sharePaise / 100).toFixed(2),
+          method,
+          String(view.closed),
+        ]),
+      ]);
+    });
+  }
+
+  async myShare(userId: string, month: string, method: ShareMethod): Promise<MyShareResponse> {
+    const { bill, closed } = await this.billing.bill(month, method);
+    const line = bill.shares.find((s) => s.userId === userId);
+    return {
+      success: true,
+      month,
+      method,
+      closed,
+      meals: line?.meals ?? 0,
+      share: toRupees(line?.sharePaise ?? 0),
+      totalExpenses: toRupees(bill.totalPaise),
+      activeMembers: bill.activeMembers,
+      totalMeals: bill.totalMeals,
+    };
+  }
+}
+
+export function toBillDto(view: BillView): BillDto {
+  const { bill } = view;
+  return {
+    month: view.month,
+    method: bill.method,
+    totalExpenses: toRupees(bill.totalPaise),
+    activeMembers: bill.activeMembers,
+    totalMeals: bill.totalMeals,
+    allocated: toRupees(bill.allocatedPaise),
+    unallocated: toRupees(bill.unallocatedPaise),
+    closed: view.closed,
+    computedAt: view.computedAt,
+    shares: bill.shares.map((s) => ({
+      userId: s.userId,
+      fullName: view.names.get(s.userId) ?? '',
+      meals: s.meals,
+      share: toRupees(s.sharePaise),
+    })),
+  };
+}

@@ -1,0 +1,49 @@
+import { Injectable } from '@nestjs/common';
+import { OnEvent } from '@nestjs/event-emitter';
+import {
+  DomainEvents,
+  type AttendanceEvent,
+  type ExpenseEvent,
+  type FeedbackEvent,
+} from '../../common/events/domain-events';
+import { monthOf } from '../../common/time/dates';
+import { MonthCache } from './month-cache';
+import { ShareRecalculator } from './share-recalculator';
+
+/** Writes elsewhere make a month's bill and figures stale: drop its cached answers and recalculate it soon. */
+@Injectable()
+export class BillingListener {
+  constructor(
+    private readonly cache: MonthCache,
+    private readonly recalculator: ShareRecalculator,
+  ) {}
+
+  @OnEvent(DomainEvents.ExpenseRecorded)
+  @OnEvent(DomainEvents.ExpenseChanged)
+  @OnEvent(DomainEvents.ExpenseDeleted)
+  onExpense(event: ExpenseEvent): void {
+    this.touch(event.months);
+  }
+
+  @OnEvent(DomainEvents.AttendanceMarked)
+  onAttendance(event: AttendanceEvent): void {
+    this.touch([event.month]);
+  }
+
+  /** A rating changes the month's meal quality; the bill does not depend on it. */
+  @OnEvent(DomainEvents.FeedbackSubmitted)
+  onFeedback(event: FeedbackEvent): void {
+    this.cache.invalidate([monthOf(event.date)]);
+  }
+
+  /** Approvals, rejections and role changes move `totalMembers` (and the headcount) of every month. */
+  @OnEvent(DomainEvents.MemberChanged)
+  onMemberChanged(): void {
+    this.cache.invalidateAll();
+  }
+
+  private touch(months: string[]): void {
+    this.cache.invalidate(months);
+    this.recalculator.markDirty(months);
+  }
+}

@@ -1,0 +1,32 @@
+import { Module } from '@nestjs/common';
+import { AccountsModule } from '../accounts/accounts.module';
+import { AttendanceModule } from '../attendance/attendance.module';
+import { AuditModule } from '../audit/audit.module';
+import { ExpensesModule } from '../expenses/expenses.module';
+import { MessConfigModule } from '../mess-config/mess-config.module';
+import { UsersModule } from '../users/users.module';
+import { BillPresenter } from './bill-presenter';
+import { BillingController } from './billing.controller';
+import { BillingListener } from './billing.listener';
+import { BillingRepository } from './billing.repository';
+import { BillingService } from './billing.service';
+import { MonthCache } from './month-cache';
+import { MonthClosingService } from './month-closing.service';
+import { ShareRecalculator } from './share-recalculator';
+
+/** The monthly bill in paise, its cache and recalculation, the month's close and reopen, and posting to accounts. */
+@Module({
+  imports: [UsersModule, MessConfigModule, ExpensesModule, AttendanceModule, AccountsModule, AuditModule],
+  controllers: [BillingController],
+  providers: [
+    BillingRepository,
+    BillingService,
+    BillPresenter,
+    MonthClosingService,
+    BillingListener,
+    MonthCache,
+    ShareRecalculator,
+  ],
+  exports: [BillingService, MonthCache],
+})
+export class BillingModule {}

@@ -1,0 +1,146 @@
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { Clock } from '../../common/time/clock';
+import { localParts, monthBounds, monthOf } from '../../common/time/dates';
+import { AppConfig } from '../../config/app-config';
+import type { DbOrTx } from '../../database/database';
+import { AttendanceQueries } from '../attendance/attendance.queries';
+import { ExpensesQueries } from '../expenses/expenses.queries';
+import { MessConfigService } from '../mess-config/mess-config.service';
+import { BillingRepository, MealTypeFigures, MonthInputs } from './billing.repository';
+import { computeShares, MonthBill, ShareMethod } from './cost-shares';
+import { MonthCache } from './month-cache';
+import { ShareRecalculator } from './share-recalculator';
+
+/** The frozen bill kept with a closed month: both methods, with names as they were, and the method it charged. */
+export interface FrozenBill {
+  computedAt: string;
+  names: Record<string, string>;
+  bills: Record<ShareMethod, MonthBill>;
+  /** Absent on months closed before accounts existed (nothing was charged then). */
+  chargeMethod?: ShareMethod;
+}
+
+/** A month's bill under one method, in paise, with each member's name: what every bill view is made from. */
+export interface BillView {
+  month: string;
+  bill: MonthBill;
+  names: ReadonlyMap<string, string>;
+  closed: boolean;
+  computedAt: string;
+}
+
+/**
+ * The monthly bill in paise: its inputs (rebuilt from the owners' read-only queries by the recalculator), the bill
+ * under either method (frozen for a closed month), cached until a write touches the month.
+ */
+@Injectable()
+export class BillingService implements OnModuleInit {
+  constructor(
+    private readonly repository: BillingRepository,
+    private readonly recalculator: ShareRecalculator,
+    private readonly cache: MonthCache,
+    private readonly expenses: ExpensesQueries,
+    private readonly attendance: AttendanceQueries,
+    private readonly messConfig: MessConfigService,
+    private readonly clock: Clock,
+    private readonly config: AppConfig,
+  ) {}
+
+  onModuleInit(): void {
+    this.recalculator.use((month) => this.recalculate(month));
+    // Another replica's write: its months' stored inputs are rebuilt there, but a reader here must not wait for it.
+    this.cache.onRemoteInvalidation((months) => months !== 'all' && this.recalculator.markStale(months));
+  }
+
+  /**
+   * Rebuilds a month's bill inputs and meal figures from the owners' read-only queries, in one transaction that
+   * holds the month's lock (two replicas rebuilding one month take turns). A closed month is rebuilt too: the
+   * database refuses every write into it, so its rows give exactly the figures the close stored and froze.
+   */
+  async recalculate(month: string): Promise<void> {
+    await this.repository.monthTransaction(month, { pauseWrites: false }, async (tx) => {
+      await this.repository.replaceMonth(tx, month, await this.readInputs(month, tx));
+    });
+    // No cache invalidation here: the writes that made the month dirty invalidated it already, and doing it again
+    // would keep the answer that is waiting for this very rebuild out of the cache.
+  }
+
+  /** The month's bill inputs and meal figures, read in the caller's transaction. */
+  async readInputs(month: string, tx: DbOrTx): Promise<MonthInputs> {
+    const { first, last } = monthBounds(month);
+    // One after the other: a transaction is one connection.
+    const totalPaise = await this.expenses.monthTotal(month, tx);
+    const members = await this.attendance.presentCountsByMember(month, tx);
+    const mealTypes = await this.attendance.mealTypeFigures(first, last, tx);
+    return { totalPaise, members, mealTypes };
+  }
+
+  /** A whole month's meal figures per meal type, from the stored inputs (rebuilt first when stale or missing). */
+  async mealFigures(month: string): Promise<MealTypeFigures[]> {
+    await this.recalculator.ensureFresh(month);
+    let figures = await this.repository.readMealCounts(month);
+    if (!figures) {
+      await this.recalculator.ensureFresh(month, true);
+      figures = await this.repository.readMealCounts(month);
+    }
+    return figures ?? [];
+  }
+
+  /**
+   * The month's bill under `method`: the frozen one of a closed month, else computed from the stored inputs.
+   * `nested`: looked up while answering another cached answer, so the outer lookup alone counts as hit or miss.
+   */
+  bill(month: string, method: ShareMethod, options: { nested?: boolean } = {}): Promise<BillView> {
+    return this.cache.get(
+      `bill:${month}:${method}`,
+      [month],
+      async (): Promise<BillView> => {
+        const closure = await this.repository.findClosure(month);
+        if (closure) {
+          const frozen = closure.bill as FrozenBill;
+          return {
+            month,
+            bill: frozen.bills[method],
+            names: new Map(Object.entries(frozen.names)),
+            closed: true,
+            computedAt: frozen.computedAt,
+          };
+        }
+        const snapshot = await this.freshSnapshot(month);
+        return {
+          month,
+          bill: computeShares(snapshot.totalPaise, snapshot.members, method),
+          // The names came in the same statement (the users module's memberNames).
+          names: new Map(snapshot.members.map((m) => [m.userId, m.fullName])),
+          closed: false,
+          computedAt: snapshot.computedAt.toISOString(),
+        };
+      },
+      options,
+    );
+  }
+
+  /** The mess's `chargeMethod`: what a close posts, and the bill endpoints' default. */
+  async chargeMethod(): Promise<ShareMethod> {
+    return (await this.messConfig.settings()).chargeMethod;
+  }
+
+  /** This month in the mess's time zone when none is given. */
+  resolveMonth(month?: string): string {
+    return month ?? monthOf(this.today());
+  }
+
+  today(): string {
+    return localParts(this.clock.now(), this.config.messTimezone).date;
+  }
+
+  private async freshSnapshot(month: string) {
+    await this.recalculator.ensureFresh(month);
+    let snapshot = await this.repository.readMonth(month);
+    if (!snapshot) {
+      await this.recalculator.ensureFresh(month, true);
+      snapshot = await this.repository.readMonth(month);
+    }
+    return snapshot!;
+  }
+}

@@ -1,0 +1,97 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsIn } from 'class-validator';
+import { MonthField, Optional } from '../../../common/http/fields';
+import { PageQuery, PaginationDto } from '../../../common/http/paging';
+import { SHARE_METHODS, type ShareMethod } from '../cost-shares';
+
+export class SharesQuery {
+  @MonthField({ optional: true, description: 'Default: this month (mess time zone)' })
+  month?: string;
+
+  @ApiPropertyOptional({
+    enum: SHARE_METHODS,
+    description: "Default: the mess's chargeMethod (GET /auth/admin/config), what a close charges",
+  })
+  @IsIn(SHARE_METHODS, { message: `method must be one of ${SHARE_METHODS.join(', ')}` })
+  @Optional()
+  method?: ShareMethod;
+}
+
+export class MemberShareDto {
+  @ApiProperty() userId: string;
+  @ApiProperty() fullName: string;
+  @ApiProperty({ description: 'Meals marked present in the month' }) meals: number;
+  @ApiProperty({ description: 'Rupees, to the paisa' }) share: number;
+}
+
+export class BillDto {
+  @ApiProperty({ example: '2025-03' }) month: string;
+  @ApiProperty({ enum: SHARE_METHODS }) method: ShareMethod;
+  @ApiProperty({ description: 'Rupees' }) totalExpenses: number;
+  @ApiProperty({ description: 'Members with at least one meal in the month' }) activeMembers: number;
+  @ApiProperty() totalMeals: number;
+  @ApiProperty({ description: 'Sum of the shares, rupees' }) allocated: number;
+  @ApiProperty({
+    description: 'totalExpenses − allocated, rupees (the spec method leaves most of the month here)',
+  })
+  unallocated: number;
+  @ApiProperty({ description: 'true once a treasurer or admin closed the month: the bill is frozen' })
+  closed: boolean;
+  @ApiProperty({
+    format: 'date-time',
+    description: 'When the inputs were last recalculated (or the month closed)',
+  })
+  computedAt: string;
+  @ApiProperty({ type: [MemberShareDto] }) shares: MemberShareDto[];
+}
+
+export class BillResponse extends BillDto {
+  @ApiProperty({ example: true }) success: true;
+}
+
+export class MyShareResponse {
+  @ApiProperty({ example: true }) success: true;
+  @ApiProperty({ example: '2025-03' }) month: string;
+  @ApiProperty({ enum: SHARE_METHODS }) method: ShareMethod;
+  @ApiProperty() closed: boolean;
+  @ApiProperty({ description: 'Meals marked present' }) meals: number;
+  @ApiProperty({ description: 'Rupees; 0 when the member ate no meal' }) share: number;
+  @ApiProperty() totalExpenses: number;
+  @ApiProperty() activeMembers: number;
+  @ApiProperty() totalMeals: number;
+}
+
+class CloseEventDto {
+  @ApiProperty({ enum: ['close', 'reopen'] }) action: string;
+  @ApiProperty({ format: 'date-time' }) at: string;
+  @ApiProperty({ nullable: true, type: String }) by: string | null;
+  @ApiProperty({ nullable: true, type: String }) byName: string | null;
+}
+
+export class MonthStatusResponse {
+  @ApiProperty({ example: true }) success: true;
+  @ApiProperty({ example: '2025-03' }) month: string;
+  @ApiProperty() closed: boolean;
+  @ApiProperty({ type: [CloseEventDto] }) history: CloseEventDto[];
+}
+
+export class MonthsQuery extends PageQuery(12, 100) {}
+
+class MemberRefDto {
+  @ApiProperty() _id: string;
+  @ApiProperty() fullName: string;
+}
+
+class MonthStateDto {
+  @ApiProperty({ example: '2025-03' }) month: string;
+  @ApiProperty() closed: boolean;
+  @ApiProperty({ format: 'date-time', nullable: true, type: String }) closedAt: string | null;
+  @ApiProperty({ type: MemberRefDto, nullable: true, description: 'Who closed it; null while open' })
+  closedBy: MemberRefDto | null;
+}
+
+export class MonthsResponse {
+  @ApiProperty({ example: true }) success: true;
+  @ApiProperty({ type: [MonthStateDto] }) months: MonthStateDto[];
+  @ApiProperty({ type: PaginationDto }) pagination: PaginationDto;
+}

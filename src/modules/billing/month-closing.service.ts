@@ -1,0 +1,171 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { badRequest, conflict } from '../../common/errors/api-error';
+import { Clock } from '../../common/time/clock';
+import { monthBounds, monthOf } from '../../common/time/dates';
+import type { DbOrTx } from '../../database/database';
+import { AccountsService } from '../accounts/accounts.service';
+import { AuditService } from '../audit/audit.service';
+import { UsersService } from '../users/users.service';
+import { BillingErrors } from './billing.errors';
+import { BillingRepository } from './billing.repository';
+import { BillingService, BillView, FrozenBill } from './billing.service';
+import { computeShares } from './cost-shares';
+import { monthCharges } from './month-charges';
+import { MonthCache } from './month-cache';
+import { ShareRecalculator } from './share-recalculator';
+
+export interface MonthEvent {
+  action: 'close' | 'reopen';
+  at: Date;
+  actorId: string | null;
+  actorName: string | null;
+}
+
+export interface MonthStatus {
+  month: string;
+  closed: boolean;
+  history: MonthEvent[];
+}
+
+export interface MonthState {
+  month: string;
+  closed: boolean;
+  closedAt: Date | null;
+  closedBy: { id: string; fullName: string } | null;
+}
+
+/**
+ * Closing and reopening a month. A close freezes both methods' bills and posts each billed member's charge under
+ * the mess's `chargeMethod` to the accounts, in the transaction that freezes; a reopen posts the reversals of those
+ * charges in the transaction that lifts the freeze. So the charges of a month always add up to its frozen bill.
+ */
+@Injectable()
+export class MonthClosingService {
+  private readonly logger = new Logger(MonthClosingService.name);
+
+  constructor(
+    private readonly repository: BillingRepository,
+    private readonly billing: BillingService,
+    private readonly recalculator: ShareRecalculator,
+    private readonly cache: MonthCache,
+    private readonly accounts: AccountsService,
+    private readonly audit: AuditService,
+    private readonly users: UsersService,
+    private readonly clock: Clock,
+  ) {}
+
+  /**
+   * One transaction, on both engines, holding the month's lock and pausing expense and attendance writes: the bill's
+   * reads, the month's stored inputs (so attendance and health figures agree with the frozen bill), the closure
+   * with its log row and the members' charges commit together. Every read runs on the transaction.
+   */
+  async close(month: string, actorId: string): Promise<BillView> {
+    if (month > monthOf(this.billing.today())) throw badRequest(BillingErrors.notBegun);
+    // Read before the transaction: on the embedded engine a query outside it would wait for it.
+    const chargeMethod = await this.billing.chargeMethod();
+    await this.repository.monthTransaction(month, { pauseWrites: true }, async (tx) => {
+      if (await this.repository.findClosure(month, tx)) throw conflict(BillingErrors.alreadyClosed(month));
+      const inputs = await this.billing.readInputs(month, tx);
+      const names = await this.users.namesOf(
+        inputs.members.map((m) => m.userId),
+        tx,
+      );
+      const frozen: FrozenBill = {
+        computedAt: this.clock.now().toISOString(),
+        names: Object.fromEntries(names),
+        bills: {
+          spec: computeShares(inputs.totalPaise, inputs.members, 'spec'),
+          proportional: computeShares(inputs.totalPaise, inputs.members, 'proportional'),
+        },
+        chargeMethod,
+      };
+      await this.repository.replaceMonth(tx, month, inputs);
+      await this.repository.insertClosure(tx, month, actorId, frozen);
+      const charges = monthCharges(frozen.bills[chargeMethod], await this.extrasOf(month, tx));
+      await this.accounts.postMonthCharges(tx, { month, date: monthBounds(month).last, actorId, charges });
+      const bill = frozen.bills[chargeMethod];
+      await this.audit.record(tx, {
+        actorId,
+        action: 'closed',
+        entity: 'month',
+        entityId: month,
+        after: {
+          chargeMethod,
+          totalPaise: bill.totalPaise,
+          allocatedPaise: bill.allocatedPaise,
+          charges: charges.length,
+          chargedPaise: charges.reduce((sum, c) => sum + c.amountPaise, 0),
+        },
+      });
+    });
+    this.cache.invalidate([month]);
+    this.logger.log({ month, by: actorId, chargeMethod }, 'Month closed; its bill is frozen and charged');
+    return this.billing.bill(month, chargeMethod);
+  }
+
+  async reopen(month: string, actorId: string): Promise<MonthStatus> {
+    const reopened = await this.repository.monthTransaction(month, { pauseWrites: false }, async (tx) => {
+      if (!(await this.repository.deleteClosure(tx, month, actorId))) return false;
+      const reversed = await this.accounts.reverseMonthCharges(tx, {
+        month,
+        date: monthBounds(month).last,
+        actorId,
+      });
+      await this.audit.record(tx, {
+        actorId,
+        action: 'reopened',
+        entity: 'month',
+        entityId: month,
+        before: { closed: true },
+        after: { closed: false, chargesReversed: reversed.count, reversedPaise: reversed.paise },
+      });
+      return true;
+    });
+    if (!reopened) throw conflict(BillingErrors.notClosed(month));
+    this.cache.invalidate([month]);
+    this.recalculator.markDirty([month]);
+    this.logger.log({ month, by: actorId }, 'Month reopened; its charges are reversed');
+    return this.status(month);
+  }
+
+  async status(month: string): Promise<MonthStatus> {
+    const [closure, log] = await Promise.all([
+      this.repository.findClosure(month),
+      this.repository.closeLog(month),
+    ]);
+    const actorIds = [...new Set(log.flatMap((e) => (e.actorId ? [e.actorId] : [])))];
+    const names = await this.users.namesOf(actorIds);
+    return {
+      month,
+      closed: Boolean(closure),
+      history: log.map((e) => ({
+        action: e.action,
+        at: e.at,
+        actorId: e.actorId,
+        actorName: (e.actorId && names.get(e.actorId)) ?? null,
+      })),
+    };
+  }
+
+  /** The months billing knows (computed, closed or reopened), newest first, with who closed them and when. */
+  async months(page: number, limit: number): Promise<{ months: MonthState[]; total: number }> {
+    const { rows, total } = await this.repository.listMonths(page, limit);
+    const names = await this.users.namesOf([
+      ...new Set(rows.flatMap((r) => (r.closedBy ? [r.closedBy] : []))),
+    ]);
+    return {
+      total,
+      months: rows.map((r) => ({
+        month: r.month,
+        closed: r.closedAt !== null,
+        closedAt: r.closedAt,
+        closedBy: r.closedBy ? { id: r.closedBy, fullName: names.get(r.closedBy) ?? '' } : null,
+      })),
+    };
+  }
+
+  /** Each member's extras of the month in paise: none until extras exist (issue 11 reads them here, in `tx`). */
+  private extrasOf(_month: string, _tx: DbOrTx): Promise<ReadonlyMap<string, number>> {
+    return Promise.resolve(new Map());
+  }
+}

@@ -1,0 +1,37 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { OnEvent } from '@nestjs/event-emitter';
+import { DomainEvents, type PaymentEvent } from '../../common/events/domain-events';
+import { Messages } from './messages';
+import { NotificationsService } from './notifications.service';
+import { PendingWork } from './pending-work';
+
+/**
+ * PAYMENT_RECEIVED: a receipt to the member for each payment recorded on their account, through the durable queue
+ * with their channel and switch. The dedupe key is the entry's id, so a receipt is queued once per payment.
+ */
+@Injectable()
+export class PaymentReceiptsListener {
+  private readonly logger = new Logger('PaymentReceipts');
+  private readonly pending = new PendingWork(this.logger);
+
+  constructor(private readonly notifications: NotificationsService) {}
+
+  /** Resolves when every receipt started so far is queued (tests wait on it). */
+  idle(): Promise<void> {
+    return this.pending.idle();
+  }
+
+  @OnEvent(DomainEvents.PaymentRecorded)
+  onPaymentRecorded(event: PaymentEvent): void {
+    this.pending.track('payment receipt', () =>
+      this.notifications.notify([
+        {
+          userId: event.userId,
+          type: 'PAYMENT_RECEIVED',
+          ...Messages.paymentReceived(event),
+          dedupeKey: `PAYMENT_RECEIVED:${event.entryId}`,
+        },
+      ]),
+    );
+  }
+}
