@@ -9,6 +9,7 @@ import { Logger } from 'nestjs-pino';
 import { AppConfig } from './config/app-config';
 import { AppModule } from './app.module';
 import { addSharedErrorResponses, finishDocument, operationId } from './common/http/api-docs';
+import { corsOptions, refuseForeignPreflight } from './common/http/cors';
 import { PrometheusMetrics } from './common/stats/prometheus';
 import { RequestMetrics } from './modules/health/request-metrics';
 
@@ -60,13 +61,7 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
 export async function configureApp(app: NestFastifyApplication, config: AppConfig): Promise<void> {
   app.useLogger(app.get(Logger));
   app.setGlobalPrefix(API_PREFIX);
-  app.enableCors({
-    origin: config.corsOrigins.length ? config.corsOrigins : false,
-    methods: ['GET', 'POST', 'PUT', 'DELETE', 'OPTIONS'],
-    allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id'],
-    exposedHeaders: ['X-Request-Id', 'Retry-After'],
-    maxAge: 600,
-  });
+  app.enableCors(corsOptions(config.corsOrigins));
   await app.register(fastifyHelmet, {
     contentSecurityPolicy: {
       directives: {
@@ -86,6 +81,7 @@ export async function configureApp(app: NestFastifyApplication, config: AppConfi
   // The API speaks JSON only: without this, a text/plain body reaches validation as a string and answers a
   // confusing 400 about every field; now it is 415 like any other content type.
   fastify.removeContentTypeParser('text/plain');
+  fastify.addHook('onRequest', refuseForeignPreflight(config.corsOrigins));
   const metrics = app.get(RequestMetrics);
   const prometheus = app.get(PrometheusMetrics);
   fastify.addHook('onRequest', (request, reply, done) => {

@@ -11,7 +11,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Cache, job-queue and rate-limiter counters (admin) */
+        /**
+         * Status with its reasons, and cache, job-queue and rate-limiter counters (admin)
+         * @description `unhealthy` when the database does not answer; else `degraded` when at least one notification delivery job failed for good within the last 24 hours; else `healthy`. `reasons` says why (empty when healthy). Older failures stay counted in `jobQueue.failed` but no longer degrade the status.
+         */
         get: operations["getHealthSummary"];
         put?: never;
         post?: never;
@@ -488,12 +491,12 @@ export interface paths {
         };
         /**
          * List feedback, newest meal first, with the member nested as `userId: {_id, fullName}`
-         * @description Any member reads all feedback. Filters combine. `mealType` is matched as given (names no longer configured still find their old feedback). Paged: `limit` defaults to 100, at most 500.
+         * @description Any member reads all feedback. A student sees who gave only their own: on other members’ feedback `userId` is null (anonymous), and the `userId` filter may name only themself (else 403). Managers, treasurers and admins see every member. Filters combine. `mealType` is matched as given (names no longer configured still find their old feedback). Paged: `limit` defaults to 100, at most 500.
          */
         get: operations["listFeedback"];
         put?: never;
         /**
-         * Rate a meal: one feedback per member, date and meal type (a second is 409; edit it with PUT)
+         * Rate a meal: one feedback per member, date and meal type (a second is 409 naming the first as `existingId`; edit it with PUT)
          * @description `rating` is a JSON integer from 1 to 5. `comment` is optional, trimmed, at most 1000 characters. `mealType` must be a configured meal time and `date` today or earlier in the mess time zone.
          */
         post: operations["submitFeedback"];
@@ -623,7 +626,7 @@ export interface paths {
         put?: never;
         /**
          * Publish the menu of one meal (manager; admin passes); the caller becomes its owner
-         * @description `mealType` must be one of the configured meal times. One menu per (date, mealType): a second is 409.
+         * @description `mealType` must be one of the configured meal times. One menu per (date, mealType): a second is 409, whose `existingId` is the menu that holds the slot.
          */
         post: operations["createMeal"];
         delete?: never;
@@ -643,7 +646,7 @@ export interface paths {
         get: operations["getMeal"];
         /**
          * Replace a menu (its publisher, or an admin)
-         * @description A full replacement with the same fields and rules as POST; an omitted `notes` becomes empty. Moving it onto a (date, mealType) that already has a menu is 409. Anyone else gets 403.
+         * @description A full replacement with the same fields and rules as POST; an omitted `notes` becomes empty. Moving it onto a (date, mealType) that already has a menu is 409 (`existingId`: that menu). Anyone else gets 403.
          */
         put: operations["replaceMeal"];
         post?: never;
@@ -769,7 +772,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send a test message now: email to the configured sender address, WhatsApp to MSG_TEST_PHONE or your phone. `both` tries WhatsApp, then email. Limited per member per hour (429). `success` is false when nothing was sent. */
+        /**
+         * Send a test message now: email to the configured sender address, WhatsApp to MSG_TEST_PHONE or your phone. `both` tries WhatsApp, then email. Limited per member per hour (429).
+         * @description 503 when none of the channels asked for is configured (nothing is tried, nothing counts against the hourly limit; the error names the settings to set). Otherwise 200 with the outcome: `success` is false when a configured channel was tried and did not deliver, and `details` gives each channel’s reason.
+         */
         post: operations["sendTestNotification"];
         delete?: never;
         options?: never;
@@ -837,7 +843,10 @@ export interface paths {
         };
         /** Read a member: yourself, or anyone as admin, manager or treasurer */
         get: operations["getUser"];
-        /** Update your own profile (fullName, phone); admins may update anyone */
+        /**
+         * Update your own profile (fullName, phone, room); admins may update anyone
+         * @description Send at least one of `fullName`, `phone`, `room`; each is validated as at registration. Only the fields sent change. Role and status have their own routes.
+         */
         put: operations["updateUser"];
         post?: never;
         delete?: never;
@@ -1274,6 +1283,12 @@ export interface components {
             /** @example Validation failed */
             error: string;
             /**
+             * Format: uuid
+             * @description A 409 for a taken place (a menu slot, a second feedback): the id of the record that holds it
+             * @example 0193a5e4-7c1a-7c9e-9d3b-4a1f2e3d4c5b
+             */
+            existingId?: string;
+            /**
              * @example false
              * @enum {boolean}
              */
@@ -1410,8 +1425,8 @@ export interface components {
             rating: number;
             /** Format: date-time */
             updatedAt: string;
-            /** @description The member who gave the feedback */
-            userId: components["schemas"]["FeedbackMemberDto"];
+            /** @description The member who gave the feedback. Null for a student reading another member’s feedback (anonymous); managers, treasurers and admins see every member */
+            userId: components["schemas"]["FeedbackMemberDto"] | null;
         };
         FeedbackMemberDto: {
             /** @example 0193a5e4-7c1a-7c9e-9d3b-4a1f2e3d4c5b */
@@ -1488,8 +1503,19 @@ export interface components {
             cache: components["schemas"]["CacheSummaryDto"];
             jobQueue: components["schemas"]["JobQueueSummaryDto"];
             rateLimiter: components["schemas"]["RateLimiterSummaryDto"];
-            /** @enum {string} */
-            status: "healthy" | "unhealthy";
+            /**
+             * @description Why the status is not `healthy`; empty when it is
+             * @example [
+             *       "65 notification deliveries failed in the last 24 hours"
+             *     ]
+             */
+            reasons: string[];
+            /**
+             * @description `unhealthy` when the database does not answer; else `degraded` when at least one notification delivery job failed for good within the last 24 hours; else `healthy`. `reasons` says why (empty when healthy). Older failures stay counted in `jobQueue.failed` but no longer degrade the status.
+             * @example degraded
+             * @enum {string}
+             */
+            status: "healthy" | "degraded" | "unhealthy";
             /** @example true */
             success: boolean;
         };
@@ -1841,7 +1867,10 @@ export interface components {
              * @example +91-9876543210
              */
             phone: string;
-            /** @example B-214 */
+            /**
+             * @description Hostel room, 1 to 30 characters
+             * @example B-214
+             */
             room: string;
         };
         RegisterResponseDto: {
@@ -2071,6 +2100,11 @@ export interface components {
              * @example +91-9876543210
              */
             phone?: string;
+            /**
+             * @description Hostel room, 1 to 30 characters
+             * @example B-214
+             */
+            room?: string;
         };
         UserEnvelopeDto: {
             /** @example true */
@@ -2194,9 +2228,9 @@ export interface operations {
             query?: {
                 /** @description A month; default: this month (mess time zone) */
                 month?: string;
-                /** @description Start of a custom period (with endDate), inclusive */
+                /** @description Start of a custom period (with endDate, not with month), inclusive; e.g. 2025-03-01 */
                 startDate?: string;
-                /** @description End of a custom period (with startDate), inclusive */
+                /** @description End of a custom period (with startDate, not with month), inclusive; e.g. 2025-03-31 */
                 endDate?: string;
             };
             header?: never;
@@ -3544,7 +3578,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency is unavailable, or the service is too busy (then with Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3636,6 +3670,15 @@ export interface operations {
                 headers: {
                     /** @description Seconds until a request is accepted again */
                     "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description A dependency is unavailable, or the service is too busy (then with Retry-After) */
+            503: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -3753,6 +3796,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
+            /** @description A dependency is unavailable, or the service is too busy (then with Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
         };
     };
     register: {
@@ -3818,6 +3870,15 @@ export interface operations {
                 headers: {
                     /** @description Seconds until a request is accepted again */
                     "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description A dependency is unavailable, or the service is too busy (then with Retry-After) */
+            503: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -4259,7 +4320,7 @@ export interface operations {
                 mealType?: string;
                 date?: string;
                 rating?: number;
-                /** @description One member's feedback */
+                /** @description One member's feedback (a student: only their own id, else 403) */
                 userId?: string;
             };
             header?: never;
@@ -4293,6 +4354,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Not allowed: the caller does not own the record, or the account is not approved */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
             /** @description Too many requests; wait for the seconds in Retry-After */
@@ -4666,9 +4736,9 @@ export interface operations {
             query?: {
                 /** @description One day. Not together with `week`. */
                 date?: string;
-                /** @description ISO-8601 week number (Monday to Sunday) of `year`; 53 only in years that have it */
+                /** @description ISO-8601 week number (Monday to Sunday) of `year`; 53 only in years that have it. Not together with `date`. For example 11. */
                 week?: number;
-                /** @description The ISO week-numbering year of `week`; only with `week`. Defaults to the year of today's week in the mess time zone. */
+                /** @description The ISO week-numbering year of `week`; only with `week`. Defaults to the year of today's week in the mess time zone. For example 2025. */
                 year?: number;
                 /** @description Exact meal type. Not checked against the configuration, so menus of a meal time since removed stay findable. */
                 mealType?: string;
@@ -5445,6 +5515,15 @@ export interface operations {
                 headers: {
                     /** @description Seconds until a request is accepted again */
                     "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description A dependency is unavailable, or the service is too busy (then with Retry-After) */
+            503: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {

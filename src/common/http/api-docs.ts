@@ -20,6 +20,13 @@ export class ErrorResponseDto {
   @ApiProperty({ example: 'Validation failed' }) error: string;
   @ApiPropertyOptional({ type: [FieldErrorDto], description: 'One entry per bad field (400 only)' })
   details?: FieldErrorDto[];
+  @ApiPropertyOptional({
+    format: 'uuid',
+    description:
+      'A 409 for a taken place (a menu slot, a second feedback): the id of the record that holds it',
+    example: '0193a5e4-7c1a-7c9e-9d3b-4a1f2e3d4c5b',
+  })
+  existingId?: string;
 }
 
 /** The contract's bare guard bodies: 401 `No token` / `Invalid token`, 403 `Forbidden`. */
@@ -38,8 +45,11 @@ export const INVALID_ID = 'Invalid id: expected a UUID';
 export const TOO_LARGE = 'Request body is too large';
 export const TOO_MANY = 'Too many requests; try again later';
 
-/** What an error answer's body says: its `error` text, and `details` for a 400. */
-export type ErrorExample = string | { error: string; details: { field: string; message: string }[] };
+/** What an error answer's body says: its `error` text, and `details` for a 400 or `existingId` for a 409. */
+export type ErrorExample =
+  | string
+  | { error: string; details: { field: string; message: string }[] }
+  | { error: string; existingId: string };
 
 /**
  * A status a route can answer with an `{success: false, error}` body, optionally with the texts it really sends
@@ -74,7 +84,7 @@ const serviceDescriptions: Record<number, string> = {
   409: 'Conflicts with existing data or with a closed month',
   413: 'Request body too large',
   429: 'Too many requests; wait for the seconds in Retry-After',
-  503: 'A dependency is unavailable',
+  503: 'A dependency is unavailable, or the service is too busy (then with Retry-After)',
 };
 
 const guardExamples = { 401: ['No token', 'Invalid token'], 403: ['Forbidden'] } as const;
@@ -101,9 +111,7 @@ const exampleKey = (text: string, taken: Record<string, unknown>): string => {
 };
 
 const errorBody = (example: ErrorExample) =>
-  typeof example === 'string'
-    ? { success: false, error: example }
-    : { success: false, error: example.error, details: example.details };
+  typeof example === 'string' ? { success: false, error: example } : { success: false, ...example };
 
 /** Collects the route's specs per status, keeping the texts in order (a status may be named more than once). */
 function byStatus(specs: readonly ErrorSpec[]): Map<number, ErrorExample[]> {

@@ -28,6 +28,8 @@ export interface JobCounts {
   pending: number;
   failed: number;
   processed: number;
+  /** Of `failed`, those that failed within the last FAILED_JOBS_WINDOW_HOURS: what the health summary judges. */
+  failedRecently: number;
 }
 
 /** One job per notification row, by the row's status: waiting, waiting for a retry, given up, delivered. */
@@ -38,12 +40,16 @@ export interface JobStatusCounts {
   sent: number;
 }
 
+/** How far back a failed job still makes the health summary `degraded`. */
+export const FAILED_JOBS_WINDOW_HOURS = 24;
+
 /** Implemented by the job queue once one exists; until then there is nothing pending, failed or processed. */
 @Injectable()
 export class JobQueueStats {
-  private source?: () => Promise<JobStatusCounts>;
+  private source?: () => Promise<JobCounts>;
+  private statusSource?: () => Promise<JobStatusCounts>;
 
-  attach(source: () => Promise<JobStatusCounts>): void {
+  attach(source: () => Promise<JobCounts>): void {
     this.source = source;
   }
 
@@ -51,13 +57,16 @@ export class JobQueueStats {
     return this.source !== undefined;
   }
 
-  async statusCounts(): Promise<JobStatusCounts> {
-    return this.source ? this.source() : { queued: 0, retrying: 0, failed: 0, sent: 0 };
+  /** The per-status counts the Prometheus metrics report (`mess_job_queue_jobs{state}`). */
+  attachStatus(source: () => Promise<JobStatusCounts>): void {
+    this.statusSource = source;
   }
 
-  /** The contract's summary: pending (queued or retrying), failed, processed (sent). */
+  async statusCounts(): Promise<JobStatusCounts> {
+    return this.statusSource ? this.statusSource() : { queued: 0, retrying: 0, failed: 0, sent: 0 };
+  }
+
   async counts(): Promise<JobCounts> {
-    const counts = await this.statusCounts();
-    return { pending: counts.queued + counts.retrying, failed: counts.failed, processed: counts.sent };
+    return this.source ? this.source() : { pending: 0, failed: 0, processed: 0, failedRecently: 0 };
   }
 }

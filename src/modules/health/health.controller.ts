@@ -13,6 +13,7 @@ import { CacheStats, JobQueueStats, RateLimitStats } from '../../common/stats/se
 import { Database } from '../../database/database';
 import { DatabaseHealthIndicator } from './database.health';
 import { RequestMetrics } from './request-metrics';
+import { SUMMARY_STATUS_RULE, SUMMARY_STATUSES, type SummaryStatus, summaryStatus } from './summary-status';
 
 class MemoryDto {
   @ApiProperty() rss: number;
@@ -47,7 +48,14 @@ class RateLimiterSummaryDto {
 }
 class HealthSummaryDto {
   @ApiProperty({ example: true }) success: true;
-  @ApiProperty({ enum: ['healthy', 'unhealthy'] }) status: string;
+  @ApiProperty({ enum: SUMMARY_STATUSES, description: SUMMARY_STATUS_RULE, example: 'degraded' })
+  status: SummaryStatus;
+  @ApiProperty({
+    type: [String],
+    description: 'Why the status is not `healthy`; empty when it is',
+    example: ['65 notification deliveries failed in the last 24 hours'],
+  })
+  reasons: string[];
   @ApiProperty({ type: CacheSummaryDto }) cache: CacheSummaryDto;
   @ApiProperty({ type: JobQueueSummaryDto }) jobQueue: JobQueueSummaryDto;
   @ApiProperty({ type: RateLimiterSummaryDto }) rateLimiter: RateLimiterSummaryDto;
@@ -217,16 +225,21 @@ export class HealthController {
 
   @Get('admin/health-summary')
   @Roles('admin')
-  @ApiOperation({ summary: 'Cache, job-queue and rate-limiter counters (admin)' })
+  @ApiOperation({
+    summary: 'Status with its reasons, and cache, job-queue and rate-limiter counters (admin)',
+    description: SUMMARY_STATUS_RULE,
+  })
   @ApiOkResponse({ type: HealthSummaryDto })
   @ApiRoleAuth()
   async summary(): Promise<HealthSummaryDto> {
     const database = (await this.databaseIndicator.check()).database;
+    const jobs = await this.jobs.counts().catch(() => undefined);
+    const { pending, failed, processed } = jobs ?? { pending: 0, failed: 0, processed: 0 };
     return {
       success: true,
-      status: database.status === 'up' ? 'healthy' : 'unhealthy',
+      ...summaryStatus(database.status === 'up', jobs ?? { pending, failed, processed, failedRecently: 0 }),
       cache: this.cacheSummary(),
-      jobQueue: await this.jobs.counts(),
+      jobQueue: { pending, failed, processed },
       rateLimiter: {
         blockedRequests: this.rateLimits.blockedRequests,
         totalRequests: this.rateLimits.totalRequests,
