@@ -4,7 +4,7 @@ import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'coverage/', 'drizzle/', 'data/', '*.config.js', 'eslint.config.mjs'] },
+  { ignores: ['dist/', 'dist-bench/', 'dist-fuzz/', 'node_modules/', 'coverage/', 'drizzle/', 'data/', '*.config.js', 'eslint.config.mjs'] },
   eslint.configs.recommended,
   ...tseslint.configs.recommended,
   prettier,

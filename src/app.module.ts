@@ -1,4 +1,4 @@
-import { DynamicModule, Module, ValidationPipe } from '@nestjs/common';
+import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { EventEmitterModule } from '@nestjs/event-emitter';
 import { ScheduleModule } from '@nestjs/schedule';
@@ -10,13 +10,13 @@ import { CacheInvalidationModule } from './common/cache/cache-invalidation.modul
 import { RequestContextInterceptor } from './common/context/request-context.interceptor';
 import { AllExceptionsFilter } from './common/errors/http-exception.filter';
 import { logSafeError } from './common/errors/log-safe-error';
-import { validationExceptionFactory } from './common/errors/validation';
 import {
   LoginFailureInterceptor,
   RateLimitGuard,
   rateLimitStorage,
   throttlerOptions,
 } from './common/http/rate-limit';
+import { RequestValidationPipe } from './common/http/request-validation.pipe';
 import { AppConfig } from './config/app-config';
 import { CoreModule } from './config/core.module';
 import { DatabaseModule } from './database/database.module';
@@ -33,7 +33,7 @@ import { MessConfigModule } from './modules/mess-config/mess-config.module';
 import { NotificationsModule } from './modules/notifications/notifications.module';
 import { UsersModule } from './modules/users/users.module';
 
-const QUIET_PATHS = new Set(['/api/live', '/api/ready']);
+const QUIET_PATHS = new Set(['/api/live', '/api/ready', '/api/metrics/prometheus']);
 
 @Module({})
 export class AppModule {
@@ -90,16 +90,7 @@ export class AppModule {
         // First, so every handler (and what it awaits) runs inside its request's context (the audit's request id).
         { provide: APP_INTERCEPTOR, useClass: RequestContextInterceptor },
         { provide: APP_INTERCEPTOR, useClass: LoginFailureInterceptor },
-        {
-          provide: APP_PIPE,
-          useValue: new ValidationPipe({
-            whitelist: true,
-            forbidNonWhitelisted: true,
-            transform: true,
-            stopAtFirstError: true,
-            exceptionFactory: validationExceptionFactory,
-          }),
-        },
+        { provide: APP_PIPE, useValue: new RequestValidationPipe() },
       ],
     };
   }

@@ -8,7 +8,10 @@ import type { IncomingMessage } from 'node:http';
 import { Logger } from 'nestjs-pino';
 import { AppConfig } from './config/app-config';
 import { AppModule } from './app.module';
-import { addSharedErrorResponses } from './common/http/api-docs';
+import { addSharedErrorResponses, finishDocument, operationId } from './common/http/api-docs';
+import { corsOptions, refuseForeignPreflight } from './common/http/cors';
+import { PrometheusMetrics } from './common/stats/prometheus';
+import { parseFormBody, parseJsonBody, parseQueryString } from './common/http/request-parsing';
 import { RequestMetrics } from './modules/health/request-metrics';
 
 export const API_PREFIX = 'api';
@@ -21,6 +24,9 @@ export function fastifyAdapter(config: AppConfig): FastifyAdapter {
     // on close", which cut requests in flight. Without it Node's server.close() drops only idle keep-alive
     // connections and waits for the rest; a request arriving on one meanwhile is answered 503.
     return503OnClosing: true,
+    // One strict parser for every query string (see request-parsing.ts): repeated keys become arrays for the
+    // validation pipe to refuse, malformed encoding and ill-formed Unicode are recorded and answered with 400.
+    routerOptions: { querystringParser: parseQueryString },
     // Our own request ids: a well-formed X-Request-Id from the caller (a proxy, another service) or a new UUID.
     requestIdHeader: false,
     genReqId: (req: IncomingMessage) => {
@@ -63,13 +69,7 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
 export async function configureApp(app: NestFastifyApplication, config: AppConfig): Promise<void> {
   app.useLogger(app.get(Logger));
   app.setGlobalPrefix(API_PREFIX);
-  app.enableCors({
-    origin: config.corsOrigins.length ? config.corsOrigins : false,
-    methods: ['GET', 'POST', 'PUT', 'DELETE', 'OPTIONS'],
-    allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id'],
-    exposedHeaders: ['X-Request-Id', 'Retry-After'],
-    maxAge: 600,
-  });
+  app.enableCors(corsOptions(config.corsOrigins));
   await app.register(fastifyHelmet, {
     contentSecurityPolicy: {
       directives: {
@@ -89,15 +89,36 @@ export async function configureApp(app: NestFastifyApplication, config: AppConfi
   // The API speaks JSON only: without this, a text/plain body reaches validation as a string and answers a
   // confusing 400 about every field; now it is 415 like any other content type.
   fastify.removeContentTypeParser('text/plain');
+  fastify.addHook('onRequest', refuseForeignPreflight(config.corsOrigins));
+  // Our own JSON and form parsers (registered before Nest's defaults, which then stand aside): the nesting depth and
+  // the Unicode are checked while the body is parsed, before any validator walks it. See request-parsing.ts.
+  // (A throw inside reaches the error handler, and so the exception filter, like any other error.)
+  app.useBodyParser('application/json', { bodyLimit: config.bodyLimitBytes }, (_request, body, done) =>
+    done(null, parseJsonBody(body)),
+  );
+  app.useBodyParser(
+    'application/x-www-form-urlencoded',
+    { bodyLimit: config.bodyLimitBytes },
+    (_request, body, done) => done(null, parseFormBody(body)),
+  );
   const metrics = app.get(RequestMetrics);
+  const prometheus = app.get(PrometheusMetrics);
   fastify.addHook('onRequest', (request, reply, done) => {
     // The same id in the response and, through the raw request, in every log line of the request.
     (request.raw as { id?: string }).id = request.id;
     void reply.header('x-request-id', request.id);
+    prometheus.requestStarted();
     done();
   });
   fastify.addHook('onResponse', (request, reply, done) => {
     metrics.record(reply.elapsedTime, reply.statusCode);
+    // The route's template (`/api/expenses/:id`), never the URL: label values stay bounded.
+    prometheus.requestFinished(
+      request.method,
+      request.routeOptions.url,
+      reply.statusCode,
+      reply.elapsedTime / 1000,
+    );
     done();
   });
   SwaggerModule.setup('docs', app, buildOpenApiDocument(app), {
@@ -123,8 +144,11 @@ export function buildOpenApiDocument(app: INestApplication) {
     .setTitle('Mess API')
     .setDescription(description)
     .setVersion('2.0')
+    .setLicense('MIT', 'https://opensource.org/licenses/MIT')
     .addServer('/')
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' })
     .build();
-  return addSharedErrorResponses(SwaggerModule.createDocument(app, options));
+  return finishDocument(
+    addSharedErrorResponses(SwaggerModule.createDocument(app, options, { operationIdFactory: operationId })),
+  );
 }

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { type NotificationSettings, readNotificationSettings } from './notifications-config';
 
@@ -91,9 +92,20 @@ export abstract class AppConfig {
     loginPerMinutePerIp: number;
     loginPer15MinPerEmail: number;
   };
-  declare readonly db: { poolMax: number; statementTimeoutMs: number; connectionTimeoutMs: number };
+  declare readonly db: {
+    poolMax: number;
+    statementTimeoutMs: number;
+    connectionTimeoutMs: number;
+    /** Client-side deadline of every query on the server engine: a silent database answers 503 after this. */
+    queryTimeoutMs: number;
+  };
   declare readonly readyTimeoutMs: number;
+  /** METRICS_TOKEN: when set, GET /api/metrics/prometheus asks for `Authorization: Bearer <it>`; else it is public. */
+  declare readonly metricsToken: string | undefined;
   declare readonly bcryptCost: number;
+  /** Password hashes computed at once (the rest wait), and how long one may wait before a 503. */
+  declare readonly bcryptConcurrency: number;
+  declare readonly bcryptQueueTimeoutMs: number;
   /** Mail and messaging providers, delivery queue and schedules (see notifications-config.ts). */
   declare readonly notifications: NotificationSettings;
 }
@@ -170,6 +182,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${logLevel}")`);
   }
 
+  const statementTimeoutMs = int('DB_STATEMENT_TIMEOUT_MS', 10_000, 100, 600_000);
+  const queryTimeoutMs = int('DB_QUERY_TIMEOUT_MS', statementTimeoutMs + 1_000, 100, 601_000);
+  if (queryTimeoutMs <= statementTimeoutMs) {
+    problems.push(
+      `DB_QUERY_TIMEOUT_MS (${queryTimeoutMs}) must be above DB_STATEMENT_TIMEOUT_MS (${statementTimeoutMs}): the ` +
+        'server cancels a slow statement itself; the client-side deadline is for a server that does not answer at all',
+    );
+  }
+
   const config = {
     env: nodeEnv,
     port: int('PORT', 3000, 0, 65535),
@@ -199,11 +220,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     },
     db: {
       poolMax: int('DB_POOL_MAX', 10, 1, 200),
-      statementTimeoutMs: int('DB_STATEMENT_TIMEOUT_MS', 10_000, 100, 600_000),
+      statementTimeoutMs,
       connectionTimeoutMs: int('DB_CONNECTION_TIMEOUT_MS', 1_500, 100, 60_000),
+      queryTimeoutMs,
     },
     readyTimeoutMs: int('READY_TIMEOUT_MS', 1_500, 100, 60_000),
+    metricsToken: str('METRICS_TOKEN'),
     bcryptCost: int('BCRYPT_COST', 10, 10, 15),
+    bcryptConcurrency: int('BCRYPT_CONCURRENCY', Math.max(1, availableParallelism() - 1), 1, 64),
+    bcryptQueueTimeoutMs: int('BCRYPT_QUEUE_TIMEOUT_MS', 3_000, 100, 60_000),
     notifications: readNotificationSettings(env, problems),
   };
   if (problems.length) throw new ConfigError(problems);

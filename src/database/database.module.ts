@@ -15,6 +15,7 @@ import { Database, openDatabase } from './database';
           poolMax: config.db.poolMax,
           statementTimeoutMs: config.db.statementTimeoutMs,
           connectionTimeoutMs: config.db.connectionTimeoutMs,
+          queryTimeoutMs: config.db.queryTimeoutMs,
           template: config.embeddedTemplate,
         });
         await database.migrate();

@@ -8,7 +8,7 @@ import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { Pool } from 'pg';
+import { Client, Pool, type PoolClient } from 'pg';
 import { IN_MEMORY } from '../config/app-config';
 import * as schema from './schema';
 
@@ -38,8 +38,17 @@ export interface DatabaseOptions {
   poolMax?: number;
   statementTimeoutMs?: number;
   connectionTimeoutMs?: number;
+  /** Client-side deadline of every query (pg's query_timeout); default: the statement timeout + 1 s. */
+  queryTimeoutMs?: number;
   /** For the in-memory engine: a dump of an already migrated data directory to start from (tests). */
   template?: Blob;
+}
+
+export interface PoolStats {
+  total: number;
+  idle: number;
+  waiting: number;
+  max: number;
 }
 
 export type DatabaseConnection = { kind: 'embedded'; client: PGlite } | { kind: 'server'; url: string };
@@ -53,6 +62,12 @@ export abstract class Database {
   abstract close(): Promise<void>;
   /** How a second client (the job queue) reaches this same database: the PGlite instance, or the server's URL. */
   abstract connection(): DatabaseConnection;
+  /**
+   * The connections for the metrics: open ones, idle ones, callers waiting for one, and the most there can be. The
+   * embedded engine is a single connection that the process holds open (1 in use, none idle, max 1); callers queue
+   * inside PGlite, which does not say how many.
+   */
+  abstract poolStats(): PoolStats;
 
   /** Resolves when the database answers `select 1` within `timeoutMs`, rejects otherwise. */
   async ping(timeoutMs: number): Promise<number> {
@@ -94,6 +109,12 @@ class EmbeddedDatabase extends Database {
 
   connection(): DatabaseConnection {
     return { kind: 'embedded', client: this.client };
+  }
+
+  poolStats(): PoolStats {
+    return this.closed
+      ? { total: 0, idle: 0, waiting: 0, max: 1 }
+      : { total: 1, idle: 0, waiting: 0, max: 1 };
   }
 
   async migrate(): Promise<void> {
@@ -148,6 +169,16 @@ class ServerDatabase extends Database {
     return { kind: 'server', url: this.url };
   }
 
+  poolStats(): PoolStats {
+    const pool = this.pool;
+    return {
+      total: pool.totalCount,
+      idle: pool.idleCount,
+      waiting: pool.waitingCount,
+      max: pool.options.max ?? 10,
+    };
+  }
+
   async migrate(): Promise<void> {
     const client = await this.pool.connect();
     try {
@@ -166,16 +197,70 @@ class ServerDatabase extends Database {
   }
 }
 
+/** The message node-postgres gives a query that outlived `query_timeout`. */
+const QUERY_READ_TIMEOUT = 'Query read timeout';
+
+/**
+ * A pg client whose connection is destroyed as soon as one of its queries misses the client-side deadline
+ * (`query_timeout`). node-postgres only fails that query: the connection keeps waiting for its answer, every later
+ * query on it (a transaction's ROLLBACK, the next request after the pool handed it out again) waits its own full
+ * deadline, and a pool of such clients stays stuck after the network comes back. Destroyed, its pending queries
+ * fail at once and the pool replaces it.
+ */
+class DeadlineClient extends Client {
+  constructor(config?: ConstructorParameters<typeof Client>[0]) {
+    super(config);
+    // A connection lost while the client is checked out fails its queries (and so the request, with 503); the
+    // 'error' event it also emits then has no pool listener, and unheard it would crash the process.
+    this.on('error', () => undefined);
+  }
+
+  override query(...args: unknown[]): never {
+    const result = (super.query as (...a: unknown[]) => unknown)(...args);
+    if (result && typeof (result as Promise<unknown>).then === 'function') {
+      (result as Promise<unknown>).catch((error: unknown) => {
+        if (error instanceof Error && error.message === QUERY_READ_TIMEOUT) destroyConnection(this);
+      });
+    }
+    return result as never;
+  }
+}
+
+/** node-postgres' socket of a client (not in its typings). */
+function destroyConnection(client: Client | PoolClient): void {
+  (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+}
+
+/** Whether a query is still outstanding on a client (node-postgres internals, guarded). */
+function hasPendingQuery(client: PoolClient): boolean {
+  const internals = client as unknown as { _getActiveQuery?: () => unknown; _queryQueue?: unknown[] };
+  return Boolean(internals._getActiveQuery?.() ?? internals._queryQueue?.length);
+}
+
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   const logger = new Logger('Database');
   if (options.databaseUrl) {
+    const statementTimeoutMs = options.statementTimeoutMs ?? 10_000;
     const pool = new Pool({
       connectionString: options.databaseUrl,
       max: options.poolMax ?? 10,
+      // Also the longest wait for a free client of a full pool: both end as 503 Database unavailable.
       connectionTimeoutMillis: options.connectionTimeoutMs ?? 1_500,
-      statement_timeout: options.statementTimeoutMs ?? 10_000,
+      statement_timeout: statementTimeoutMs,
+      // The server enforces statement_timeout, so it cannot fire when the server is silent (a network partition
+      // leaves the connection open and nothing comes back): this deadline is the client's own.
+      query_timeout: options.queryTimeoutMs ?? statementTimeoutMs + 1_000,
       idleTimeoutMillis: 30_000,
       application_name: 'mess',
+      Client: DeadlineClient,
+    });
+    // A client handed back with a query still outstanding (its deadline passed inside a transaction) is never
+    // reused: ended here, the pool drops it instead of keeping it idle.
+    pool.on('release', (error: Error | undefined, client: PoolClient) => {
+      if (!error && hasPendingQuery(client)) {
+        destroyConnection(client);
+        void (client as unknown as Client).end().catch(() => undefined);
+      }
     });
     logger.log(`Using PostgreSQL server ${redactUrl(options.databaseUrl)}`);
     return new ServerDatabase(pool, options.databaseUrl);

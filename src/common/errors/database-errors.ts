@@ -29,8 +29,66 @@ function findPgError(error: unknown): PgLikeError | undefined {
   return undefined;
 }
 
-/** Maps an integrity or input violation reported by PostgreSQL to a 4xx; undefined for anything else. */
+export const DATABASE_UNAVAILABLE = 'Database unavailable';
+/** What a 503 `Database unavailable` tells the client to wait (Retry-After, seconds). */
+export const DATABASE_RETRY_AFTER_SECONDS = 2;
+
+/** 503 `Database unavailable` with Retry-After: the database refused, dropped, or did not answer in time. */
+export class DatabaseUnavailableError extends ApiError {
+  readonly retryAfter = DATABASE_RETRY_AFTER_SECONDS;
+  constructor() {
+    super(HttpStatus.SERVICE_UNAVAILABLE, DATABASE_UNAVAILABLE);
+  }
+}
+
+/** Socket-level failures reaching the server (Node's error codes). */
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+/**
+ * SQLSTATEs that mean "the database cannot serve now", not "this request is wrong": class 08 (connection
+ * exception), 53300 too many connections, 57014 statement timeout / cancel, 57P01-57P03 shutdown or starting up.
+ */
+const UNAVAILABLE_STATES = /^(08...|53300|57014|57P0[123])$/;
+/**
+ * What node-postgres and its pool say when the server is silent or gone (they set no code): the client-side query
+ * deadline (query_timeout), a checkout or connection timeout, a connection dropped or destroyed; and PGlite closed.
+ */
+const UNAVAILABLE_MESSAGES =
+  /^(Query read timeout|timeout exceeded when trying to connect|Connection terminated( unexpectedly| due to connection timeout)?|Client has encountered a connection error and is not queryable|Client was closed and is not queryable|Cannot use a pool after calling end on the pool|PGlite is closed)\b/;
+
+/**
+ * Whether the error (under any Drizzle or driver wrapper) says the database is unreachable or silent rather than
+ * that the request broke a rule. Such errors answer 503 `Database unavailable`, never 500.
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current && typeof current === 'object'; depth += 1) {
+    const candidate = current as { code?: unknown; message?: unknown; name?: unknown; cause?: unknown };
+    if (candidate.name === 'DatabaseTimeoutError') return true;
+    if (typeof candidate.code === 'string') {
+      if (NETWORK_CODES.has(candidate.code) || UNAVAILABLE_STATES.test(candidate.code)) return true;
+    }
+    if (typeof candidate.message === 'string' && UNAVAILABLE_MESSAGES.test(candidate.message)) return true;
+    current = candidate.cause;
+  }
+  return false;
+}
+
+/**
+ * Maps a database error to its answer: 503 when the database is unavailable (see isDatabaseUnavailable), a 4xx for
+ * an integrity or input violation reported by PostgreSQL; undefined for anything else.
+ */
 export function translateDatabaseError(error: unknown): ApiError | undefined {
+  if (isDatabaseUnavailable(error)) return new DatabaseUnavailableError();
   const pg = findPgError(error);
   if (!pg?.code) return undefined;
   const constraint = pg.constraint ?? pg.constraint_name;
@@ -68,6 +126,12 @@ export function translateDatabaseError(error: unknown): ApiError | undefined {
 /** The SQLSTATE of the PostgreSQL error under any wrapper; undefined when the error did not come from the database. */
 export function databaseErrorCode(error: unknown): string | undefined {
   return findPgError(error)?.code;
+}
+
+/** The unique constraint (index) a write broke, or undefined when the error is not a unique violation. */
+export function violatedUniqueConstraint(error: unknown): string | undefined {
+  const pg = findPgError(error);
+  return pg?.code === '23505' ? (pg.constraint ?? pg.constraint_name) : undefined;
 }
 
 export function isUniqueViolation(error: unknown): boolean {

@@ -1,7 +1,7 @@
-import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GuardError, RawBodyError } from './api-error';
-import { translateDatabaseError } from './database-errors';
+import { DatabaseUnavailableError, translateDatabaseError } from './database-errors';
 import { logSafeError } from './log-safe-error';
 
 export interface ErrorBody {
@@ -18,20 +18,39 @@ export interface ErrorBody {
 @Catch()
 export class AllExceptionsFilter implements ExceptionFilter {
   private readonly logger = new Logger('Errors');
+  private unavailableSince = 0;
+  private unavailableCount = 0;
+
+  /** 503s while the database is away are logged once per burst (at most every 30 s), with how many there were. */
+  private noteUnavailable(exception: unknown): void {
+    const now = Date.now();
+    this.unavailableCount += 1;
+    if (now - this.unavailableSince < 30_000) return;
+    const message = (logSafeError(exception) as { message?: string }).message ?? String(exception);
+    this.logger.warn(
+      `Database unavailable, answering 503 (${this.unavailableCount} since the last report): ${message}`,
+    );
+    this.unavailableSince = now;
+    this.unavailableCount = 0;
+  }
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
     const reply = http.getResponse<FastifyReply>();
     const request = http.getRequest<FastifyRequest>();
-    const { status, body } = this.describe(exception, request);
-    if (status === HttpStatus.TOO_MANY_REQUESTS && exception instanceof HttpException) {
-      const retryAfter = (exception.getResponse() as { retryAfter?: number }).retryAfter;
-      if (retryAfter) void reply.header('retry-after', String(retryAfter));
-    }
+    const { status, body, retryAfter } = this.describe(exception, request);
+    if (retryAfter) void reply.header('retry-after', String(retryAfter));
+    // Every error is JSON, whatever the route would have answered (a CSV route has set text/csv before its
+    // query was validated): without this, Fastify cannot send the object and the error became a 500.
+    void reply.removeHeader('content-disposition');
+    void reply.type('application/json; charset=utf-8');
     void reply.status(status).send(body);
   }
 
-  describe(exception: unknown, request?: FastifyRequest): { status: number; body: ErrorBody } {
+  describe(
+    exception: unknown,
+    request?: FastifyRequest,
+  ): { status: number; body: ErrorBody; retryAfter?: number } {
     if (exception instanceof GuardError || exception instanceof RawBodyError) {
       return { status: exception.getStatus(), body: exception.getResponse() as ErrorBody };
     }
@@ -45,18 +64,26 @@ export class AllExceptionsFilter implements ExceptionFilter {
     if (exception instanceof HttpException) {
       const status = exception.getStatus();
       const response = exception.getResponse();
+      const retryAfter = (exception as { retryAfter?: number }).retryAfter;
       if (typeof response === 'object' && response && 'success' in response) {
         const {
           success: _success,
           retryAfter: _retry,
           ...rest
         } = response as ErrorBody & { retryAfter?: number };
-        return { status, body: { success: false, ...rest } };
+        return { status, body: { success: false, ...rest }, retryAfter };
       }
-      return { status, body: { success: false, error: describeHttpResponse(response, exception.message) } };
+      return {
+        status,
+        body: { success: false, error: describeHttpResponse(response, exception.message) },
+        retryAfter,
+      };
     }
     const translated = translateDatabaseError(exception);
-    if (translated) return { status: translated.getStatus(), body: translated.getResponse() as ErrorBody };
+    if (translated) {
+      if (translated instanceof DatabaseUnavailableError) this.noteUnavailable(exception);
+      return this.describe(translated, request);
+    }
 
     this.logger.error(
       { err: logSafeError(exception), reqId: request?.id, method: request?.method, url: request?.url },

@@ -1,0 +1,67 @@
+import { type ArgumentMetadata, ValidationPipe } from '@nestjs/common';
+import { badRequest, type FieldError } from '../errors/api-error';
+import { validationExceptionFactory } from '../errors/validation';
+import { queryProblems } from './request-parsing';
+
+/** A number in a query is written in decimal: `10`, `-3`, `2.5`; not `0x10`, `1e1`, ` 10`, `Infinity` or ``. */
+const DECIMAL = /^-?\d{1,16}(\.\d{1,16})?$/;
+
+/**
+ * The global validation pipe: class-validator on every body, query and parameter DTO, plus the rules that hold for
+ * every query whatever its DTO says, so no route can forget them:
+ * - a query that arrived malformed (bad percent-encoding, text that is not well-formed Unicode) is a 400;
+ * - every query parameter is one value: `a=1&a=2` is a 400 naming `a` (no route takes a list in its query);
+ * - a query value that became a number must have been written in decimal.
+ */
+export class RequestValidationPipe extends ValidationPipe {
+  constructor() {
+    super({
+      whitelist: true,
+      forbidNonWhitelisted: true,
+      transform: true,
+      stopAtFirstError: true,
+      exceptionFactory: validationExceptionFactory,
+    });
+  }
+
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    if (metadata.type !== 'query') return super.transform(value, metadata);
+    const problems = [...queryProblems(value), ...this.repeated(value, metadata.data)];
+    if (problems.length) throw badRequest('Validation failed', problems);
+    const result = await super.transform(value, metadata);
+    const notDecimal = this.notDecimal(value, result, metadata.data);
+    if (notDecimal.length) throw badRequest('Validation failed', notDecimal);
+    return result;
+  }
+
+  private repeated(value: unknown, single?: string): FieldError[] {
+    const entries: [string, unknown][] =
+      single !== undefined
+        ? [[single, value]]
+        : value && typeof value === 'object'
+          ? Object.entries(value)
+          : [];
+    return entries
+      .filter(([, item]) => Array.isArray(item) || (item !== null && typeof item === 'object'))
+      .map(([field]) => ({ field, message: `${field} must be given once, as a single value` }));
+  }
+
+  private notDecimal(raw: unknown, result: unknown, single?: string): FieldError[] {
+    const pairs: [string, unknown, unknown][] =
+      single !== undefined
+        ? [[single, raw, result]]
+        : raw && typeof raw === 'object' && result && typeof result === 'object'
+          ? Object.keys(raw).map((key) => [
+              key,
+              (raw as Record<string, unknown>)[key],
+              (result as Record<string, unknown>)[key],
+            ])
+          : [];
+    return pairs
+      .filter(
+        ([, before, after]) =>
+          typeof before === 'string' && typeof after === 'number' && !DECIMAL.test(before),
+      )
+      .map(([field]) => ({ field, message: `${field} must be a number written in decimal digits` }));
+  }
+}
