@@ -3,7 +3,7 @@ import { request } from 'node:http';
 import { join } from 'node:path';
 import { ADMIN } from '../support/app';
 import { freshDatabase, type TestDatabase } from '../support/database';
-import { buildIfStale, ENTRY as entry, freePort } from '../support/service-process';
+import { buildIfStale, ENTRY as entry, freePort, ServiceProcess } from '../support/service-process';
 
 /**
  * The real server process (`node dist/main.js`) and a real SIGTERM, as Kubernetes stops a pod. This needs the build:
@@ -72,12 +72,15 @@ describe('The server process on SIGTERM', () => {
     child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
     exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-    const deadline = Date.now() + 60_000;
+    const deadline = Date.now() + ServiceProcess.START_DEADLINE_MS;
     for (;;) {
       if (child.exitCode !== null) throw new Error(`the server exited at start-up:\n${output}`);
       const live = await call(`${base}/live`).catch(() => undefined);
       if (live?.status === 200) break;
-      if (Date.now() > deadline) throw new Error(`the server did not answer /api/live in 60 s:\n${output}`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `the server did not answer /api/live in ${ServiceProcess.START_DEADLINE_MS / 1000} s:\n${output}`,
+        );
       await sleep(100);
     }
   }, 300_000);
