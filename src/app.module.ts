@@ -25,6 +25,7 @@ import { AuthModule } from './modules/auth/auth.module';
 import { ExpensesModule } from './modules/expenses/expenses.module';
 import { FeedbackModule } from './modules/feedback/feedback.module';
 import { HealthModule } from './modules/health/health.module';
+import { LeaveModule } from './modules/leave/leave.module';
 import { MealsModule } from './modules/meals/meals.module';
 import { MessConfigModule } from './modules/mess-config/mess-config.module';
 import { NotificationsModule } from './modules/notifications/notifications.module';
@@ -74,6 +75,7 @@ export class AppModule {
         ExpensesModule,
         MealsModule,
         AnalyticsModule,
+        LeaveModule,
         NotificationsModule,
         HealthModule,
       ],

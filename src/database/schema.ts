@@ -8,3 +8,4 @@ export * from '../modules/expenses/expenses.schema';
 export * from '../modules/meals/meals.schema';
 export * from '../modules/analytics/analytics.schema';
 export * from '../modules/notifications/notifications.schema';
+export * from '../modules/leave/leave.schema';

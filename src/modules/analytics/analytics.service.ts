@@ -426,6 +426,12 @@ export class AnalyticsService implements OnModuleInit {
     });
   }
 
+  /** Of `months`, those that are closed (their bill frozen): leave that touches one is refused. */
+  async closedAmong(months: string[]): Promise<string[]> {
+    const closed = new Set(await this.repository.closedMonths());
+    return months.filter((month) => closed.has(month));
+  }
+
   // ---- periods ----
 
   /** This month in the mess's time zone when none is given. */

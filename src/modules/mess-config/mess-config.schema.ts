@@ -18,6 +18,20 @@ export interface MealTime {
   endTime: string;
 }
 
+/** Extension 2.1: how members ask for leave. */
+export interface LeavePolicy {
+  minDays: number;
+  applyBeforeHours: number;
+  maxDaysPerMonth: number;
+  requiresApproval: boolean;
+}
+
+/** Extension 2.1: when members may mark their own meals. */
+export interface MarkingWindow {
+  daysAhead: number;
+  closesMinutesAfterEnd: number;
+}
+
 /** The mess's one configuration record; `singleton` makes a second row impossible. */
 export const messConfig = pgTable(
   'mess_config',
@@ -32,6 +46,10 @@ export const messConfig = pgTable(
     mealTimes: jsonb('meal_times').$type<MealTime[]>().notNull(),
     /** Optional monthly spending limit in rupees (exact decimal). */
     monthlyBudget: numeric('monthly_budget', { precision: 12, scale: 2 }),
+    /** Null: the defaults (DEFAULT_LEAVE_POLICY). */
+    leavePolicy: jsonb('leave_policy').$type<LeavePolicy>(),
+    /** Null: no window, members mark any date. */
+    markingWindow: jsonb('marking_window').$type<MarkingWindow>(),
     createdBy: uuid('created_by').references(() => users.id, { onDelete: 'set null' }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),

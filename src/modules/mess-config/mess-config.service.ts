@@ -3,10 +3,18 @@ import { badRequest, conflict, FieldError, notFound } from '../../common/errors/
 import { describeConstraint } from '../../common/errors/database-errors';
 import { MessConfigDto, SetupMessDto } from './dto/mess-config.dto';
 import { MessConfigRepository } from './mess-config.repository';
-import { MealTime, MessConfigRow } from './mess-config.schema';
+import { LeavePolicy, MarkingWindow, MealTime, MessConfigRow } from './mess-config.schema';
 import { normalizeIndianPhone } from '../users/phone';
 
 describeConstraint('mess_config_singleton_unique', 409, 'The mess is already set up');
+
+/** The leave rules of a mess that has not set its own (extension 2.1). */
+export const DEFAULT_LEAVE_POLICY: LeavePolicy = {
+  minDays: 1,
+  applyBeforeHours: 12,
+  maxDaysPerMonth: 0,
+  requiresApproval: true,
+};
 
 /** What applies until an admin runs the setup. */
 export const DEFAULT_MESS_CONFIG = {
@@ -21,6 +29,7 @@ export const DEFAULT_MESS_CONFIG = {
     { name: 'Dinner', startTime: '19:30', endTime: '21:30' },
   ] as MealTime[],
   monthlyBudget: null as number | null,
+  leavePolicy: DEFAULT_LEAVE_POLICY,
 };
 
 /** Other replicas' changes become visible within this time; our own at once. */
@@ -31,6 +40,9 @@ export interface MessSettings {
   expenseCategories: string[];
   mealTimes: MealTime[];
   monthlyBudget: number | null;
+  leavePolicy: LeavePolicy;
+  /** Undefined: members mark any date. */
+  markingWindow?: MarkingWindow;
 }
 
 @Injectable()
@@ -53,7 +65,14 @@ export class MessConfigService {
       expenseCategories: row.expenseCategories,
       mealTimes: row.mealTimes,
       monthlyBudget: row.monthlyBudget === null ? null : Number(row.monthlyBudget),
+      leavePolicy: row.leavePolicy ?? DEFAULT_LEAVE_POLICY,
+      ...(row.markingWindow ? { markingWindow: row.markingWindow } : {}),
     };
+  }
+
+  /** The configured meal time named `mealType`, or undefined. */
+  async mealTime(mealType: string): Promise<MealTime | undefined> {
+    return (await this.settings()).mealTimes.find((m) => m.name === mealType);
   }
 
   /** 400 unless `mealType` names a configured meal time (exact, case-sensitive); returns that meal time. */
@@ -116,6 +135,21 @@ const values = (body: SetupMessDto) => ({
   expenseCategories: body.expenseCategories,
   mealTimes: body.mealTimes.map(({ name, startTime, endTime }) => ({ name, startTime, endTime })),
   monthlyBudget: body.monthlyBudget === undefined ? null : body.monthlyBudget.toFixed(2),
+  // PUT replaces the whole configuration: a policy left out returns to the defaults, a window left out is removed.
+  leavePolicy: body.leavePolicy
+    ? {
+        minDays: body.leavePolicy.minDays,
+        applyBeforeHours: body.leavePolicy.applyBeforeHours,
+        maxDaysPerMonth: body.leavePolicy.maxDaysPerMonth,
+        requiresApproval: body.leavePolicy.requiresApproval,
+      }
+    : null,
+  markingWindow: body.markingWindow
+    ? {
+        daysAhead: body.markingWindow.daysAhead,
+        closesMinutesAfterEnd: body.markingWindow.closesMinutesAfterEnd,
+      }
+    : null,
 });
 
 /** Rules across fields that the DTO cannot say: start before end, no duplicate names or categories. */
@@ -152,6 +186,8 @@ const toDto = (row: MessConfigRow): MessConfigDto => ({
   expenseCategories: row.expenseCategories,
   mealTimes: row.mealTimes,
   monthlyBudget: row.monthlyBudget === null ? null : Number(row.monthlyBudget),
+  leavePolicy: row.leavePolicy ?? DEFAULT_LEAVE_POLICY,
+  ...(row.markingWindow ? { markingWindow: row.markingWindow } : {}),
   configured: true,
   createdBy: row.createdBy,
   createdAt: row.createdAt.toISOString(),

@@ -11,6 +11,7 @@ export const NOTIFICATION_TYPES = [
   'EXPENSE_ADDED',
   'BUDGET_EXCEEDED',
   'ATTENDANCE_CONFIRMATION',
+  'LEAVE_DECIDED',
 ] as const;
 export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
 
@@ -39,6 +40,7 @@ export const PREFERENCE_SWITCHES = [
   'expenseAdded',
   'budgetExceeded',
   'attendanceConfirmations',
+  'leaveDecisions',
 ] as const;
 export type PreferenceSwitch = (typeof PREFERENCE_SWITCHES)[number];
 export type PreferenceSwitches = Record<PreferenceSwitch, boolean>;
@@ -71,6 +73,12 @@ export const NOTIFICATION_TYPE_INFO: Record<NotificationType, NotificationTypeIn
     whatsapp: true,
     switch: 'attendanceConfirmations',
     purpose: 'attendance confirmation request',
+  },
+  LEAVE_DECIDED: {
+    email: true,
+    whatsapp: true,
+    switch: 'leaveDecisions',
+    purpose: 'your leave was approved or rejected',
   },
 };
 

@@ -8,19 +8,29 @@ import { ExpensesModule } from '../expenses/expenses.module';
 import { MealsModule } from '../meals/meals.module';
 import { MessConfigModule } from '../mess-config/mess-config.module';
 import { UsersModule } from '../users/users.module';
+import { LeaveCalendarModule } from '../leave/leave-calendar.module';
 import { EmailChannel } from './channels/email.channel';
 import { WhatsAppChannel } from './channels/whatsapp.channel';
 import { DeliveryService } from './delivery.service';
 import { NotificationQueue } from './notification-queue';
 import { MONTHLY_BILLS, MonthlyBills, NotificationSchedules } from './notification-schedules';
 import { NotificationTriggers } from './notification-triggers';
+import { LeaveDecidedListener } from './leave-decided.listener';
 import { NotificationsController } from './notifications.controller';
 import { NotificationsRepository } from './notifications.repository';
 import { NotificationsService } from './notifications.service';
 import './notifications.errors';
 
 @Module({
-  imports: [UsersModule, MessConfigModule, ExpensesModule, MealsModule, AttendanceModule, AnalyticsModule],
+  imports: [
+    UsersModule,
+    MessConfigModule,
+    ExpensesModule,
+    MealsModule,
+    AttendanceModule,
+    AnalyticsModule,
+    LeaveCalendarModule,
+  ],
   controllers: [NotificationsController],
   providers: [
     NotificationsRepository,
@@ -31,6 +41,7 @@ import './notifications.errors';
     NotificationsService,
     NotificationTriggers,
     NotificationSchedules,
+    LeaveDecidedListener,
     {
       // The monthly bill from analytics, in paise, with the share method NOTIFY_SHARE_METHOD names.
       provide: MONTHLY_BILLS,

@@ -125,6 +125,8 @@ export class UsersService {
         fullName,
         role: 'admin',
         status: 'approved',
+        // An admin the service creates runs the mess; it does not eat there until an admin says so.
+        dines: false,
       });
       return { user, created: true };
     } catch (error) {
@@ -148,6 +150,21 @@ export class UsersService {
   /** Approval status by id, in one query; unknown ids are absent from the map (attendance checks whom it marks). */
   statusesOf(ids: string[]): Promise<Map<string, UserStatus>> {
     return this.repository.findStatusesByIds(ids);
+  }
+
+  /** Status and `dines` by id, in one query; unknown ids are absent (attendance checks who may mark what). */
+  standingsOf(ids: string[]): Promise<Map<string, { status: UserStatus; dines: boolean }>> {
+    return this.repository.findStandingsByIds(ids);
+  }
+
+  /** Approved members with `dines: true`: totalMembers, the headcount and the attendance rate count only them. */
+  countDiners(): Promise<number> {
+    return this.repository.countDiners();
+  }
+
+  /** The ids of the approved members who dine. */
+  dinerIds(): Promise<string[]> {
+    return this.repository.dinerIds();
   }
 
   /** How many members are approved now: the membership that analytics rates attendance against. */
@@ -229,9 +246,27 @@ export class UsersService {
     return row;
   }
 
+  /** Admins say who eats at the mess; a change moves every figure that counts diners at once. */
+  async setDines(caller: CurrentMember, id: string, dines: boolean): Promise<UserRow> {
+    const user = await this.getOrThrow(id);
+    if (user.dines === dines) return user;
+    const row = await this.repository.update(id, { dines });
+    if (!row) throw notFound('User not found');
+    this.logger.log({ by: caller.id, userId: id, dines }, 'Dining changed');
+    this.publishChange(row, 'dines', caller.id);
+    return row;
+  }
+
   /** After commit: analytics counts approved members. */
   private publishChange(row: UserRow, change: MemberEvent['change'], actorId: string): void {
-    const event: MemberEvent = { userId: row.id, change, status: row.status, role: row.role, actorId };
+    const event: MemberEvent = {
+      userId: row.id,
+      change,
+      status: row.status,
+      role: row.role,
+      dines: row.dines,
+      actorId,
+    };
     publishDomainEvent(this.events, DomainEvents.MemberChanged, event);
   }
 

@@ -45,6 +45,7 @@ export class UpdatePreferencesDto {
   @Switch('BUDGET_EXCEEDED (managers, treasurers, admins): the month went over budget')
   budgetExceeded?: boolean;
   @Switch('ATTENDANCE_CONFIRMATION: confirm your mark before the meal') attendanceConfirmations?: boolean;
+  @Switch('LEAVE_DECIDED: your leave was approved or rejected') leaveDecisions?: boolean;
 }
 
 export class ListNotificationsQuery extends PageQuery(20, 100) {}

@@ -1,0 +1,15 @@
+import { Module } from '@nestjs/common';
+import { AnalyticsModule } from '../analytics/analytics.module';
+import { AttendanceModule } from '../attendance/attendance.module';
+import { MessConfigModule } from '../mess-config/mess-config.module';
+import { UsersModule } from '../users/users.module';
+import { LeaveCalendarModule } from './leave-calendar.module';
+import { LeaveController } from './leave.controller';
+import { LeaveService } from './leave.service';
+
+@Module({
+  imports: [LeaveCalendarModule, AttendanceModule, AnalyticsModule, MessConfigModule, UsersModule],
+  controllers: [LeaveController],
+  providers: [LeaveService],
+})
+export class LeaveModule {}
