@@ -21,6 +21,7 @@ describe('AnalyticsService month boundaries', () => {
       unused,
       unused,
       unused,
+      unused,
       clock,
       { messTimezone: timezone } as AppConfig,
     );

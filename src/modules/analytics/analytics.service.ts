@@ -7,15 +7,17 @@ import {
   type AttendanceEvent,
   type ExpenseEvent,
   type FeedbackEvent,
+  type LeaveEvent,
 } from '../../common/events/domain-events';
 import { toRupees } from '../../common/money/money';
 import { Clock } from '../../common/time/clock';
-import { localParts, monthBounds, monthOf, monthsBetween } from '../../common/time/dates';
+import { localParts, mealSpan, monthBounds, monthOf, monthsBetween } from '../../common/time/dates';
 import { AttendanceQueries } from '../attendance/attendance.queries';
 import { ExpensesQueries } from '../expenses/expenses.queries';
 import { FeedbackQueries } from '../feedback/feedback.queries';
 import { MessConfigService } from '../mess-config/mess-config.service';
 import { UsersService } from '../users/users.service';
+import { LeaveCalendar } from '../leave/leave-calendar';
 import { AnalyticsCache } from './analytics-cache';
 import type { DbOrTx } from '../../database/database';
 import { AnalyticsRepository, MonthInputs } from './analytics.repository';
@@ -54,6 +56,7 @@ export class AnalyticsService implements OnModuleInit {
     private readonly feedback: FeedbackQueries,
     private readonly users: UsersService,
     private readonly messConfig: MessConfigService,
+    private readonly leave: LeaveCalendar,
     private readonly clock: Clock,
     private readonly config: AppConfig,
   ) {}
@@ -82,10 +85,16 @@ export class AnalyticsService implements OnModuleInit {
     this.cache.invalidate([monthOf(event.date)]);
   }
 
-  /** Approvals, rejections and role changes move `totalMembers` (and the headcount) of every month. */
+  /** Approvals, rejections, role and dining changes move `totalMembers` (and the headcount) of every month. */
   @OnEvent(DomainEvents.MemberChanged)
   onMemberChanged(): void {
     this.cache.invalidateAll();
+  }
+
+  /** A decided or cancelled leave moves the headcount's `onLeave` of its days. */
+  @OnEvent(DomainEvents.LeaveDecided)
+  onLeaveDecided(event: LeaveEvent): void {
+    this.cache.invalidate(monthsBetween(monthOf(event.startDate), monthOf(event.endDate)));
   }
 
   private touch(months: string[]): void {
@@ -344,7 +353,7 @@ export class AnalyticsService implements OnModuleInit {
     return this.cache.get(`attendance:${from}:${to}`, months, async () => {
       const wholeMonth = !query.startDate;
       const [totalMembers, figures, settings] = await Promise.all([
-        this.users.countApproved(),
+        this.users.countDiners(),
         wholeMonth ? this.monthMealFigures(monthOf(from)) : this.attendance.mealTypeFigures(from, to),
         this.messConfig.settings(),
       ]);
@@ -380,7 +389,7 @@ export class AnalyticsService implements OnModuleInit {
       const [rating, figures, approvedMembers, bill] = await Promise.all([
         this.feedback.averageRating(first, last),
         this.monthMealFigures(month),
-        this.users.countApproved(),
+        this.users.countDiners(),
         this.cachedBill(month, 'proportional', true),
       ]);
       return {
@@ -400,29 +409,30 @@ export class AnalyticsService implements OnModuleInit {
   async headcount(dateInput?: string): Promise<HeadcountResponse> {
     const date = dateInput ?? this.today();
     return this.cache.get(`headcount:${date}`, [monthOf(date)], async () => {
-      const [approvedMembers, counts, settings] = await Promise.all([
-        this.users.countApproved(),
+      const [diners, counts, settings] = await Promise.all([
+        this.users.countDiners(),
         this.attendance.presentCountsByMealType(date, date),
         this.messConfig.settings(),
       ]);
       const byType = new Map(counts.map((c) => [c.mealType, c]));
-      return {
-        success: true,
-        date,
-        approvedMembers,
-        meals: settings.mealTimes.map((meal) => {
-          const c = byType.get(meal.name);
-          const expected = c?.present ?? 0;
-          const absent = c?.absent ?? 0;
-          return {
-            mealType: meal.name,
-            startTime: meal.startTime,
-            expected,
-            absent,
-            unmarked: Math.max(0, approvedMembers - expected - absent),
-          };
-        }),
-      };
+      const meals = [];
+      for (const meal of settings.mealTimes) {
+        const c = byType.get(meal.name);
+        const expected = c?.present ?? 0;
+        const absent = c?.absent ?? 0;
+        const away = await this.leave.membersOnLeave(mealSpan(date, meal, this.config.messTimezone).start);
+        // Members on leave are not waited for: only those of them who have not marked leave `unmarked`.
+        const awayUnmarked = away.length - (await this.attendance.markedCountAmong(date, meal.name, away));
+        meals.push({
+          mealType: meal.name,
+          startTime: meal.startTime,
+          expected,
+          absent,
+          onLeave: away.length,
+          unmarked: Math.max(0, diners - expected - absent - awayUnmarked),
+        });
+      }
+      return { success: true as const, date, approvedMembers: diners, meals };
     });
   }
 

@@ -281,6 +281,21 @@ export class AttendanceRepository {
     return rows.map((r) => r.userId);
   }
 
+  async markedCountAmong(date: string, mealType: string, userIds: string[]): Promise<number> {
+    if (!userIds.length) return 0;
+    const [row] = await this.db
+      .select({ n: count() })
+      .from(attendance)
+      .where(
+        and(
+          eq(attendance.date, date),
+          eq(attendance.mealType, mealType),
+          isAnyUuid(attendance.userId, userIds),
+        ),
+      );
+    return row?.n ?? 0;
+  }
+
   async presentCount(date: string, mealType: string): Promise<number> {
     const [row] = await this.db
       .select({ n: count() })

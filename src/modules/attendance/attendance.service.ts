@@ -182,6 +182,7 @@ export class AttendanceService {
     meal: MealTime | undefined,
     writer: MarkWriter,
     db?: DbOrTx,
+    fieldOf?: (userId: string) => string,
   ): Promise<WrittenMark[]> {
     const work = async (tx: DbOrTx): Promise<WrittenMark[]> => {
       const present = marks.filter((mark) => mark.status === 'present').map((mark) => mark.userId);
@@ -348,7 +349,13 @@ export class AttendanceService {
         // One lock order for every batch, so two overlapping batches wait for each other instead of deadlocking.
         .sort((a, b) => (a.userId < b.userId ? -1 : a.userId > b.userId ? 1 : 0));
       return {
-        written: await this.writeSlot(marks, meal, 'mess', tx),
+        written: await this.writeSlot(
+          marks,
+          meal,
+          'mess',
+          tx,
+          (userId) => `marks.${firstIndex.get(userId)}.userId`,
+        ),
         stored: await this.repository.findSlots(body.date, body.mealType, userIds, tx),
       };
     });
