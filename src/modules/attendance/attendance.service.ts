@@ -194,17 +194,14 @@ export class AttendanceService {
           throw new ApiError(
             409,
             ON_LEAVE,
-            marks.length > 1
-              ? marks.flatMap((mark, i) =>
-                  onLeave.has(mark.userId) && mark.status === 'present'
-                    ? [
-                        {
-                          field: `marks.${i}.userId`,
-                          message: 'the member is on approved leave for this meal',
-                        },
-                      ]
-                    : [],
-                )
+            fieldOf
+              ? marks
+                  .filter((mark) => onLeave.has(mark.userId) && mark.status === 'present')
+                  .map((mark) => ({
+                    field: fieldOf(mark.userId),
+                    message: 'the member is on approved leave for this meal',
+                  }))
+                  .sort((x, y) => x.field.localeCompare(y.field, 'en', { numeric: true }))
               : undefined,
           );
         }
