@@ -6,6 +6,7 @@ import { ThrottlerModule } from '@nestjs/throttler';
 import { LoggerModule } from 'nestjs-pino';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { RequestContextInterceptor } from './common/context/request-context.interceptor';
 import { AllExceptionsFilter } from './common/errors/http-exception.filter';
 import { logSafeError } from './common/errors/log-safe-error';
 import { validationExceptionFactory } from './common/errors/validation';
@@ -18,6 +19,7 @@ import {
 import { AppConfig } from './config/app-config';
 import { CoreModule } from './config/core.module';
 import { DatabaseModule } from './database/database.module';
+import { AuditModule } from './modules/audit/audit.module';
 import { AnalyticsModule } from './modules/analytics/analytics.module';
 import { AttendanceModule } from './modules/attendance/attendance.module';
 import { AuthGuard } from './modules/auth/auth.guard';
@@ -67,6 +69,7 @@ export class AppModule {
         ThrottlerModule.forRoot(throttlerOptions(config, rateLimitStorage(config))),
         EventEmitterModule.forRoot(),
         ScheduleModule.forRoot(),
+        AuditModule,
         UsersModule,
         AuthModule,
         MessConfigModule,
@@ -84,6 +87,8 @@ export class AppModule {
         { provide: APP_GUARD, useClass: RateLimitGuard },
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
+        // First, so every handler (and what it awaits) runs inside its request's context (the audit's request id).
+        { provide: APP_INTERCEPTOR, useClass: RequestContextInterceptor },
         { provide: APP_INTERCEPTOR, useClass: LoginFailureInterceptor },
         {
           provide: APP_PIPE,

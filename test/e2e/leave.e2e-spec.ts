@@ -189,6 +189,15 @@ describe('Leave (extension 2.1)', () => {
         '2030-03-15 Lunch': 'absent',
         '2030-03-16 Dinner': 'absent',
       });
+      // The approval and the marks it turned absent are in the audit trail.
+      const trail = await t.get(`/audit?entity=leave&entityId=${ashaLeave}`, { token: admin });
+      const approval = trail.body.events.find((e: any) => e.action === 'approved');
+      expect(approval.actor._id).toBe(manager.id);
+      expect(approval.before.status).toBe('pending');
+      expect(approval.after.marksTurnedAbsent.map((m: any) => `${m.date} ${m.mealType}`).sort()).toEqual([
+        '2030-03-15 Lunch',
+        '2030-03-16 Dinner',
+      ]);
       // Approving again changes nothing.
       expect((await t.put(`/leaves/${ashaLeave}/approve`, undefined, { token: manager.token })).status).toBe(
         200,

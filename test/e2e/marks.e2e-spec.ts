@@ -50,6 +50,14 @@ describe('Who marks what (extension 2.1)', () => {
     const fixed = await mark(manager.token, '2030-03-09', 'Lunch', 'absent', asha.id);
     expect(fixed.status).toBe(200);
     expect(fixed.body.attendance).toMatchObject({ status: 'absent', source: 'mess', markedBy: manager.id });
+    // Both marks came after the meal ended: each is in the audit trail.
+    const trail = await t.get(`/audit?entity=attendance&entityId=${fixed.body.attendance._id}`, {
+      token: admin,
+    });
+    expect(trail.body.events.map((e: any) => [e.action, e.before?.status ?? null, e.after.status])).toEqual([
+      ['changed-after-meal', 'present', 'absent'],
+      ['marked-after-meal', null, 'present'],
+    ]);
   });
 
   it('lets the member change their own marks as before', async () => {

@@ -14,3 +14,14 @@ export function toPaise(rupees: number): number | undefined {
 }
 
 export const toRupees = (paise: number | bigint | string): number => Number(paise) / 100;
+
+/**
+ * An exact decimal as PostgreSQL `numeric` returns it (`'600000.00'`, `'-12.5'`) → paise, without passing through a
+ * float (large amounts times 100 are not exact in binary). Undefined for anything else or more than two decimals.
+ */
+export function decimalTextToPaise(text: string): number | undefined {
+  const m = /^(-?)(\d+)(?:\.(\d{1,2})0*)?$/.exec(text.trim());
+  if (!m) return undefined;
+  const paise = Number(m[2]) * 100 + Number((m[3] ?? '').padEnd(2, '0'));
+  return m[1] && paise ? -paise : paise;
+}

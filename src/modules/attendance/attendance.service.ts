@@ -17,6 +17,7 @@ import { Clock } from '../../common/time/clock';
 import { addDays, localParts, mealSpan, monthBounds, monthOf, zonedInstant } from '../../common/time/dates';
 import { AppConfig } from '../../config/app-config';
 import type { DbOrTx } from '../../database/database';
+import { AuditService } from '../audit/audit.service';
 import { LeaveCalendar } from '../leave/leave-calendar';
 import type { MealTime } from '../mess-config/mess-config.schema';
 import { MessConfigService } from '../mess-config/mess-config.service';
@@ -87,6 +88,7 @@ export class AttendanceService {
     private readonly leave: LeaveCalendar,
     private readonly passes: CounterPasses,
     private readonly config: AppConfig,
+    private readonly audit: AuditService,
   ) {}
 
   /** Students see only their own marks, whatever `userId` they pass; everyone else sees any member's. */
@@ -220,6 +222,37 @@ export class AttendanceService {
       }));
     };
     return db ? work(db) : this.repository.transaction(work);
+  }
+
+  /**
+   * Every mark made or changed after its meal ended is in the audit trail, in the write's transaction: those are the
+   * marks that move a bill after the fact.
+   */
+  private async recordAfterMeal(
+    tx: DbOrTx,
+    written: WrittenMark[],
+    meal: MealTime | undefined,
+  ): Promise<void> {
+    if (!written.length || !meal) return;
+    const { end } = mealSpan(written[0].date, meal, this.config.messTimezone);
+    if (this.clock.now() < end) return;
+    for (const mark of written) {
+      if (!mark.created && mark.previousStatus === mark.status) continue;
+      await this.audit.record(tx, {
+        actorId: mark.markedBy,
+        action: mark.created ? 'marked-after-meal' : 'changed-after-meal',
+        entity: 'attendance',
+        entityId: mark.id,
+        before: mark.created ? undefined : { status: mark.previousStatus ?? otherStatus(mark.status) },
+        after: {
+          userId: mark.userId,
+          date: mark.date,
+          mealType: mark.mealType,
+          status: mark.status,
+          source: mark.source,
+        },
+      });
+    }
   }
 
   /**

@@ -116,33 +116,37 @@ export class ExpensesRepository {
       .orderBy(expenses.category);
   }
 
-  async insert(values: NewExpenseRow): Promise<ExpenseRow> {
-    const [row] = await this.db.insert(expenses).values(values).returning();
+  transaction<T>(work: (tx: DbOrTx) => Promise<T>): Promise<T> {
+    return this.db.transaction(work);
+  }
+
+  async insert(values: NewExpenseRow, db: DbOrTx = this.db): Promise<ExpenseRow> {
+    const [row] = await db.insert(expenses).values(values).returning();
     return row;
   }
 
   /**
    * Replaces the four fields under a row lock and returns the row before and after, so a listener learns every
-   * month the change touched even when two updates race. Undefined when the expense no longer exists.
+   * month the change touched even when two updates race. Undefined when the expense no longer exists. `tx`: the
+   * caller's transaction, which holds the lock until the change (and its audit row) commits.
    */
   async replace(
     id: string,
     values: ExpenseValues,
+    tx: DbOrTx,
   ): Promise<{ before: ExpenseRow; after: ExpenseRow } | undefined> {
-    return this.db.transaction(async (tx) => {
-      const [before] = await tx.select().from(expenses).where(eq(expenses.id, id)).for('update');
-      if (!before) return undefined;
-      const [after] = await tx
-        .update(expenses)
-        .set({ ...values, updatedAt: new Date() })
-        .where(eq(expenses.id, id))
-        .returning();
-      return { before, after };
-    });
+    const [before] = await tx.select().from(expenses).where(eq(expenses.id, id)).for('update');
+    if (!before) return undefined;
+    const [after] = await tx
+      .update(expenses)
+      .set({ ...values, updatedAt: new Date() })
+      .where(eq(expenses.id, id))
+      .returning();
+    return { before, after };
   }
 
-  async delete(id: string): Promise<ExpenseRow | undefined> {
-    const [row] = await this.db.delete(expenses).where(eq(expenses.id, id)).returning();
+  async delete(id: string, db: DbOrTx = this.db): Promise<ExpenseRow | undefined> {
+    const [row] = await db.delete(expenses).where(eq(expenses.id, id)).returning();
     return row;
   }
 }

@@ -5,6 +5,7 @@ import { badRequest, forbidden, notFound } from '../../common/errors/api-error';
 import { DomainEvents } from '../../common/events/domain-events';
 import { publishDomainEvent } from '../../common/events/publish';
 import { toPaise } from '../../common/money/money';
+import { AuditService } from '../audit/audit.service';
 import { MessConfigService } from '../mess-config/mess-config.service';
 import { ExpenseBodyDto, ListExpensesQuery } from './dto/expense.requests';
 import { expenseEvent } from './expense-events';
@@ -14,6 +15,7 @@ import {
   ExpenseValues,
   type ExpenseWithRecorder,
 } from './expenses.repository';
+import type { ExpenseRow } from './expenses.schema';
 import type { Role } from '../users/users.schema';
 import './expenses.errors';
 
@@ -26,6 +28,7 @@ export class ExpensesService {
   constructor(
     private readonly repository: ExpensesRepository,
     private readonly messConfig: MessConfigService,
+    private readonly audit: AuditService,
     private readonly events: EventEmitter2,
   ) {}
 
@@ -52,7 +55,11 @@ export class ExpensesService {
 
   async record(caller: CurrentMember, body: ExpenseBodyDto): Promise<ExpenseWithRecorder> {
     const values = await this.values(body);
-    const expense = await this.repository.insert({ ...values, recordedBy: caller.id });
+    const expense = await this.repository.transaction(async (tx) => {
+      const row = await this.repository.insert({ ...values, recordedBy: caller.id }, tx);
+      await this.audit.record(tx, { ...this.auditOf(caller, 'created', row.id), after: auditSnapshot(row) });
+      return row;
+    });
     publishDomainEvent(this.events, DomainEvents.ExpenseRecorded, expenseEvent(expense, caller.id));
     return { expense, recorderName: caller.fullName };
   }
@@ -61,7 +68,17 @@ export class ExpensesService {
   async replace(caller: CurrentMember, id: string, body: ExpenseBodyDto): Promise<ExpenseWithRecorder> {
     const values = await this.values(body);
     const { recorderName } = await this.getChangeableBy(caller, id);
-    const changed = await this.repository.replace(id, values);
+    const changed = await this.repository.transaction(async (tx) => {
+      const result = await this.repository.replace(id, values, tx);
+      if (result) {
+        await this.audit.record(tx, {
+          ...this.auditOf(caller, 'changed', id),
+          before: auditSnapshot(result.before),
+          after: auditSnapshot(result.after),
+        });
+      }
+      return result;
+    });
     if (!changed) throw notFound('Expense not found');
     publishDomainEvent(
       this.events,
@@ -73,9 +90,19 @@ export class ExpensesService {
 
   async remove(caller: CurrentMember, id: string): Promise<void> {
     await this.getChangeableBy(caller, id);
-    const deleted = await this.repository.delete(id);
+    const deleted = await this.repository.transaction(async (tx) => {
+      const row = await this.repository.delete(id, tx);
+      if (row) {
+        await this.audit.record(tx, { ...this.auditOf(caller, 'deleted', id), before: auditSnapshot(row) });
+      }
+      return row;
+    });
     if (!deleted) throw notFound('Expense not found');
     publishDomainEvent(this.events, DomainEvents.ExpenseDeleted, expenseEvent(deleted, caller.id));
+  }
+
+  private auditOf(caller: CurrentMember, action: 'created' | 'changed' | 'deleted', id: string) {
+    return { actorId: caller.id, action, entity: 'expense' as const, entityId: id };
   }
 
   /**
@@ -104,3 +131,12 @@ export class ExpensesService {
     };
   }
 }
+
+/** An expense as the audit trail keeps it: its fields, money in paise. */
+const auditSnapshot = (row: ExpenseRow) => ({
+  category: row.category,
+  amountPaise: row.amountPaise,
+  description: row.description,
+  date: row.date,
+  recordedBy: row.recordedBy,
+});

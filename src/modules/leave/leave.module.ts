@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AuditModule } from '../audit/audit.module';
 import { AnalyticsModule } from '../analytics/analytics.module';
 import { AttendanceModule } from '../attendance/attendance.module';
 import { MessConfigModule } from '../mess-config/mess-config.module';
@@ -8,7 +9,14 @@ import { LeaveController } from './leave.controller';
 import { LeaveService } from './leave.service';
 
 @Module({
-  imports: [LeaveCalendarModule, AttendanceModule, AnalyticsModule, MessConfigModule, UsersModule],
+  imports: [
+    LeaveCalendarModule,
+    AttendanceModule,
+    AnalyticsModule,
+    MessConfigModule,
+    UsersModule,
+    AuditModule,
+  ],
   controllers: [LeaveController],
   providers: [LeaveService],
 })

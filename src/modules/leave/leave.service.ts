@@ -9,6 +9,7 @@ import { mealSpan, monthBounds, monthOf, monthsBetween } from '../../common/time
 import { AppConfig } from '../../config/app-config';
 import type { DbOrTx } from '../../database/database';
 import { AnalyticsService } from '../analytics/analytics.service';
+import { AuditService } from '../audit/audit.service';
 import { AttendanceService, type WrittenMark } from '../attendance/attendance.service';
 import type { MealTime } from '../mess-config/mess-config.schema';
 import { MessConfigService } from '../mess-config/mess-config.service';
@@ -56,7 +57,50 @@ export class LeaveService {
     private readonly events: EventEmitter2,
     private readonly clock: Clock,
     private readonly config: AppConfig,
+    private readonly audit: AuditService,
   ) {}
+
+  /** A leave decision in the audit trail, in the decision's transaction, with the marks it turned absent. */
+  private record(
+    tx: DbOrTx,
+    actorId: string,
+    action: string,
+    before: LeaveRow | undefined,
+    after: LeaveRow,
+    turnedAbsent: WrittenMark[] = [],
+  ): Promise<void> {
+    const view = (row: LeaveRow) => ({
+      userId: row.userId,
+      startDate: row.startDate,
+      endDate: row.endDate,
+      startMealType: row.startMealType,
+      endMealType: row.endMealType,
+      days: row.days,
+      status: row.status,
+      decisionNote: row.decisionNote,
+    });
+    return this.audit.record(tx, {
+      actorId,
+      action,
+      entity: 'leave',
+      entityId: after.id,
+      before: before && view(before),
+      after: {
+        ...view(after),
+        ...(turnedAbsent.length
+          ? {
+              marksTurnedAbsent: turnedAbsent.map((mark) => ({
+                attendanceId: mark.id,
+                date: mark.date,
+                mealType: mark.mealType,
+                from: 'present',
+                to: 'absent',
+              })),
+            }
+          : {}),
+      },
+    });
+  }
 
   async create(caller: CurrentMember, body: CreateLeaveDto): Promise<LeaveRow> {
     const userId = body.userId ?? caller.id;
@@ -162,10 +206,9 @@ export class LeaveService {
         },
         tx,
       );
-      return {
-        row: inserted,
-        turnedAbsent: approveNow ? await this.turnOwnMarksAbsent(inserted, mealTimes, caller.id, tx) : [],
-      };
+      const turned = approveNow ? await this.turnOwnMarksAbsent(inserted, mealTimes, caller.id, tx) : [];
+      await this.record(tx, caller.id, approveNow ? 'approved' : 'requested', undefined, inserted, turned);
+      return { row: inserted, turnedAbsent: turned };
     });
     this.logger.log({ leaveId: row.id, userId, by: caller.id, status: row.status }, 'Leave asked for');
     if (approveNow) this.announce(row, turnedAbsent, caller.id);
@@ -192,6 +235,7 @@ export class LeaveService {
         { status: 'approved', decidedBy: caller.id, decidedAt: this.clock.now() },
         tx,
       );
+      await this.record(tx, caller.id, 'approved', leave, approved, turned);
       return { row: approved, turnedAbsent: turned };
     });
     if (found.status !== row.status) this.announce(row, turnedAbsent, caller.id);
@@ -206,11 +250,13 @@ export class LeaveService {
       const leave = (await this.repository.findById(id, tx))!;
       if (leave.status === 'rejected') return leave;
       if (leave.status !== 'pending') throw conflict(`${ONLY_PENDING_REJECTED}; this one is ${leave.status}`);
-      return this.repository.update(
+      const rejected = await this.repository.update(
         id,
         { status: 'rejected', decidedBy: caller.id, decidedAt: this.clock.now(), decisionNote: reason ?? '' },
         tx,
       );
+      await this.record(tx, caller.id, 'rejected', leave, rejected);
+      return rejected;
     });
     if (found.status !== row.status) this.announce(row, [], caller.id);
     return row;
@@ -231,7 +277,9 @@ export class LeaveService {
       if (leave.status === 'cancelled') return leave;
       if (leave.status === 'rejected') throw conflict(ALREADY_DECIDED);
       if (!manages && this.clock.now() >= leave.startsAt) throw conflict(CANCEL_TOO_LATE);
-      return this.repository.update(id, { status: 'cancelled' }, tx);
+      const cancelled = await this.repository.update(id, { status: 'cancelled' }, tx);
+      await this.record(tx, caller.id, 'cancelled', leave, cancelled);
+      return cancelled;
     });
     if (found.status !== row.status) {
       this.logger.log({ leaveId: id, by: caller.id }, 'Leave cancelled');

@@ -3,6 +3,7 @@ import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { type CurrentMember, CurrentUser, Public, Roles } from '../../common/auth/auth.decorators';
 import { ApiRoleAuth } from '../../common/http/api-docs';
 import { MessConfigEnvelopeDto, SetupMessDto } from './dto/mess-config.dto';
+import { MESS_ALREADY_SET_UP, MESS_NOT_SET_UP } from './mess-config.errors';
 import { MessConfigService } from './mess-config.service';
 
 @ApiTags('Mess configuration')
@@ -15,7 +16,7 @@ export class MessConfigController {
   @Roles('admin')
   @ApiOperation({ summary: 'Set the mess up (admin), once; a second attempt is 409' })
   @ApiOkResponse({ type: MessConfigEnvelopeDto })
-  @ApiRoleAuth(400, [409, 'The mess is already set up'])
+  @ApiRoleAuth(400, [409, MESS_ALREADY_SET_UP])
   async setup(
     @CurrentUser() admin: CurrentMember,
     @Body() body: SetupMessDto,
@@ -37,8 +38,11 @@ export class MessConfigController {
   @Roles('admin')
   @ApiOperation({ summary: 'Replace the mess configuration after setup (admin)' })
   @ApiOkResponse({ type: MessConfigEnvelopeDto })
-  @ApiRoleAuth(400, [404, 'The mess is not set up yet; use POST /auth/admin/setup'])
-  async replace(@Body() body: SetupMessDto): Promise<MessConfigEnvelopeDto> {
-    return { success: true, config: await this.messConfig.replace(body) };
+  @ApiRoleAuth(400, [404, MESS_NOT_SET_UP])
+  async replace(
+    @CurrentUser() admin: CurrentMember,
+    @Body() body: SetupMessDto,
+  ): Promise<MessConfigEnvelopeDto> {
+    return { success: true, config: await this.messConfig.replace(admin.id, body) };
   }
 }

@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { badRequest, conflict, FieldError, notFound } from '../../common/errors/api-error';
-import { describeConstraint } from '../../common/errors/database-errors';
 import { MessConfigDto, SetupMessDto } from './dto/mess-config.dto';
+import { MESS_ALREADY_SET_UP, MESS_NOT_SET_UP } from './mess-config.errors';
 import { MessConfigRepository } from './mess-config.repository';
 import { LeavePolicy, MarkingWindow, MealTime, MessConfigRow } from './mess-config.schema';
 import { normalizeIndianPhone } from '../users/phone';
-
-describeConstraint('mess_config_singleton_unique', 409, 'The mess is already set up');
+import { AuditService } from '../audit/audit.service';
+import { decimalTextToPaise } from '../../common/money/money';
 
 /** The leave rules of a mess that has not set its own (extension 2.1). */
 export const DEFAULT_LEAVE_POLICY: LeavePolicy = {
@@ -49,7 +49,10 @@ export interface MessSettings {
 export class MessConfigService {
   private cached?: { row: MessConfigRow | undefined; at: number };
 
-  constructor(private readonly repository: MessConfigRepository) {}
+  constructor(
+    private readonly repository: MessConfigRepository,
+    private readonly audit: AuditService,
+  ) {}
 
   async read(): Promise<MessConfigDto> {
     const row = await this.row();
@@ -99,19 +102,42 @@ export class MessConfigService {
 
   async setup(adminId: string, body: SetupMessDto): Promise<MessConfigDto> {
     validateSemantics(body);
-    if (await this.repository.find()) throw conflict('The mess is already set up');
+    if (await this.repository.find()) throw conflict(MESS_ALREADY_SET_UP);
     try {
-      return toDto(await this.repository.insert({ ...values(body), createdBy: adminId }));
+      const row = await this.repository.transaction(async (tx) => {
+        const created = await this.repository.insert({ ...values(body), createdBy: adminId }, tx);
+        await this.audit.record(tx, {
+          actorId: adminId,
+          action: 'setup',
+          entity: 'config',
+          entityId: created.id,
+          after: auditSnapshot(created),
+        });
+        return created;
+      });
+      return toDto(row);
     } finally {
       this.cached = undefined;
     }
   }
 
-  async replace(body: SetupMessDto): Promise<MessConfigDto> {
+  async replace(adminId: string, body: SetupMessDto): Promise<MessConfigDto> {
     validateSemantics(body);
     try {
-      const row = await this.repository.update(values(body));
-      if (!row) throw notFound('The mess is not set up yet; use POST /auth/admin/setup');
+      const row = await this.repository.transaction(async (tx) => {
+        const before = await this.repository.find(tx, { lock: true });
+        if (!before) throw notFound(MESS_NOT_SET_UP);
+        const after = (await this.repository.update(values(body), tx))!;
+        await this.audit.record(tx, {
+          actorId: adminId,
+          action: 'changed',
+          entity: 'config',
+          entityId: after.id,
+          before: auditSnapshot(before),
+          after: auditSnapshot(after),
+        });
+        return after;
+      });
       return toDto(row);
     } finally {
       this.cached = undefined;
@@ -192,4 +218,15 @@ const toDto = (row: MessConfigRow): MessConfigDto => ({
   createdBy: row.createdBy,
   createdAt: row.createdAt.toISOString(),
   updatedAt: row.updatedAt.toISOString(),
+});
+
+/** The configuration as the audit trail keeps it; the budget in paise like all audited money. */
+const auditSnapshot = (row: MessConfigRow) => ({
+  messName: row.messName,
+  description: row.description,
+  email: row.email,
+  phone: row.phone,
+  expenseCategories: row.expenseCategories,
+  mealTimes: row.mealTimes,
+  monthlyBudgetPaise: row.monthlyBudget === null ? null : (decimalTextToPaise(row.monthlyBudget) ?? null),
 });

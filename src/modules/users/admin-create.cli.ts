@@ -6,6 +6,8 @@ import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../../config/app-config';
 import { openDatabase } from '../../database/database';
+import { AuditRepository } from '../audit/audit.repository';
+import { AuditService } from '../audit/audit.service';
 import { UsersRepository } from './users.repository';
 import { UsersService } from './users.service';
 
@@ -26,7 +28,8 @@ async function main(): Promise<void> {
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   try {
     await database.migrate();
-    const users = new UsersService(new UsersRepository(database), config, new EventEmitter2());
+    const audit = new AuditService(new AuditRepository(database), config);
+    const users = new UsersService(new UsersRepository(database), config, new EventEmitter2(), audit);
     const { user, created } = await users.ensureAdmin(email, password, values.name ?? 'Mess Admin');
     console.log(`${created ? 'Created' : 'Promoted'} admin ${user.email} (${user.id}).`);
     if (generated) console.log(`Password: ${password}  (shown once)`);

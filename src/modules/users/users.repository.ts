@@ -98,13 +98,13 @@ export class UsersRepository {
     return { rows, total };
   }
 
-  async insert(values: NewUserRow): Promise<UserRow> {
-    const [row] = await this.db.insert(users).values(values).returning();
+  async insert(values: NewUserRow, db: DbOrTx = this.db): Promise<UserRow> {
+    const [row] = await db.insert(users).values(values).returning();
     return row;
   }
 
-  async update(id: string, values: Partial<NewUserRow>): Promise<UserRow | undefined> {
-    const [row] = await this.db
+  async update(id: string, values: Partial<NewUserRow>, db: DbOrTx = this.db): Promise<UserRow | undefined> {
+    const [row] = await db
       .update(users)
       .set({ ...values, updatedAt: new Date() })
       .where(eq(users.id, id))
@@ -113,8 +113,12 @@ export class UsersRepository {
   }
 
   /** Sets fields and ends every token issued so far, in one statement. */
-  async updateAndRevokeTokens(id: string, values: Partial<NewUserRow>): Promise<UserRow | undefined> {
-    const [row] = await this.db
+  async updateAndRevokeTokens(
+    id: string,
+    values: Partial<NewUserRow>,
+    db: DbOrTx = this.db,
+  ): Promise<UserRow | undefined> {
+    const [row] = await db
       .update(users)
       .set({ ...values, tokenVersion: sql`${users.tokenVersion} + 1`, updatedAt: new Date() })
       .where(eq(users.id, id))
@@ -122,37 +126,31 @@ export class UsersRepository {
     return row;
   }
 
+  transaction<T>(work: (tx: DbOrTx) => Promise<T>): Promise<T> {
+    return this.db.transaction(work);
+  }
+
   /**
-   * Changes a member unless that would leave no approved admin: in one transaction that first locks every approved
-   * admin's row (FOR UPDATE, in id order so two callers queue instead of deadlocking), so two admins demoting or
-   * rejecting each other at once are serialised and the second sees the first's change. Returns `last-admin`
-   * (and changes nothing) when the member is the only approved admin left.
+   * In the caller's transaction, locks a member's row for a change of status or role and returns it as it is now.
+   * With `approvedAdmins`, first locks every approved admin's row (FOR UPDATE, in id order, so two callers queue
+   * instead of deadlocking) and returns their ids: two admins demoting or rejecting each other at once are then
+   * serialised, and the second sees the first's change.
    */
-  async updateKeepingAnAdmin(
+  async lockForChange(
+    tx: DbOrTx,
     id: string,
-    values: Partial<NewUserRow>,
-    options: { revokeTokens: boolean },
-  ): Promise<UserRow | 'last-admin' | undefined> {
-    return this.db.transaction(async (tx) => {
-      const admins = await tx
-        .select({ id: users.id })
-        .from(users)
-        .where(and(eq(users.role, 'admin'), eq(users.status, 'approved')))
-        .orderBy(asc(users.id))
-        .for('update');
-      const staysAdmin = (values.role ?? 'admin') === 'admin' && (values.status ?? 'approved') === 'approved';
-      if (!staysAdmin && admins.length <= 1 && admins.some((a) => a.id === id)) return 'last-admin';
-      const [row] = await tx
-        .update(users)
-        .set({
-          ...values,
-          ...(options.revokeTokens ? { tokenVersion: sql`${users.tokenVersion} + 1` } : {}),
-          updatedAt: new Date(),
-        })
-        .where(eq(users.id, id))
-        .returning();
-      return row;
-    });
+    options: { approvedAdmins: boolean },
+  ): Promise<{ member: UserRow | undefined; approvedAdminIds: string[] }> {
+    const admins = options.approvedAdmins
+      ? await tx
+          .select({ id: users.id })
+          .from(users)
+          .where(and(eq(users.role, 'admin'), eq(users.status, 'approved')))
+          .orderBy(asc(users.id))
+          .for('update')
+      : [];
+    const [member] = await tx.select().from(users).where(eq(users.id, id)).for('update');
+    return { member, approvedAdminIds: admins.map((a) => a.id) };
   }
 
   /** Approved members, all of them or those with one of `roles`, oldest first. */

@@ -8,6 +8,7 @@ import { isUniqueViolation } from '../../common/errors/database-errors';
 import { DomainEvents, type MemberEvent } from '../../common/events/domain-events';
 import { publishDomainEvent } from '../../common/events/publish';
 import type { DbOrTx } from '../../database/database';
+import { AuditService } from '../audit/audit.service';
 import { ListUsersQuery, UpdateProfileDto } from './dto/user.requests';
 import { UsersRepository } from './users.repository';
 import { Role, UserRow, UserStatus } from './users.schema';
@@ -37,6 +38,7 @@ export class UsersService {
     private readonly repository: UsersRepository,
     private readonly config: AppConfig,
     private readonly events: EventEmitter2,
+    private readonly audit: AuditService,
   ) {}
 
   // ---- identity (used by auth) ----
@@ -110,23 +112,37 @@ export class UsersService {
     const normalized = email.trim().toLowerCase();
     const existing = await this.repository.findByEmail(normalized);
     const passwordHash = await this.hash(password);
-    if (existing) {
-      const user = await this.repository.updateAndRevokeTokens(existing.id, {
-        role: 'admin',
-        status: 'approved',
-        passwordHash,
+    // No actor: the start-up bootstrap or an operator's command line, never a request.
+    const audit = (tx: DbOrTx, user: UserRow, before?: UserRow) =>
+      this.audit.record(tx, {
+        actorId: null,
+        action: 'admin-ensured',
+        entity: 'user',
+        entityId: user.id,
+        before: before && membershipOf(before),
+        after: membershipOf(user),
       });
-      return { user: user!, created: false };
+    if (existing) {
+      const user = await this.repository.transaction(async (tx) => {
+        const row = await this.repository.updateAndRevokeTokens(
+          existing.id,
+          { role: 'admin', status: 'approved', passwordHash },
+          tx,
+        );
+        await audit(tx, row!, existing);
+        return row!;
+      });
+      return { user, created: false };
     }
     try {
-      const user = await this.repository.insert({
-        email: normalized,
-        passwordHash,
-        fullName,
-        role: 'admin',
-        status: 'approved',
-        // An admin the service creates runs the mess; it does not eat there until an admin says so.
-        dines: false,
+      const user = await this.repository.transaction(async (tx) => {
+        const row = await this.repository.insert(
+          // An admin the service creates runs the mess; it does not eat there until an admin says so.
+          { email: normalized, passwordHash, fullName, role: 'admin', status: 'approved', dines: false },
+          tx,
+        );
+        await audit(tx, row);
+        return row;
       });
       return { user, created: true };
     } catch (error) {
@@ -213,45 +229,97 @@ export class UsersService {
   }
 
   async changeRole(caller: CurrentMember, id: string, role: Role): Promise<UserRow> {
-    const user = await this.getOrThrow(id);
-    if (user.role === role) return user;
-    const row = this.keptAnAdmin(
-      await this.repository.updateKeepingAnAdmin(id, { role }, { revokeTokens: false }),
-    );
-    this.logger.log({ by: caller.id, userId: id, from: user.role, to: role }, 'Role changed');
-    this.publishChange(row, 'role', caller.id);
-    return row;
+    const { before, after } = await this.changeMember(caller, id, 'role-changed', { role });
+    if (after !== before) {
+      this.logger.log({ by: caller.id, userId: id, from: before.role, to: role }, 'Role changed');
+      this.publishChange(after, 'role', caller.id);
+    }
+    return after;
   }
 
   /** From pending or rejected; approving an approved member changes nothing. */
   async approve(caller: CurrentMember, id: string): Promise<UserRow> {
-    const user = await this.getOrThrow(id);
-    if (user.status === 'approved') return user;
-    const row = await this.repository.update(id, { status: 'approved' });
-    this.logger.log({ by: caller.id, userId: id, from: user.status }, 'User approved');
-    this.publishChange(row!, 'approved', caller.id);
-    return row!;
+    const { before, after } = await this.changeMember(caller, id, 'approved', { status: 'approved' });
+    if (after !== before) {
+      this.logger.log({ by: caller.id, userId: id, from: before.status }, 'User approved');
+      this.publishChange(after, 'approved', caller.id);
+    }
+    return after;
   }
 
   /** From pending or approved; rejecting an approved member also ends their sessions. */
   async reject(caller: CurrentMember, id: string): Promise<UserRow> {
-    const user = await this.getOrThrow(id);
-    if (user.status === 'rejected') return user;
-    if (caller.id === id) throw conflict('You cannot reject your own account');
-    const row = this.keptAnAdmin(
-      await this.repository.updateKeepingAnAdmin(id, { status: 'rejected' }, { revokeTokens: true }),
-    );
-    this.logger.log({ by: caller.id, userId: id, from: user.status }, 'User rejected');
-    this.publishChange(row, 'rejected', caller.id);
-    return row;
+    const { before, after } = await this.changeMember(caller, id, 'rejected', { status: 'rejected' });
+    if (after !== before) {
+      this.logger.log({ by: caller.id, userId: id, from: before.status }, 'User rejected');
+      this.publishChange(after, 'rejected', caller.id);
+    }
+    return after;
+  }
+
+  /**
+   * Sets a member's status or role in one transaction that locks the row (and, when the change could leave no
+   * approved admin, every approved admin's row first), checks the rules on what it locked, and records the change
+   * in the audit trail. `after` is `before` itself when the member already had these values (nothing written).
+   */
+  private async changeMember(
+    caller: CurrentMember,
+    id: string,
+    action: 'approved' | 'rejected' | 'role-changed',
+    values: { role?: Role; status?: UserStatus },
+  ): Promise<{ before: UserRow; after: UserRow }> {
+    const mayRemoveAnAdmin =
+      values.role !== undefined ? values.role !== 'admin' : values.status !== 'approved';
+    return this.repository.transaction(async (tx) => {
+      const { member, approvedAdminIds } = await this.repository.lockForChange(tx, id, {
+        approvedAdmins: mayRemoveAnAdmin,
+      });
+      if (!member) throw notFound('User not found');
+      const role = values.role ?? member.role;
+      const status = values.status ?? member.status;
+      if (role === member.role && status === member.status) return { before: member, after: member };
+      if (status === 'rejected' && caller.id === id) throw conflict('You cannot reject your own account');
+      const wasApprovedAdmin = approvedAdminIds.includes(id);
+      const staysApprovedAdmin = role === 'admin' && status === 'approved';
+      if (wasApprovedAdmin && !staysApprovedAdmin && approvedAdminIds.length <= 1) {
+        throw conflict('The last approved admin cannot be demoted or rejected');
+      }
+      // A rejected member's sessions end at once; a role change takes effect on their next request anyway.
+      const after =
+        status === 'rejected' && member.status !== 'rejected'
+          ? await this.repository.updateAndRevokeTokens(id, { role, status }, tx)
+          : await this.repository.update(id, { role, status }, tx);
+      if (!after) throw notFound('User not found');
+      await this.audit.record(tx, {
+        actorId: caller.id,
+        action,
+        entity: 'user',
+        entityId: id,
+        before: membershipOf(member),
+        after: membershipOf(after),
+      });
+      return { before: member, after };
+    });
   }
 
   /** Admins say who eats at the mess; a change moves every figure that counts diners at once. */
   async setDines(caller: CurrentMember, id: string, dines: boolean): Promise<UserRow> {
     const user = await this.getOrThrow(id);
     if (user.dines === dines) return user;
-    const row = await this.repository.update(id, { dines });
-    if (!row) throw notFound('User not found');
+    // Who is billed is a membership change: recorded in the audit trail in the same transaction.
+    const row = await this.repository.transaction(async (tx) => {
+      const updated = await this.repository.update(id, { dines }, tx);
+      if (!updated) throw notFound('User not found');
+      await this.audit.record(tx, {
+        actorId: caller.id,
+        action: 'dines-changed',
+        entity: 'user',
+        entityId: id,
+        before: { dines: user.dines },
+        after: { dines },
+      });
+      return updated;
+    });
     this.logger.log({ by: caller.id, userId: id, dines }, 'Dining changed');
     this.publishChange(row, 'dines', caller.id);
     return row;
@@ -270,13 +338,6 @@ export class UsersService {
     publishDomainEvent(this.events, DomainEvents.MemberChanged, event);
   }
 
-  /** The check and the change are one locked transaction in the repository, so concurrent demotions cannot race. */
-  private keptAnAdmin(result: UserRow | 'last-admin' | undefined): UserRow {
-    if (result === 'last-admin') throw conflict('The last approved admin cannot be demoted or rejected');
-    if (!result) throw notFound('User not found');
-    return result;
-  }
-
   private async getOrThrow(id: string): Promise<UserRow> {
     const row = await this.repository.findById(id);
     if (!row) throw notFound('User not found');
@@ -287,3 +348,6 @@ export class UsersService {
     return bcrypt.hash(password, this.config.bcryptCost);
   }
 }
+
+/** What the audit trail keeps of a membership change. */
+const membershipOf = (row: UserRow) => ({ status: row.status, role: row.role });

@@ -22,6 +22,7 @@ CREATE TABLE "leaves" (
 );
 --> statement-breakpoint
 ALTER TABLE "notifications" DROP CONSTRAINT "notifications_type_check";--> statement-breakpoint
+ALTER TABLE "audit_events" DROP CONSTRAINT "audit_events_entity_check";--> statement-breakpoint
 ALTER TABLE "users" ADD COLUMN "dines" boolean DEFAULT true NOT NULL;--> statement-breakpoint
 ALTER TABLE "mess_config" ADD COLUMN "leave_policy" jsonb;--> statement-breakpoint
 ALTER TABLE "mess_config" ADD COLUMN "marking_window" jsonb;--> statement-breakpoint
@@ -33,4 +34,5 @@ CREATE INDEX "leaves_user_starts_idx" ON "leaves" USING btree ("user_id","starts
 CREATE INDEX "leaves_approved_span_idx" ON "leaves" USING btree ("starts_at","ends_at") WHERE "leaves"."status" = 'approved';--> statement-breakpoint
 CREATE INDEX "leaves_status_created_idx" ON "leaves" USING btree ("status","created_at");--> statement-breakpoint
 ALTER TABLE "attendance" ADD CONSTRAINT "attendance_source_check" CHECK ("attendance"."source" in ('member', 'mess', 'counter'));--> statement-breakpoint
-ALTER TABLE "notifications" ADD CONSTRAINT "notifications_type_check" CHECK ("notifications"."type" in ('MEAL_REMINDER', 'PAYMENT_DUE', 'COST_SUMMARY', 'DISCREPANCY_ALERT', 'MEAL_UPDATE', 'EXPENSE_ADDED', 'BUDGET_EXCEEDED', 'ATTENDANCE_CONFIRMATION', 'LEAVE_DECIDED'));
+ALTER TABLE "notifications" ADD CONSTRAINT "notifications_type_check" CHECK ("notifications"."type" in ('MEAL_REMINDER', 'PAYMENT_DUE', 'COST_SUMMARY', 'DISCREPANCY_ALERT', 'MEAL_UPDATE', 'EXPENSE_ADDED', 'BUDGET_EXCEEDED', 'ATTENDANCE_CONFIRMATION', 'LEAVE_DECIDED'));--> statement-breakpoint
+ALTER TABLE "audit_events" ADD CONSTRAINT "audit_events_entity_check" CHECK ("audit_events"."entity" in ('expense', 'account', 'month', 'extra', 'leave', 'user', 'config', 'attendance'));

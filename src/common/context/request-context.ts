@@ -1,0 +1,27 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+/** What the code running for one HTTP request may know about it without being handed the request. */
+export interface RequestContext {
+  /** The id Fastify gave the request (a well-formed `X-Request-Id` from the caller, or a new UUID): the logs' id. */
+  requestId: string;
+}
+
+const storage = new AsyncLocalStorage<RequestContext>();
+
+/**
+ * The request a piece of code runs for, carried by AsyncLocalStorage so services (the audit trail) can read it
+ * without taking the request as a parameter or becoming request-scoped providers. Outside a request (start-up,
+ * schedules, command-line tools) there is none.
+ */
+export const requestContext = {
+  run<T>(context: RequestContext, work: () => T): T {
+    return storage.run(context, work);
+  },
+  current(): RequestContext | undefined {
+    return storage.getStore();
+  },
+  /** The current request's id; null outside a request. */
+  requestId(): string | null {
+    return storage.getStore()?.requestId ?? null;
+  },
+};

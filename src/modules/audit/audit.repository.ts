@@ -1,0 +1,56 @@
+import { Injectable } from '@nestjs/common';
+import { and, count, desc, eq, gte, lt, SQL } from 'drizzle-orm';
+import { Database, DbOrTx } from '../../database/database';
+import { memberNames } from '../users/member-names';
+import { AuditEntity, AuditEventRow, auditEvents, NewAuditEventRow } from './audit.schema';
+
+export interface AuditListFilter {
+  entity?: AuditEntity;
+  entityId?: string;
+  actorId?: string;
+  /** Inclusive lower and exclusive upper bound on `at`. */
+  since?: Date;
+  until?: Date;
+  limit: number;
+  offset: number;
+}
+
+export interface AuditEventWithActor {
+  event: AuditEventRow;
+  /** Null when the service itself made the change (no actor). */
+  actorName: string | null;
+}
+
+/** The only code that queries `audit_events`. It only ever inserts and reads: the table refuses the rest. */
+@Injectable()
+export class AuditRepository {
+  constructor(private readonly database: Database) {}
+
+  async insert(db: DbOrTx, values: NewAuditEventRow): Promise<void> {
+    await db.insert(auditEvents).values(values);
+  }
+
+  /** One page, newest first, with the actor's name joined in; plus the count of all matches. */
+  async list(filter: AuditListFilter): Promise<{ rows: AuditEventWithActor[]; total: number }> {
+    const conditions: SQL[] = [];
+    if (filter.entity !== undefined) conditions.push(eq(auditEvents.entity, filter.entity));
+    if (filter.entityId !== undefined) conditions.push(eq(auditEvents.entityId, filter.entityId));
+    if (filter.actorId !== undefined) conditions.push(eq(auditEvents.actorId, filter.actorId));
+    if (filter.since !== undefined) conditions.push(gte(auditEvents.at, filter.since));
+    if (filter.until !== undefined) conditions.push(lt(auditEvents.at, filter.until));
+    const where = conditions.length ? and(...conditions) : undefined;
+    const db = this.database.db;
+    const [rows, [{ total }]] = await Promise.all([
+      db
+        .select({ event: auditEvents, actorName: memberNames.fullName })
+        .from(auditEvents)
+        .leftJoin(memberNames, eq(memberNames.memberId, auditEvents.actorId))
+        .where(where)
+        .orderBy(desc(auditEvents.at), desc(auditEvents.id))
+        .limit(filter.limit)
+        .offset(filter.offset),
+      db.select({ total: count() }).from(auditEvents).where(where),
+    ]);
+    return { rows, total };
+  }
+}
