@@ -215,11 +215,12 @@ export class AttendanceService {
           row.status,
         ]),
       );
-      const written = await this.repository.upsertMarks(marks, tx, writer);
-      return written.map((row) => ({
+      const written = (await this.repository.upsertMarks(marks, tx, writer)).map((row) => ({
         ...row,
         previousStatus: row.created ? undefined : before.get(row.userId),
       }));
+      await this.recordAfterMeal(tx, written, meal);
+      return written;
     };
     return db ? work(db) : this.repository.transaction(work);
   }
