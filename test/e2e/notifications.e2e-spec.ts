@@ -28,6 +28,7 @@ const SWITCHES = [
   'expenseAdded',
   'budgetExceeded',
   'attendanceConfirmations',
+  'leaveDecisions',
 ];
 
 let phoneCounter = 0;
