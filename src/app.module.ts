@@ -33,7 +33,7 @@ import { MessConfigModule } from './modules/mess-config/mess-config.module';
 import { NotificationsModule } from './modules/notifications/notifications.module';
 import { UsersModule } from './modules/users/users.module';
 
-const QUIET_PATHS = new Set(['/api/live', '/api/ready']);
+const QUIET_PATHS = new Set(['/api/live', '/api/ready', '/api/metrics/prometheus']);
 
 @Module({})
 export class AppModule {

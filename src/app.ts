@@ -8,7 +8,9 @@ import type { IncomingMessage } from 'node:http';
 import { Logger } from 'nestjs-pino';
 import { AppConfig } from './config/app-config';
 import { AppModule } from './app.module';
-import { addSharedErrorResponses } from './common/http/api-docs';
+import { addSharedErrorResponses, finishDocument, operationId } from './common/http/api-docs';
+import { corsOptions, refuseForeignPreflight } from './common/http/cors';
+import { PrometheusMetrics } from './common/stats/prometheus';
 import { RequestMetrics } from './modules/health/request-metrics';
 
 export const API_PREFIX = 'api';
@@ -59,13 +61,7 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
 export async function configureApp(app: NestFastifyApplication, config: AppConfig): Promise<void> {
   app.useLogger(app.get(Logger));
   app.setGlobalPrefix(API_PREFIX);
-  app.enableCors({
-    origin: config.corsOrigins.length ? config.corsOrigins : false,
-    methods: ['GET', 'POST', 'PUT', 'DELETE', 'OPTIONS'],
-    allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id'],
-    exposedHeaders: ['X-Request-Id', 'Retry-After'],
-    maxAge: 600,
-  });
+  app.enableCors(corsOptions(config.corsOrigins));
   await app.register(fastifyHelmet, {
     contentSecurityPolicy: {
       directives: {
@@ -85,15 +81,25 @@ export async function configureApp(app: NestFastifyApplication, config: AppConfi
   // The API speaks JSON only: without this, a text/plain body reaches validation as a string and answers a
   // confusing 400 about every field; now it is 415 like any other content type.
   fastify.removeContentTypeParser('text/plain');
+  fastify.addHook('onRequest', refuseForeignPreflight(config.corsOrigins));
   const metrics = app.get(RequestMetrics);
+  const prometheus = app.get(PrometheusMetrics);
   fastify.addHook('onRequest', (request, reply, done) => {
     // The same id in the response and, through the raw request, in every log line of the request.
     (request.raw as { id?: string }).id = request.id;
     void reply.header('x-request-id', request.id);
+    prometheus.requestStarted();
     done();
   });
   fastify.addHook('onResponse', (request, reply, done) => {
     metrics.record(reply.elapsedTime, reply.statusCode);
+    // The route's template (`/api/expenses/:id`), never the URL: label values stay bounded.
+    prometheus.requestFinished(
+      request.method,
+      request.routeOptions.url,
+      reply.statusCode,
+      reply.elapsedTime / 1000,
+    );
     done();
   });
   SwaggerModule.setup('docs', app, buildOpenApiDocument(app), {
@@ -119,8 +125,11 @@ export function buildOpenApiDocument(app: INestApplication) {
     .setTitle('Mess API')
     .setDescription(description)
     .setVersion('2.0')
+    .setLicense('MIT', 'https://opensource.org/licenses/MIT')
     .addServer('/')
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' })
     .build();
-  return addSharedErrorResponses(SwaggerModule.createDocument(app, options));
+  return finishDocument(
+    addSharedErrorResponses(SwaggerModule.createDocument(app, options, { operationIdFactory: operationId })),
+  );
 }

@@ -1,3 +1,5 @@
+// First, so that every module loaded after it is compiled from (or into) Node's on-disk cache.
+import './compile-cache';
 import { Logger } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ConfigError, loadConfig } from './config/app-config';

@@ -1,6 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { type NotificationSettings, readNotificationSettings } from './notifications-config';
 
@@ -90,7 +91,12 @@ export abstract class AppConfig {
   };
   declare readonly db: { poolMax: number; statementTimeoutMs: number; connectionTimeoutMs: number };
   declare readonly readyTimeoutMs: number;
+  /** METRICS_TOKEN: when set, GET /api/metrics/prometheus asks for `Authorization: Bearer <it>`; else it is public. */
+  declare readonly metricsToken: string | undefined;
   declare readonly bcryptCost: number;
+  /** Password hashes computed at once (the rest wait), and how long one may wait before a 503. */
+  declare readonly bcryptConcurrency: number;
+  declare readonly bcryptQueueTimeoutMs: number;
   /** Mail and messaging providers, delivery queue and schedules (see notifications-config.ts). */
   declare readonly notifications: NotificationSettings;
 }
@@ -204,7 +210,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       connectionTimeoutMs: int('DB_CONNECTION_TIMEOUT_MS', 1_500, 100, 60_000),
     },
     readyTimeoutMs: int('READY_TIMEOUT_MS', 1_500, 100, 60_000),
+    metricsToken: str('METRICS_TOKEN'),
     bcryptCost: int('BCRYPT_COST', 10, 10, 15),
+    bcryptConcurrency: int('BCRYPT_CONCURRENCY', Math.max(1, availableParallelism() - 1), 1, 64),
+    bcryptQueueTimeoutMs: int('BCRYPT_QUEUE_TIMEOUT_MS', 3_000, 100, 60_000),
     notifications: readNotificationSettings(env, problems),
   };
   if (problems.length) throw new ConfigError(problems);

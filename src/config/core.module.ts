@@ -1,4 +1,5 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
+import { PrometheusMetrics } from '../common/stats/prometheus';
 import { CacheStats, JobQueueStats, RateLimitStats } from '../common/stats/service-stats';
 import { Clock } from '../common/time/clock';
 import { RequestMetrics } from '../modules/health/request-metrics';
@@ -16,11 +17,20 @@ export class CoreModule {
       CacheStats,
       JobQueueStats,
       RateLimitStats,
+      PrometheusMetrics,
     ];
     return {
       module: CoreModule,
       providers,
-      exports: [AppConfig, Clock, RequestMetrics, CacheStats, JobQueueStats, RateLimitStats],
+      exports: [
+        AppConfig,
+        Clock,
+        RequestMetrics,
+        CacheStats,
+        JobQueueStats,
+        RateLimitStats,
+        PrometheusMetrics,
+      ],
     };
   }
 }

@@ -40,6 +40,13 @@ export interface DatabaseOptions {
   connectionTimeoutMs?: number;
 }
 
+export interface PoolStats {
+  total: number;
+  idle: number;
+  waiting: number;
+  max: number;
+}
+
 export type DatabaseConnection = { kind: 'embedded'; client: PGlite } | { kind: 'server'; url: string };
 
 /** The service's connection to PostgreSQL: the embedded engine (PGlite) or a server through a pg pool. */
@@ -51,6 +58,12 @@ export abstract class Database {
   abstract close(): Promise<void>;
   /** How a second client (the job queue) reaches this same database: the PGlite instance, or the server's URL. */
   abstract connection(): DatabaseConnection;
+  /**
+   * The connections for the metrics: open ones, idle ones, callers waiting for one, and the most there can be. The
+   * embedded engine is a single connection that the process holds open (1 in use, none idle, max 1); callers queue
+   * inside PGlite, which does not say how many.
+   */
+  abstract poolStats(): PoolStats;
 
   /** Resolves when the database answers `select 1` within `timeoutMs`, rejects otherwise. */
   async ping(timeoutMs: number): Promise<number> {
@@ -92,6 +105,12 @@ class EmbeddedDatabase extends Database {
 
   connection(): DatabaseConnection {
     return { kind: 'embedded', client: this.client };
+  }
+
+  poolStats(): PoolStats {
+    return this.closed
+      ? { total: 0, idle: 0, waiting: 0, max: 1 }
+      : { total: 1, idle: 0, waiting: 0, max: 1 };
   }
 
   async migrate(): Promise<void> {
@@ -144,6 +163,16 @@ class ServerDatabase extends Database {
 
   connection(): DatabaseConnection {
     return { kind: 'server', url: this.url };
+  }
+
+  poolStats(): PoolStats {
+    const pool = this.pool;
+    return {
+      total: pool.totalCount,
+      idle: pool.idleCount,
+      waiting: pool.waitingCount,
+      max: pool.options.max ?? 10,
+    };
   }
 
   async migrate(): Promise<void> {

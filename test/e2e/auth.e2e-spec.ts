@@ -349,3 +349,32 @@ describe('Auth: the contract walked as a new member would', () => {
     });
   });
 });
+
+describe('Password hashing is bounded (BCRYPT_CONCURRENCY, BCRYPT_QUEUE_TIMEOUT_MS)', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await TestApp.start({ BCRYPT_CONCURRENCY: '1', BCRYPT_QUEUE_TIMEOUT_MS: '100' });
+  }, 180_000);
+  afterAll(() => t.close());
+
+  it('answers a login storm beyond the queue deadline 503 with Retry-After, and the others as usual', async () => {
+    await t.adminToken();
+    const storm = await Promise.all(
+      Array.from({ length: 12 }, () =>
+        t.post('/auth/login', { email: ADMIN.email, password: ADMIN.password }),
+      ),
+    );
+    const statuses = storm.map((r) => r.status);
+    // one hash at a time (~60 ms each) and 100 ms of waiting at most: some get through, the rest are refused early
+    expect(statuses.filter((s) => s === 200).length).toBeGreaterThanOrEqual(1);
+    const refused = storm.filter((r) => r.status === 503);
+    expect(refused.length).toBeGreaterThanOrEqual(1);
+    expect(statuses.every((s) => s === 200 || s === 503)).toBe(true);
+    for (const res of refused) {
+      expect(res.body).toEqual({ success: false, error: 'The service is busy; try again shortly' });
+      expect(res.headers['retry-after']).toBe('1');
+    }
+    // once the storm has passed, a login works again
+    expect((await t.post('/auth/login', { email: ADMIN.email, password: ADMIN.password })).status).toBe(200);
+  });
+});

@@ -4,6 +4,7 @@ import { DomainEvents, type FeedbackEvent } from '../../src/common/events/domain
 import { Clock } from '../../src/common/time/clock';
 import { Database } from '../../src/database/database';
 import { FeedbackQueries } from '../../src/modules/feedback/feedback.queries';
+import { FEEDBACK_GIVEN, FEEDBACK_OTHERS_HIDDEN } from '../../src/modules/feedback/feedback.errors';
 import { feedback } from '../../src/modules/feedback/feedback.schema';
 import { TestApp } from '../support/app';
 
@@ -79,6 +80,7 @@ describe('Feedback', () => {
     expect(duplicate.body).toEqual({
       success: false,
       error: 'You have already given feedback for this meal; change it with PUT /feedback/:id',
+      existingId: id,
     });
 
     // another meal of the same day, and the same meal for another member, are separate
@@ -277,7 +279,7 @@ describe('Feedback', () => {
     });
 
     it('lists newest meals first with the member nested as userId {_id, fullName}', async () => {
-      for (const token of [carol.token, asha.token, manager.token]) {
+      for (const token of [carol.token, manager.token, await t.adminToken()]) {
         const res = await t.get(`/feedback?userId=${carol.id}`, { token });
         expect(res.status).toBe(200);
         expect(res.body.success).toBe(true);
@@ -300,8 +302,41 @@ describe('Feedback', () => {
       }
     });
 
+    it("shows a student only their own name: others' feedback is anonymous, staff see everyone", async () => {
+      const who = async (token: string) =>
+        (await t.get('/feedback?mealType=Lunch&date=2025-01-06', { token })).body.feedback.map(
+          (f: { userId: { _id: string; fullName: string } | null; rating: number }) => [f.userId, f.rating],
+        );
+      const carolsOwn = { _id: carol.id, fullName: 'Carol Dsouza' };
+      const managers = { _id: manager.id, fullName: 'Meera Manager' };
+      // newest first: the manager's came second
+      expect(await who(carol.token)).toEqual([
+        [null, 3],
+        [carolsOwn, 5],
+      ]);
+      expect(await who(asha.token)).toEqual([
+        [null, 3],
+        [null, 5],
+      ]);
+      const everyone = [
+        [managers, 3],
+        [carolsOwn, 5],
+      ];
+      expect(await who(manager.token)).toEqual(everyone);
+      expect(await who((await t.member('treasurer')).token)).toEqual(everyone);
+      expect(await who(await t.adminToken())).toEqual(everyone);
+      // nor can a student find out whose it is through the filter
+      const filtered = await t.get(`/feedback?userId=${carol.id}`, { token: asha.token });
+      expect([filtered.status, filtered.body]).toEqual([
+        403,
+        { success: false, error: FEEDBACK_OTHERS_HIDDEN },
+      ]);
+      const own = await t.get(`/feedback?userId=${carol.id}`, { token: carol.token });
+      expect(own.body.pagination.total).toBe(3);
+    });
+
     it('filters by meal type, date and rating, and pages', async () => {
-      const lunch = await t.get('/feedback?mealType=Lunch&date=2025-01-06', { token: asha.token });
+      const lunch = await t.get('/feedback?mealType=Lunch&date=2025-01-06', { token: manager.token });
       expect(
         lunch.body.feedback.map((f: { userId: { fullName: string }; rating: number }) => [
           f.userId.fullName,
@@ -316,9 +351,9 @@ describe('Feedback', () => {
       expect(lunch.body.feedback).toHaveLength(2);
       // the manager's came second, so it is newer
       expect(lunch.body.feedback[0].userId.fullName).toBe('Meera Manager');
-      const fives = await t.get(`/feedback?rating=5&userId=${carol.id}`, { token: asha.token });
+      const fives = await t.get(`/feedback?rating=5&userId=${carol.id}`, { token: manager.token });
       expect(fives.body.feedback.map((f: { date: string }) => f.date)).toEqual(['2025-01-07', '2025-01-06']);
-      const page = await t.get(`/feedback?userId=${carol.id}&limit=1&page=2`, { token: asha.token });
+      const page = await t.get(`/feedback?userId=${carol.id}&limit=1&page=2`, { token: carol.token });
       expect(page.body.feedback.map((f: { date: string }) => f.date)).toEqual(['2025-01-06']);
       expect(page.body.pagination).toEqual({ page: 2, limit: 1, total: 3 });
       // a meal type no longer configured still finds nothing rather than failing
@@ -363,8 +398,13 @@ describe('Feedback', () => {
     try {
       const body = { date: '2025-02-01', mealType: 'Lunch', rating: 2 };
       const created = await t.post('/feedback', body, { token: member.token });
-      expect((await t.post('/feedback', body, { token: member.token })).status).toBe(409);
       const id = created.body.feedback._id;
+      const second = await t.post('/feedback', body, { token: member.token });
+      // the 409 names the feedback to change
+      expect([second.status, second.body]).toEqual([
+        409,
+        { success: false, error: FEEDBACK_GIVEN, existingId: id },
+      ]);
       await t.put(`/feedback/${id}`, { rating: 2 }, { token: member.token }); // no change: no event
       await t.put(`/feedback/${id}`, { rating: 4 }, { token: member.token });
       await t.put(`/feedback/${id}`, { rating: 9 }, { token: member.token }); // refused: no event

@@ -81,6 +81,7 @@ describe('Health, readiness, liveness and metrics', () => {
     expect(res.body).toEqual({
       success: true,
       status: 'healthy',
+      reasons: [],
       cache: { hits: expect.any(Number), misses: expect.any(Number), hitRate: expect.any(String) },
       jobQueue: { pending: expect.any(Number), failed: expect.any(Number), processed: expect.any(Number) },
       rateLimiter: { blockedRequests: 0, totalRequests: expect.any(Number) },

@@ -23,6 +23,10 @@ describe('HTTP edge: CORS, security headers, request ids, unknown routes', () =>
     expect(String(allowed.headers['access-control-allow-methods'])).toContain('POST');
 
     const other = await preflight('https://evil.example');
+    expect([other.status, other.body]).toEqual([
+      403,
+      { success: false, error: 'CORS: origin https://evil.example is not allowed; add it to CORS_ORIGINS' },
+    ]);
     expect(other.headers['access-control-allow-origin']).toBeUndefined();
     const read = await t.get('/auth/admin/config', { headers: { origin: 'https://evil.example' } });
     expect(read.headers['access-control-allow-origin']).toBeUndefined();
@@ -47,6 +51,39 @@ describe('HTTP edge: CORS, security headers, request ids, unknown routes', () =>
     const res = await t.get('/nothing-here');
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ success: false, error: 'Cannot GET /api/nothing-here' });
+  });
+});
+
+describe('CORS with no CORS_ORIGINS set', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await TestApp.start();
+  });
+  afterAll(() => t.close());
+
+  it('refuses a browser preflight with 403 and says what to set, instead of a bare 404', async () => {
+    const res = await t.request('OPTIONS', '/auth/login', {
+      headers: { origin: 'http://localhost:5173', 'access-control-request-method': 'POST' },
+    });
+    expect([res.status, res.body]).toEqual([
+      403,
+      {
+        success: false,
+        error:
+          'CORS: origin http://localhost:5173 is not allowed; set CORS_ORIGINS (no browser origin is allowed now)',
+      },
+    ]);
+    expect(res.headers['access-control-allow-origin']).toBeUndefined();
+  });
+
+  it('still serves same-origin requests that carry an Origin header (the docs page)', async () => {
+    const res = await t.post(
+      '/auth/login',
+      { email: 'nobody@test.local', password: 'whatever-1' },
+      { headers: { origin: 'http://localhost:3000' } },
+    );
+    expect([res.status, res.body]).toEqual([404, { success: false, error: 'User not found' }]);
+    expect(res.headers['access-control-allow-origin']).toBeUndefined();
   });
 });
 

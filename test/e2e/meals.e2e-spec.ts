@@ -159,9 +159,11 @@ describe('Meals: the menu, one per date and meal type, published by managers', (
         { token: otherManager.token },
       );
       expect(second.status).toBe(409);
+      // it names the menu that holds the slot
       expect(second.body).toEqual({
         success: false,
         error: 'A menu for this date and meal type already exists',
+        existingId: first._id,
       });
       expect(await onDate('2025-04-01')).toEqual([first]);
       // another meal of the same day is fine
@@ -170,13 +172,13 @@ describe('Meals: the menu, one per date and meal type, published by managers', (
 
     it('lets exactly one of two simultaneous publications through', async () => {
       const body = { date: '2025-04-02', mealType: 'Snacks', dishes: ['Samosa'] };
-      const statuses = (
-        await Promise.all([
-          t.post('/meals', body, { token: manager.token }),
-          t.post('/meals', body, { token: otherManager.token }),
-        ])
-      ).map((r) => r.status);
-      expect(statuses.sort()).toEqual([201, 409]);
+      const statuses = await Promise.all([
+        t.post('/meals', body, { token: manager.token }),
+        t.post('/meals', body, { token: otherManager.token }),
+      ]);
+      expect(statuses.map((r) => r.status).sort()).toEqual([201, 409]);
+      const [winner] = await onDate('2025-04-02');
+      expect(statuses.find((r) => r.status === 409)!.body.existingId).toBe(winner._id);
       expect((await onDate('2025-04-02')).length).toBe(1);
     });
 
@@ -198,7 +200,7 @@ describe('Meals: the menu, one per date and meal type, published by managers', (
       );
       expect([res.status, res.body]).toEqual([
         409,
-        { success: false, error: 'A menu for this date and meal type already exists' },
+        { success: false, error: 'A menu for this date and meal type already exists', existingId: lunch._id },
       ]);
       expect(await onDate('2025-04-03')).toEqual([lunch, supper]);
       // moving it to a free slot works

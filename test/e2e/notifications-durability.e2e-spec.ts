@@ -91,7 +91,7 @@ describe('Durable notification delivery', () => {
     const [waiting] = await service.notify([
       { userId: ravi.id, type: 'COST_SUMMARY', title: 'Your bill', content: 'Thirty meals.' },
     ]);
-    expect(await notificationsOf(first).queue.counts()).toMatchObject({ pending: 1 });
+    expect(await notificationsOf(first).queue.statusCounts()).toMatchObject({ queued: 1 });
     await first.app.close();
     const before = mail.received.length;
 

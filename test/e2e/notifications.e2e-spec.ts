@@ -4,6 +4,7 @@ import { Database } from '../../src/database/database';
 import { DeliveryErrors } from '../../src/modules/notifications/channels/delivery-error';
 import { NotificationsRepository } from '../../src/modules/notifications/notifications.repository';
 import { NotificationsService } from '../../src/modules/notifications/notifications.service';
+import { NO_CHANNEL_CONFIGURED } from '../../src/modules/notifications/notifications.errors';
 import { messagingUsage } from '../../src/modules/notifications/notifications.schema';
 import { ADMIN, TestApp } from '../support/app';
 import { captureLogs } from '../support/logs';
@@ -850,5 +851,22 @@ describe('Notifications with email disabled', () => {
       details: { email: DeliveryErrors.mailNotConfigured, whatsapp: DeliveryErrors.invalidNumber },
       fallbackUsed: false,
     });
+    // a delivery that failed for good makes the admin's summary degraded, and it says why
+    const summary = await t.get('/admin/health-summary', { token: await t.adminToken() });
+    expect(summary.body).toMatchObject({
+      status: 'degraded',
+      reasons: [expect.stringMatching(/^\d+ notification deliver(y|ies) failed in the last 24 hours$/)],
+    });
+    expect(summary.body.jobQueue.failed).toBeGreaterThanOrEqual(1);
+  });
+
+  it('answers a test of email alone 503 naming the settings, without using up the hourly allowance', async () => {
+    const member = await t.member('student', { phone: nextPhone() });
+    for (let i = 0; i < 8; i += 1) {
+      const res = await t.post('/notifications/test', { channel: 'email' }, { token: member.token });
+      expect([res.status, res.body]).toEqual([503, { success: false, error: NO_CHANNEL_CONFIGURED.email }]);
+    }
+    const whatsapp = await t.post('/notifications/test', { channel: 'whatsapp' }, { token: member.token });
+    expect(whatsapp.status).toBe(200);
   });
 });

@@ -98,6 +98,42 @@ describe('Users', () => {
     ).toBe('Fixed Name');
   });
 
+  it("changes a member's room: the member themself and an admin, validated as at registration", async () => {
+    const a = await t.member();
+    const b = await t.member();
+    const own = await t.put(`/users/${a.id}`, { room: '  C-301 ' }, { token: a.token });
+    expect([own.status, own.body.user.room]).toEqual([200, 'C-301']);
+    expect((await t.get(`/users/${a.id}`, { token: admin })).body.user).toMatchObject({
+      room: 'C-301',
+      fullName: a.fullName,
+    });
+    // another member may not; an admin may, with other fields at once
+    const other = await t.put(`/users/${b.id}`, { room: 'X-1' }, { token: a.token });
+    expect([other.status, other.body]).toEqual([
+      403,
+      { success: false, error: 'You can only edit your own profile' },
+    ]);
+    const byAdmin = await t.put(
+      `/users/${b.id}`,
+      { room: 'D-12', fullName: 'Moved Member' },
+      { token: admin },
+    );
+    expect(byAdmin.body.user).toMatchObject({ room: 'D-12', fullName: 'Moved Member' });
+    const manager = await t.member('manager');
+    expect((await t.put(`/users/${b.id}`, { room: 'E-1' }, { token: manager.token })).status).toBe(403);
+    for (const [room, message] of [
+      ['', 'room must be longer than or equal to 1 characters'],
+      ['x'.repeat(31), 'room must be shorter than or equal to 30 characters'],
+      ['B\u0007214', 'room must not contain control characters'],
+      [214, 'room must be a string'],
+      [null, 'room must not be null; leave it out instead'],
+    ] as const) {
+      const res = await t.put(`/users/${a.id}`, { room }, { token: a.token });
+      expect([room, res.status, res.body.details]).toEqual([room, 400, [{ field: 'room', message }]]);
+    }
+    expect((await t.get(`/users/${a.id}`, { token: a.token })).body.user.room).toBe('C-301');
+  });
+
   it('refuses null for an optional field with a details entry, and changes nothing', async () => {
     const a = await t.member('student', { phone: '9123450001' });
     for (const field of ['fullName', 'phone']) {

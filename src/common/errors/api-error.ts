@@ -11,8 +11,18 @@ export class ApiError extends HttpException {
     status: number,
     readonly error: string,
     readonly details?: FieldError[],
+    /** A 409's record that holds the place (the menu of the slot, the member's feedback): the client can open it. */
+    readonly existingId?: string,
   ) {
-    super({ success: false, error, ...(details?.length ? { details } : {}) }, status);
+    super(
+      {
+        success: false,
+        error,
+        ...(details?.length ? { details } : {}),
+        ...(existingId ? { existingId } : {}),
+      },
+      status,
+    );
   }
 }
 
@@ -26,9 +36,11 @@ export class GuardError extends HttpException {
 export const badRequest = (error: string, details?: FieldError[]) =>
   new ApiError(HttpStatus.BAD_REQUEST, error, details);
 export const notFound = (error: string) => new ApiError(HttpStatus.NOT_FOUND, error);
-export const conflict = (error: string) => new ApiError(HttpStatus.CONFLICT, error);
+export const conflict = (error: string, existingId?: string) =>
+  new ApiError(HttpStatus.CONFLICT, error, undefined, existingId);
 export const forbidden = (error: string) => new ApiError(HttpStatus.FORBIDDEN, error);
 export const unauthorized = (error: string) => new ApiError(HttpStatus.UNAUTHORIZED, error);
+export const unavailable = (error: string) => new ApiError(HttpStatus.SERVICE_UNAVAILABLE, error);
 
 /** A body that must reach the client exactly as given (health probes report their own shape). */
 export class RawBodyError extends HttpException {

@@ -70,6 +70,12 @@ export function databaseErrorCode(error: unknown): string | undefined {
   return findPgError(error)?.code;
 }
 
+/** The unique constraint (index) a write broke, or undefined when the error is not a unique violation. */
+export function violatedUniqueConstraint(error: unknown): string | undefined {
+  const pg = findPgError(error);
+  return pg?.code === '23505' ? (pg.constraint ?? pg.constraint_name) : undefined;
+}
+
 export function isUniqueViolation(error: unknown): boolean {
   return findPgError(error)?.code === '23505';
 }

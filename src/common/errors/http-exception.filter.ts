@@ -1,4 +1,4 @@
-import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GuardError, RawBodyError } from './api-error';
 import { translateDatabaseError } from './database-errors';
@@ -24,7 +24,8 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const reply = http.getResponse<FastifyReply>();
     const request = http.getRequest<FastifyRequest>();
     const { status, body } = this.describe(exception, request);
-    if (status === HttpStatus.TOO_MANY_REQUESTS && exception instanceof HttpException) {
+    // A rate limit (429) or a full work queue (503) says when to come back.
+    if (exception instanceof HttpException) {
       const retryAfter = (exception.getResponse() as { retryAfter?: number }).retryAfter;
       if (retryAfter) void reply.header('retry-after', String(retryAfter));
     }

@@ -20,6 +20,13 @@ export class ErrorResponseDto {
   @ApiProperty({ example: 'Validation failed' }) error: string;
   @ApiPropertyOptional({ type: [FieldErrorDto], description: 'One entry per bad field (400 only)' })
   details?: FieldErrorDto[];
+  @ApiPropertyOptional({
+    format: 'uuid',
+    description:
+      'A 409 for a taken place (a menu slot, a second feedback): the id of the record that holds it',
+    example: '0193a5e4-7c1a-7c9e-9d3b-4a1f2e3d4c5b',
+  })
+  existingId?: string;
 }
 
 /** The contract's bare guard bodies: 401 `No token` / `Invalid token`, 403 `Forbidden`. */
@@ -38,8 +45,11 @@ export const INVALID_ID = 'Invalid id: expected a UUID';
 export const TOO_LARGE = 'Request body is too large';
 export const TOO_MANY = 'Too many requests; try again later';
 
-/** What an error answer's body says: its `error` text, and `details` for a 400. */
-export type ErrorExample = string | { error: string; details: { field: string; message: string }[] };
+/** What an error answer's body says: its `error` text, and `details` for a 400 or `existingId` for a 409. */
+export type ErrorExample =
+  | string
+  | { error: string; details: { field: string; message: string }[] }
+  | { error: string; existingId: string };
 
 /**
  * A status a route can answer with an `{success: false, error}` body, optionally with the texts it really sends
@@ -74,7 +84,7 @@ const serviceDescriptions: Record<number, string> = {
   409: 'Conflicts with existing data or with a closed month',
   413: 'Request body too large',
   429: 'Too many requests; wait for the seconds in Retry-After',
-  503: 'A dependency is unavailable',
+  503: 'A dependency is unavailable, or the service is too busy (then with Retry-After)',
 };
 
 const guardExamples = { 401: ['No token', 'Invalid token'], 403: ['Forbidden'] } as const;
@@ -101,9 +111,7 @@ const exampleKey = (text: string, taken: Record<string, unknown>): string => {
 };
 
 const errorBody = (example: ErrorExample) =>
-  typeof example === 'string'
-    ? { success: false, error: example }
-    : { success: false, error: example.error, details: example.details };
+  typeof example === 'string' ? { success: false, error: example } : { success: false, ...example };
 
 /** Collects the route's specs per status, keeping the texts in order (a status may be named more than once). */
 function byStatus(specs: readonly ErrorSpec[]): Map<number, ErrorExample[]> {
@@ -247,4 +255,157 @@ export function addSharedErrorResponses(document: OpenAPIObject): OpenAPIObject 
     }
   }
   return document;
+}
+
+/**
+ * Each operation's `operationId`, by `Controller.method`: the names a generated client exposes (`listExpenses`,
+ * `closeMonth`), so renaming a handler does not rename a client call. A handler not listed gets `method` +
+ * resource (`AccountsController.list` → `listAccounts`) when its name is one word, else its own name; the document
+ * refuses two operations with one id.
+ */
+const OPERATION_IDS: Record<string, string> = {
+  'UsersController.list': 'listUsers',
+  'UsersController.setPhone': 'setProfilePhone',
+  'UsersController.get': 'getUser',
+  'UsersController.update': 'updateUser',
+  'UsersController.changeRole': 'changeUserRole',
+  'UsersController.approve': 'approveUser',
+  'UsersController.reject': 'rejectUser',
+  'AuthController.register': 'register',
+  'AuthController.login': 'login',
+  'AuthController.loginWithIdp': 'loginWithIdp',
+  'AuthController.logout': 'logout',
+  'AuthController.verify': 'verifyToken',
+  'AuthController.verifyAlias': 'verifyTokenAlias',
+  'AuthController.changePassword': 'changePassword',
+  'MessConfigController.setup': 'setupMess',
+  'MessConfigController.read': 'getMessConfig',
+  'MessConfigController.replace': 'replaceMessConfig',
+  'AttendanceController.list': 'listAttendance',
+  'AttendanceController.mark': 'markAttendance',
+  'AttendanceController.markMany': 'markAttendanceBulk',
+  'AttendanceController.changeStatus': 'changeAttendanceStatus',
+  'FeedbackController.list': 'listFeedback',
+  'FeedbackController.submit': 'submitFeedback',
+  'FeedbackController.update': 'updateFeedback',
+  'ExpensesController.list': 'listExpenses',
+  'ExpensesController.create': 'createExpense',
+  'ExpensesController.get': 'getExpense',
+  'ExpensesController.replace': 'replaceExpense',
+  'ExpensesController.remove': 'deleteExpense',
+  'MealsController.list': 'listMeals',
+  'MealsController.create': 'createMeal',
+  'MealsController.get': 'getMeal',
+  'MealsController.replace': 'replaceMeal',
+  'MealsController.remove': 'deleteMeal',
+  'AnalyticsController.expenses': 'getExpenseAnalytics',
+  'AnalyticsController.attendance': 'getAttendanceAnalytics',
+  'AnalyticsController.health': 'getMessHealth',
+  'AnalyticsController.shares': 'listShares',
+  'AnalyticsController.myShare': 'getMyShare',
+  'AnalyticsController.sharesCsv': 'downloadSharesCsv',
+  'AnalyticsController.status': 'getMonthStatus',
+  'AnalyticsController.close': 'closeMonth',
+  'AnalyticsController.reopen': 'reopenMonth',
+  'AnalyticsController.headcount': 'getHeadcount',
+  'NotificationsController.list': 'listNotifications',
+  'NotificationsController.configCheck': 'checkNotificationConfig',
+  'NotificationsController.sendTest': 'sendTestNotification',
+  'NotificationsController.preferences': 'getNotificationPreferences',
+  'NotificationsController.updatePreferences': 'updateNotificationPreferences',
+  'NotificationsController.setChannel': 'setNotificationChannel',
+  'HealthController.overall': 'getHealth',
+  'HealthController.ready': 'getReadiness',
+  'HealthController.live': 'getLiveness',
+  'HealthController.db': 'getDatabaseHealth',
+  'HealthController.cacheHealth': 'getCacheHealth',
+  'HealthController.jobsHealth': 'getJobsHealth',
+  'HealthController.metricsSnapshot': 'getMetrics',
+  'HealthController.prometheus': 'getPrometheusMetrics',
+  'HealthController.summary': 'getHealthSummary',
+  'AuditController.list': 'listAuditEvents',
+};
+
+/** The `operationIdFactory` of the document: see OPERATION_IDS. */
+export function operationId(controllerKey: string, methodKey: string): string {
+  const listed = OPERATION_IDS[`${controllerKey}.${methodKey}`];
+  if (listed) return listed;
+  if (/[A-Z]/.test(methodKey)) return methodKey;
+  return methodKey + controllerKey.replace(/Controller$/, '');
+}
+
+/** Descriptions for the success answers a route documents with a schema but no words (lint: no empty description). */
+const successDescriptions: Record<string, string> = {
+  '200': 'OK',
+  '201': 'Created',
+  '204': 'No content',
+  '503': 'Not ready: the report names the dependency that failed',
+};
+
+/**
+ * The last touches every operation needs, in one place: `security: []` on the public routes (a document-wide
+ * default would otherwise be assumed), a description on every response, unique operation ids; and the guard's body
+ * closed (`{"error"}` and nothing else), which is what makes it exclusive of the `{success:false,…}` envelope in a
+ * `oneOf`.
+ */
+export function finishDocument(document: OpenAPIObject): OpenAPIObject {
+  const ids = new Map<string, string>();
+  for (const [path, ops] of Object.entries(document.paths)) {
+    for (const method of ['get', 'put', 'post', 'delete', 'patch'] as const) {
+      const op = ops[method];
+      if (!op) continue;
+      op.security ??= [];
+      for (const [status, response] of Object.entries(op.responses) as [string, { description?: string }][])
+        if (!response.description) response.description = successDescriptions[status] ?? `Status ${status}`;
+      const where = `${method.toUpperCase()} ${path}`;
+      if (!op.operationId) throw new Error(`${where} has no operationId`);
+      const taken = ids.get(op.operationId);
+      if (taken) throw new Error(`${where} and ${taken} share the operationId ${op.operationId}`);
+      ids.set(op.operationId, where);
+    }
+  }
+  typeNullableObjects(document);
+  const guard = document.components?.schemas?.[GuardErrorDto.name] as
+    { additionalProperties?: boolean } | undefined;
+  if (guard) guard.additionalProperties = false;
+  return document;
+}
+
+/**
+ * `@ApiProperty({ type: SomeDto, nullable: true })` comes out as `{allOf: [{$ref}], nullable: true}`, which OpenAPI
+ * 3.0 does not allow (`nullable` needs a `type` beside it; Redocly and openapi-typescript refuse the document). When
+ * every schema referred to is an object, the `type: object` is added, which is what the property means.
+ */
+function typeNullableObjects(document: OpenAPIObject): void {
+  const schemas = (document.components?.schemas ?? {}) as Record<string, { type?: string }>;
+  const isObjectRef = (node: unknown) => {
+    const ref = (node as { $ref?: string } | undefined)?.$ref;
+    return typeof ref === 'string' && schemas[ref.split('/').pop()!]?.type === 'object';
+  };
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(visit);
+    if (!node || typeof node !== 'object') return;
+    const schema = node as Record<string, unknown>;
+    const branches = (schema.allOf ?? schema.oneOf ?? schema.anyOf) as unknown[] | undefined;
+    if (
+      schema.nullable === true &&
+      schema.type === undefined &&
+      branches?.length &&
+      branches.every(isObjectRef)
+    )
+      schema.type = 'object';
+    Object.values(schema).forEach(visit);
+  };
+  visit(document);
+}
+
+/** The document with every object's keys sorted (arrays keep their order): the committed file diffs cleanly. */
+export function sortedKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortedKeys);
+  if (!value || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.keys(value)
+      .sort()
+      .map((key) => [key, sortedKeys((value as Record<string, unknown>)[key])]),
+  );
 }

@@ -28,14 +28,29 @@ export interface JobCounts {
   pending: number;
   failed: number;
   processed: number;
+  /** Of `failed`, those that failed within the last FAILED_JOBS_WINDOW_HOURS: what the health summary judges. */
+  failedRecently: number;
+}
+
+/** How far back a failed job still makes the health summary `degraded`. */
+export const FAILED_JOBS_WINDOW_HOURS = 24;
+
+/** One job per notification row, by the row's status: waiting, waiting for a retry, given up, delivered. */
+export interface JobStatusCounts {
+  queued: number;
+  retrying: number;
+  failed: number;
+  sent: number;
+  /** Of `failed`, those that failed within the last FAILED_JOBS_WINDOW_HOURS. */
+  failedRecently: number;
 }
 
 /** Implemented by the job queue once one exists; until then there is nothing pending, failed or processed. */
 @Injectable()
 export class JobQueueStats {
-  private source?: () => Promise<JobCounts>;
+  private source?: () => Promise<JobStatusCounts>;
 
-  attach(source: () => Promise<JobCounts>): void {
+  attach(source: () => Promise<JobStatusCounts>): void {
     this.source = source;
   }
 
@@ -43,7 +58,18 @@ export class JobQueueStats {
     return this.source !== undefined;
   }
 
+  async statusCounts(): Promise<JobStatusCounts> {
+    return this.source ? this.source() : { queued: 0, retrying: 0, failed: 0, sent: 0, failedRecently: 0 };
+  }
+
+  /** The contract's summary: pending (queued or retrying), failed, processed (sent). */
   async counts(): Promise<JobCounts> {
-    return this.source ? this.source() : { pending: 0, failed: 0, processed: 0 };
+    const counts = await this.statusCounts();
+    return {
+      pending: counts.queued + counts.retrying,
+      failed: counts.failed,
+      processed: counts.sent,
+      failedRecently: counts.failedRecently,
+    };
   }
 }

@@ -1,6 +1,7 @@
 import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { type CurrentMember, CurrentUser, Public } from '../../common/auth/auth.decorators';
+import { BUSY } from '../../common/concurrency/work-limiter';
 import { ApiAuth, ApiErrors, MessageDto } from '../../common/http/api-docs';
 import { LoginThrottle } from '../../common/http/rate-limit';
 import {
@@ -24,7 +25,7 @@ export class AuthController {
   @Post('auth/register')
   @ApiOperation({ summary: 'Register; the account is a pending student until an admin approves it' })
   @ApiCreatedResponse({ type: RegisterResponseDto })
-  @ApiErrors(400, [409, 'Email already registered'])
+  @ApiErrors(400, [409, 'Email already registered'], [503, BUSY])
   async register(@Body() body: RegisterDto): Promise<RegisterResponseDto> {
     const user = await this.auth.register(body);
     return {
@@ -50,6 +51,7 @@ export class AuthController {
     [403, 'Account pending approval', 'Account rejected'],
     [404, 'User not found'],
     429,
+    [503, BUSY],
   )
   login(@Body() body: LoginDto): Promise<LoginResponseDto> {
     return this.auth.login(body.email, body.password);
@@ -108,7 +110,7 @@ export class AuthController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Change your password; every earlier token stops working, a new one is returned' })
   @ApiOkResponse({ type: PasswordChangedDto })
-  @ApiAuth(400, [401, 'Current password is incorrect'], 429)
+  @ApiAuth(400, [401, 'Current password is incorrect'], 429, [503, BUSY])
   async changePassword(
     @CurrentUser() member: CurrentMember,
     @Body() body: ChangePasswordDto,

@@ -10,6 +10,7 @@ import {
   toFeedbackListItem,
   toFeedbackResponse,
 } from './dto/feedback.response';
+import { FEEDBACK_GIVEN, FEEDBACK_OTHERS_HIDDEN } from './feedback.errors';
 import { FeedbackService } from './feedback.service';
 
 @ApiTags('Feedback')
@@ -21,13 +22,18 @@ export class FeedbackController {
   @ApiOperation({
     summary: 'List feedback, newest meal first, with the member nested as `userId: {_id, fullName}`',
     description:
-      'Any member reads all feedback. Filters combine. `mealType` is matched as given (names no longer ' +
-      'configured still find their old feedback). Paged: `limit` defaults to 100, at most 500.',
+      'Any member reads all feedback. A student sees who gave only their own: on other members’ feedback ' +
+      '`userId` is null (anonymous), and the `userId` filter may name only themself (else 403). Managers, ' +
+      'treasurers and admins see every member. Filters combine. `mealType` is matched as given (names no ' +
+      'longer configured still find their old feedback). Paged: `limit` defaults to 100, at most 500.',
   })
   @ApiOkResponse({ type: FeedbackListDto })
-  @ApiAuth(400)
-  async list(@Query() query: ListFeedbackQuery): Promise<FeedbackListDto> {
-    const { rows, total } = await this.feedback.list(query);
+  @ApiAuth(400, [403, FEEDBACK_OTHERS_HIDDEN])
+  async list(
+    @CurrentUser() caller: CurrentMember,
+    @Query() query: ListFeedbackQuery,
+  ): Promise<FeedbackListDto> {
+    const { rows, total } = await this.feedback.list(caller, query);
     return {
       success: true,
       feedback: rows.map(toFeedbackListItem),
@@ -37,13 +43,15 @@ export class FeedbackController {
 
   @Post()
   @ApiOperation({
-    summary: 'Rate a meal: one feedback per member, date and meal type (a second is 409; edit it with PUT)',
+    summary:
+      'Rate a meal: one feedback per member, date and meal type (a second is 409 naming the first as ' +
+      '`existingId`; edit it with PUT)',
     description:
       '`rating` is a JSON integer from 1 to 5. `comment` is optional, trimmed, at most 1000 characters. ' +
       '`mealType` must be a configured meal time and `date` today or earlier in the mess time zone.',
   })
   @ApiCreatedResponse({ type: FeedbackEnvelopeDto })
-  @ApiAuth(400, [409, 'You have already given feedback for this meal; change it with PUT /feedback/:id'])
+  @ApiAuth(400, [409, { error: FEEDBACK_GIVEN, existingId: '0193a5e4-a1b2-7c3d-8e4f-5a6b7c8d9e0f' }])
   async submit(
     @CurrentUser() caller: CurrentMember,
     @Body() body: SubmitFeedbackDto,

@@ -53,7 +53,17 @@ export class FeedbackRepository {
     return { rows, total };
   }
 
-  /** A second feedback for the same (member, date, meal) violates the unique index: 409 through the filter. */
+  /** The id of a member's feedback on one meal, if given. */
+  async findIdFor(userId: string, date: string, mealType: string): Promise<string | undefined> {
+    const [row] = await this.db
+      .select({ id: feedback.id })
+      .from(feedback)
+      .where(and(eq(feedback.userId, userId), eq(feedback.date, date), eq(feedback.mealType, mealType)))
+      .limit(1);
+    return row?.id;
+  }
+
+  /** A second feedback for the same (member, date, meal) violates the unique index (FEEDBACK_UNIQUE). */
   async insert(values: NewFeedbackRow): Promise<FeedbackRow> {
     const [row] = await this.db.insert(feedback).values(values).returning();
     return row;

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { type CurrentMember } from '../../common/auth/auth.decorators';
-import { badRequest, forbidden, notFound } from '../../common/errors/api-error';
+import { badRequest, conflict, forbidden, notFound } from '../../common/errors/api-error';
+import { violatedUniqueConstraint } from '../../common/errors/database-errors';
 import { DomainEvents, FeedbackEvent } from '../../common/events/domain-events';
 import { publishDomainEvent } from '../../common/events/publish';
 import { Clock } from '../../common/time/clock';
@@ -11,7 +12,12 @@ import { MessConfigService } from '../mess-config/mess-config.service';
 import { ListFeedbackQuery, SubmitFeedbackDto, UpdateFeedbackDto } from './dto/feedback.requests';
 import { FeedbackListRow, FeedbackRepository } from './feedback.repository';
 import { FeedbackRow } from './feedback.schema';
-import './feedback.errors';
+import { FEEDBACK_GIVEN, FEEDBACK_OTHERS_HIDDEN, FEEDBACK_UNIQUE } from './feedback.errors';
+
+/** A feedback as its reader may see it: `member` is null where the reader may not know who gave it. */
+export type VisibleFeedback = Omit<FeedbackListRow, 'fullName'> & {
+  member: { id: string; fullName: string } | null;
+};
 
 /** Members' ratings of meals; the owner of the `feedback` table. */
 @Injectable()
@@ -24,9 +30,19 @@ export class FeedbackService {
     private readonly config: AppConfig,
   ) {}
 
-  /** Every member reads all feedback. `mealType` is not checked against the configuration: old names still filter. */
-  list(query: ListFeedbackQuery): Promise<{ rows: FeedbackListRow[]; total: number }> {
-    return this.repository.list({
+  /**
+   * Every member reads all feedback; a student sees who gave only their own (`member` is null on the others'),
+   * staff see everyone's. A student's `userId` filter may name only themself, or the filter would undo that.
+   * `mealType` is not checked against the configuration: old names still filter.
+   */
+  async list(
+    caller: CurrentMember,
+    query: ListFeedbackQuery,
+  ): Promise<{ rows: VisibleFeedback[]; total: number }> {
+    const staff = caller.role !== 'student';
+    if (!staff && query.userId !== undefined && query.userId !== caller.id)
+      throw forbidden(FEEDBACK_OTHERS_HIDDEN);
+    const { rows, total } = await this.repository.list({
       mealType: query.mealType,
       date: query.date,
       rating: query.rating,
@@ -34,6 +50,11 @@ export class FeedbackService {
       limit: query.limit,
       offset: (query.page - 1) * query.limit,
     });
+    const visible = rows.map(({ fullName, ...row }) => ({
+      ...row,
+      member: staff || row.userId === caller.id ? { id: row.userId, fullName: fullName ?? '' } : null,
+    }));
+    return { rows: visible, total };
   }
 
   /** One per (member, date, meal), for a configured meal on or before today; a second is 409. */
@@ -45,13 +66,19 @@ export class FeedbackService {
         { field: 'date', message: `feedback is for meals on or before today (${today})` },
       ]);
     }
-    const row = await this.repository.insert({
-      userId: caller.id,
-      date: body.date,
-      mealType: body.mealType,
-      rating: body.rating,
-      comment: body.comment ?? '',
-    });
+    const row = await this.repository
+      .insert({
+        userId: caller.id,
+        date: body.date,
+        mealType: body.mealType,
+        rating: body.rating,
+        comment: body.comment ?? '',
+      })
+      .catch(async (error: unknown) => {
+        if (violatedUniqueConstraint(error) !== FEEDBACK_UNIQUE) throw error;
+        // The 409 names the feedback to change with PUT.
+        throw conflict(FEEDBACK_GIVEN, await this.repository.findIdFor(caller.id, body.date, body.mealType));
+      });
     this.publish(row);
     return row;
   }

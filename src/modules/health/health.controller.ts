@@ -1,13 +1,19 @@
-import { Controller, Get } from '@nestjs/common';
+import { Controller, Get, Header, Headers, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProperty, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { HealthCheckService } from '@nestjs/terminus';
 import { Public, Roles } from '../../common/auth/auth.decorators';
-import { RawBodyError } from '../../common/errors/api-error';
-import { ApiRoleAuth } from '../../common/http/api-docs';
+import { RawBodyError, unauthorized } from '../../common/errors/api-error';
+import { ApiErrors, ApiRoleAuth } from '../../common/http/api-docs';
+import { PrometheusMetrics } from '../../common/stats/prometheus';
+import { AppConfig } from '../../config/app-config';
+import type { FastifyReply } from 'fastify';
+import { timingSafeEqual } from 'node:crypto';
+import { METRICS_TOKEN_REQUIRED } from './health.errors';
 import { CacheStats, JobQueueStats, RateLimitStats } from '../../common/stats/service-stats';
 import { Database } from '../../database/database';
 import { DatabaseHealthIndicator } from './database.health';
 import { RequestMetrics } from './request-metrics';
+import { SUMMARY_STATUS_RULE, SUMMARY_STATUSES, type SummaryStatus, summaryStatus } from './summary-status';
 
 class MemoryDto {
   @ApiProperty() rss: number;
@@ -42,7 +48,14 @@ class RateLimiterSummaryDto {
 }
 class HealthSummaryDto {
   @ApiProperty({ example: true }) success: true;
-  @ApiProperty({ enum: ['healthy', 'unhealthy'] }) status: string;
+  @ApiProperty({ enum: SUMMARY_STATUSES, description: SUMMARY_STATUS_RULE, example: 'degraded' })
+  status: SummaryStatus;
+  @ApiProperty({
+    type: [String],
+    description: 'Why the status is not `healthy`; empty when it is',
+    example: ['65 notification deliveries failed in the last 24 hours'],
+  })
+  reasons: string[];
   @ApiProperty({ type: CacheSummaryDto }) cache: CacheSummaryDto;
   @ApiProperty({ type: JobQueueSummaryDto }) jobQueue: JobQueueSummaryDto;
   @ApiProperty({ type: RateLimiterSummaryDto }) rateLimiter: RateLimiterSummaryDto;
@@ -93,6 +106,8 @@ export class HealthController {
     private readonly cache: CacheStats,
     private readonly jobs: JobQueueStats,
     private readonly rateLimits: RateLimitStats,
+    private readonly prometheusMetrics: PrometheusMetrics,
+    private readonly config: AppConfig,
   ) {}
 
   @Public()
@@ -174,18 +189,57 @@ export class HealthController {
     return { uptime: Math.round(process.uptime()), memory: memory(), performance: this.metrics.snapshot() };
   }
 
+  @Public()
+  @Get('metrics/prometheus')
+  @Header('cache-control', 'no-store')
+  @ApiOperation({
+    summary:
+      'Prometheus text exposition: request durations by route template, requests in flight, database pool, job queue, notification deliveries, cache, rate limiter, process and event loop',
+    description:
+      'Public like the other probes, unless METRICS_TOKEN is set: then it needs `Authorization: Bearer <METRICS_TOKEN>`.',
+  })
+  // Only the success is text: the 401 is JSON like every other route's error.
+  @ApiOkResponse({
+    description: 'The exposition (text format 0.0.4)',
+    content: {
+      'text/plain': {
+        schema: {
+          type: 'string',
+          example:
+            '# TYPE mess_http_request_duration_seconds histogram\nmess_http_request_duration_seconds_bucket{le="0.005",method="GET",route="/api/expenses",status="200"} 3',
+        },
+      },
+    },
+  })
+  @ApiErrors([401, METRICS_TOKEN_REQUIRED])
+  async prometheus(
+    @Headers('authorization') authorization: string | undefined,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<string> {
+    const token = this.config.metricsToken;
+    if (token && !sameSecret(authorization ?? '', `Bearer ${token}`))
+      throw unauthorized(METRICS_TOKEN_REQUIRED);
+    void reply.header('content-type', this.prometheusMetrics.contentType);
+    return this.prometheusMetrics.exposition();
+  }
+
   @Get('admin/health-summary')
   @Roles('admin')
-  @ApiOperation({ summary: 'Cache, job-queue and rate-limiter counters (admin)' })
+  @ApiOperation({
+    summary: 'Status with its reasons, and cache, job-queue and rate-limiter counters (admin)',
+    description: SUMMARY_STATUS_RULE,
+  })
   @ApiOkResponse({ type: HealthSummaryDto })
   @ApiRoleAuth()
   async summary(): Promise<HealthSummaryDto> {
     const database = (await this.databaseIndicator.check()).database;
+    const jobs = await this.jobs.counts().catch(() => undefined);
+    const { pending, failed, processed } = jobs ?? { pending: 0, failed: 0, processed: 0 };
     return {
       success: true,
-      status: database.status === 'up' ? 'healthy' : 'unhealthy',
+      ...summaryStatus(database.status === 'up', jobs ?? { pending, failed, processed, failedRecently: 0 }),
       cache: this.cacheSummary(),
-      jobQueue: await this.jobs.counts(),
+      jobQueue: { pending, failed, processed },
       rateLimiter: {
         blockedRequests: this.rateLimits.blockedRequests,
         totalRequests: this.rateLimits.totalRequests,
@@ -205,6 +259,13 @@ export class HealthController {
   private cacheSummary(): CacheSummaryDto {
     return { hits: this.cache.hits, misses: this.cache.misses, hitRate: this.cache.hitRate() };
   }
+}
+
+/** Compares without leaking, through timing, how much of the secret matched. */
+function sameSecret(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 function memory(): MemoryDto {

@@ -2,10 +2,11 @@ import { Module } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
 import { DatabaseHealthIndicator } from './database.health';
 import { HealthController } from './health.controller';
+import { PrometheusCollectors } from './prometheus.collectors';
 
 @Module({
   imports: [TerminusModule.forRoot({ errorLogStyle: 'json' })],
   controllers: [HealthController],
-  providers: [DatabaseHealthIndicator],
+  providers: [DatabaseHealthIndicator, PrometheusCollectors],
 })
 export class HealthModule {}

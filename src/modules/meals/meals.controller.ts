@@ -5,9 +5,14 @@ import { ApiAuth, ApiRoleAuth } from '../../common/http/api-docs';
 import { IdPipe } from '../../common/http/id.pipe';
 import { CreateMealDto, ListMealsQuery, UpdateMealDto } from './dto/meal.requests';
 import { MealDeletedDto, MealEnvelopeDto, MealListDto, toMealResponse } from './dto/meal.response';
+import { MENU_TAKEN } from './meals.errors';
 import { MealsService } from './meals.service';
 
-const MENU_TAKEN = 'A menu for this date and meal type already exists';
+/** What a 409 names: the menu that holds the slot. */
+const MENU_TAKEN_EXAMPLE = [
+  409,
+  { error: MENU_TAKEN, existingId: '0193a5e4-7c1a-7c9e-9d3b-4a1f2e3d4c5b' },
+] as const;
 
 @ApiTags('Meals')
 @Controller('meals')
@@ -34,10 +39,11 @@ export class MealsController {
   @ApiOperation({
     summary: 'Publish the menu of one meal (manager; admin passes); the caller becomes its owner',
     description:
-      '`mealType` must be one of the configured meal times. One menu per (date, mealType): a second is 409.',
+      '`mealType` must be one of the configured meal times. One menu per (date, mealType): a second is 409, ' +
+      'whose `existingId` is the menu that holds the slot.',
   })
   @ApiCreatedResponse({ type: MealEnvelopeDto })
-  @ApiRoleAuth(400, [409, MENU_TAKEN])
+  @ApiRoleAuth(400, MENU_TAKEN_EXAMPLE)
   async create(@CurrentUser() caller: CurrentMember, @Body() body: CreateMealDto): Promise<MealEnvelopeDto> {
     const { meal, creatorName } = await this.meals.publish(caller, body);
     return { success: true, meal: toMealResponse(meal, creatorName) };
@@ -57,10 +63,11 @@ export class MealsController {
     summary: 'Replace a menu (its publisher, or an admin)',
     description:
       'A full replacement with the same fields and rules as POST; an omitted `notes` becomes empty. ' +
-      'Moving it onto a (date, mealType) that already has a menu is 409. Anyone else gets 403.',
+      'Moving it onto a (date, mealType) that already has a menu is 409 (`existingId`: that menu). ' +
+      'Anyone else gets 403.',
   })
   @ApiOkResponse({ type: MealEnvelopeDto })
-  @ApiAuth(400, [403, 'You can only change your own menus'], [404, 'Meal not found'], [409, MENU_TAKEN])
+  @ApiAuth(400, [403, 'You can only change your own menus'], [404, 'Meal not found'], MENU_TAKEN_EXAMPLE)
   async replace(
     @CurrentUser() caller: CurrentMember,
     @Param('id', IdPipe) id: string,

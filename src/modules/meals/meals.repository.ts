@@ -31,12 +31,17 @@ export class MealsRepository {
   }
 
   async existsForSlot(date: string, mealType: string): Promise<boolean> {
+    return (await this.findIdForSlot(date, mealType)) !== undefined;
+  }
+
+  /** The id of the menu of a (date, meal type), if there is one. */
+  async findIdForSlot(date: string, mealType: string): Promise<string | undefined> {
     const [row] = await this.db
       .select({ id: meals.id })
       .from(meals)
       .where(and(eq(meals.date, date), eq(meals.mealType, mealType)))
       .limit(1);
-    return row !== undefined;
+    return row?.id;
   }
 
   async findById(id: string): Promise<MealWithCreator | undefined> {

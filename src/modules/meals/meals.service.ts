@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { type CurrentMember } from '../../common/auth/auth.decorators';
-import { forbidden, notFound } from '../../common/errors/api-error';
+import { conflict, forbidden, notFound } from '../../common/errors/api-error';
+import { violatedUniqueConstraint } from '../../common/errors/database-errors';
 import { DomainEvents } from '../../common/events/domain-events';
 import { publishDomainEvent } from '../../common/events/publish';
 import { Clock } from '../../common/time/clock';
@@ -12,7 +13,7 @@ import { ListMealsQuery, MealBodyDto } from './dto/meal.requests';
 import { mealEvent } from './meal-events';
 import { MealsRepository, MealValues, type MealWithCreator } from './meals.repository';
 import { resolveMenuPeriod, sortMenus } from './menu-period';
-import './meals.errors';
+import { MEAL_SLOT_UNIQUE, MENU_TAKEN } from './meals.errors';
 
 /** The menu: publishing, reading by day or week, and changes by its publisher or an admin. Owner of `meals`. */
 @Injectable()
@@ -48,7 +49,9 @@ export class MealsService {
 
   async publish(caller: CurrentMember, body: MealBodyDto): Promise<MealWithCreator> {
     const values = await this.values(body);
-    const meal = await this.repository.insert({ ...values, createdBy: caller.id });
+    const meal = await this.namingTheHolder(values, () =>
+      this.repository.insert({ ...values, createdBy: caller.id }),
+    );
     publishDomainEvent(this.events, DomainEvents.MealPublished, mealEvent(meal, caller.id));
     return { meal, creatorName: caller.fullName };
   }
@@ -57,10 +60,26 @@ export class MealsService {
   async replace(caller: CurrentMember, id: string, body: MealBodyDto): Promise<MealWithCreator> {
     const values = await this.values(body);
     const { creatorName } = await this.getChangeableBy(caller, id);
-    const meal = await this.repository.update(id, values);
+    const meal = await this.namingTheHolder(values, () => this.repository.update(id, values));
     if (!meal) throw notFound('Meal not found');
     publishDomainEvent(this.events, DomainEvents.MealChanged, mealEvent(meal, caller.id));
     return { meal, creatorName };
+  }
+
+  /**
+   * Runs a write that may land on a taken slot; the 409 then names the menu that holds it (`existingId`), so a
+   * client can open it instead of searching. The unique index decides, so a race is caught the same way.
+   */
+  private async namingTheHolder<T>(
+    slot: { date: string; mealType: string },
+    write: () => Promise<T>,
+  ): Promise<T> {
+    try {
+      return await write();
+    } catch (error) {
+      if (violatedUniqueConstraint(error) !== MEAL_SLOT_UNIQUE) throw error;
+      throw conflict(MENU_TAKEN, await this.repository.findIdForSlot(slot.date, slot.mealType));
+    }
   }
 
   async remove(caller: CurrentMember, id: string): Promise<void> {

@@ -19,6 +19,7 @@ import { type Channel, NOTIFICATION_TYPE_INFO } from './notification-types';
 import { NotificationsRepository } from './notifications.repository';
 import type { AcceptedOutcome, ChannelOutcome, NotificationRow } from './notifications.schema';
 import { effectivePreferences } from './preferences';
+import { PrometheusMetrics } from '../../common/stats/prometheus';
 import { afterFailure, nextStep, planRoute, retryDeadline } from './routing';
 
 export interface Recipient {
@@ -61,6 +62,7 @@ export class DeliveryService {
     private readonly whatsapp: WhatsAppChannel,
     private readonly clock: Clock,
     private readonly config: AppConfig,
+    private readonly metrics: PrometheusMetrics,
   ) {}
 
   get emailEnabled(): boolean {
@@ -110,6 +112,11 @@ export class DeliveryService {
           this.repository.update(row.id, { outcomes, channels }).then(() => undefined),
       },
     );
+
+    // The channel that answered last: the one that sent, or the last one tried.
+    const channel = result.via ?? result.channels[result.channels.length - 1] ?? 'none';
+    this.metrics.deliveries.inc({ type: row.type, channel, outcome: result.kind });
+    if (result.kind === 'sent' && result.fallbackUsed) this.metrics.fallbacks.inc({ type: row.type });
 
     if (result.kind === 'check') {
       const accepted = result.outcomes.whatsapp as AcceptedOutcome;

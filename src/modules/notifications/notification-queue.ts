@@ -2,7 +2,8 @@ import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/commo
 import { sql } from 'drizzle-orm';
 import { createHash } from 'node:crypto';
 import { fromDrizzle, PgBoss, type JobWithMetadata } from 'pg-boss';
-import { JobCounts, JobQueueStats } from '../../common/stats/service-stats';
+import { FAILED_JOBS_WINDOW_HOURS, JobQueueStats, JobStatusCounts } from '../../common/stats/service-stats';
+import { Clock } from '../../common/time/clock';
 import { AppConfig } from '../../config/app-config';
 import { Database, DbOrTx } from '../../database/database';
 import { DeliveryService } from './delivery.service';
@@ -78,6 +79,7 @@ export class NotificationQueue implements OnModuleInit, OnModuleDestroy {
     private readonly stats: JobQueueStats,
     private readonly repository: NotificationsRepository,
     private readonly delivery: DeliveryService,
+    private readonly clock: Clock,
   ) {}
 
   async onModuleInit(): Promise<void> {
@@ -116,7 +118,7 @@ export class NotificationQueue implements OnModuleInit, OnModuleDestroy {
     // transaction must never need a second statement on the connection that transaction holds.
     await boss.findJobs(DELIVERY_QUEUE, { key: '-' });
     this.boss = boss;
-    this.stats.attach(() => this.counts());
+    this.stats.attach(() => this.statusCounts());
 
     if (settings.workerEnabled) {
       // One worker fetches batches and delivers each batch's jobs side by side (at most `concurrency` at a time);
@@ -167,14 +169,11 @@ export class NotificationQueue implements OnModuleInit, OnModuleDestroy {
     );
   }
 
-  /** pending: waiting or retrying; failed: gave up; processed: delivered. One job per notification row. */
-  async counts(): Promise<JobCounts> {
-    const byStatus = await this.repository.countByStatus();
-    return {
-      pending: byStatus.queued + byStatus.retrying,
-      failed: byStatus.failed,
-      processed: byStatus.sent,
-    };
+  /** Rows per status (one job per notification row), with the failures of the last FAILED_JOBS_WINDOW_HOURS. */
+  async statusCounts(): Promise<JobStatusCounts> {
+    const since = new Date(this.clock.now().getTime() - FAILED_JOBS_WINDOW_HOURS * 3_600_000);
+    const { failedSince, ...byStatus } = await this.repository.countByStatus(since);
+    return { ...byStatus, failedRecently: failedSince };
   }
 
   /**

@@ -16,6 +16,7 @@ import {
   TestNotificationResponseDto,
   toNotificationResponse,
 } from './dto/notification.response';
+import { NO_CHANNEL_CONFIGURED } from './notifications.errors';
 import { NotificationsService } from './notifications.service';
 
 @ApiTags('Notifications')
@@ -54,10 +55,14 @@ export class NotificationsController {
   @ApiOperation({
     summary:
       'Send a test message now: email to the configured sender address, WhatsApp to MSG_TEST_PHONE or your phone. ' +
-      '`both` tries WhatsApp, then email. Limited per member per hour (429). `success` is false when nothing was sent.',
+      '`both` tries WhatsApp, then email. Limited per member per hour (429).',
+    description:
+      '503 when none of the channels asked for is configured (nothing is tried, nothing counts against the ' +
+      'hourly limit; the error names the settings to set). Otherwise 200 with the outcome: `success` is false ' +
+      'when a configured channel was tried and did not deliver, and `details` gives each channel’s reason.',
   })
   @ApiOkResponse({ type: TestNotificationResponseDto })
-  @ApiAuth(400, 429)
+  @ApiAuth(400, 429, [503, ...Object.values(NO_CHANNEL_CONFIGURED)])
   sendTest(
     @CurrentUser() caller: CurrentMember,
     @Body() body: SendTestNotificationDto,

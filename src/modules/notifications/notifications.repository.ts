@@ -106,13 +106,23 @@ export class NotificationsRepository {
       .limit(limit);
   }
 
-  async countByStatus(): Promise<Record<NotificationStatus, number>> {
+  /** Rows per status, and how many of the failed ones failed (were last changed) at or after `failedSince`. */
+  async countByStatus(
+    failedSince: Date,
+  ): Promise<Record<NotificationStatus, number> & { failedSince: number }> {
     const rows = await this.db
-      .select({ status: notifications.status, n: count() })
+      .select({
+        status: notifications.status,
+        n: count(),
+        since: sql<number>`count(*) filter (where ${notifications.updatedAt} >= ${failedSince.toISOString()})::int`,
+      })
       .from(notifications)
       .groupBy(notifications.status);
-    const counts: Record<NotificationStatus, number> = { queued: 0, retrying: 0, sent: 0, failed: 0 };
-    for (const row of rows) counts[row.status] = row.n;
+    const counts = { queued: 0, retrying: 0, sent: 0, failed: 0, failedSince: 0 };
+    for (const row of rows) {
+      counts[row.status] = row.n;
+      if (row.status === 'failed') counts.failedSince = Number(row.since);
+    }
     return counts;
   }
 

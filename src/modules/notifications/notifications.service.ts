@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectThrottlerStorage, ThrottlerStorage } from '@nestjs/throttler';
 import type { CurrentMember } from '../../common/auth/auth.decorators';
-import { badRequest, notFound } from '../../common/errors/api-error';
+import { badRequest, notFound, unavailable } from '../../common/errors/api-error';
 import { RateLimitedError } from '../../common/http/rate-limit';
 import { Clock } from '../../common/time/clock';
 import { localParts } from '../../common/time/dates';
@@ -22,6 +22,7 @@ import {
   type PreferenceSwitch,
   type PreferenceSwitches,
 } from './notification-types';
+import { NO_CHANNEL_CONFIGURED } from './notifications.errors';
 import { NotificationsRepository } from './notifications.repository';
 import type { NotificationRow } from './notifications.schema';
 import { effectivePreferences } from './preferences';
@@ -189,6 +190,9 @@ export class NotificationsService {
    * sender address, WhatsApp to MSG_TEST_PHONE or else the caller's phone. Limited per member per hour.
    */
   async sendTest(caller: CurrentMember, channel: ChannelPreference): Promise<TestSendResult> {
+    const email = this.delivery.emailEnabled && channel !== 'whatsapp';
+    const whatsapp = this.delivery.whatsappEnabled && channel !== 'email';
+    if (!email && !whatsapp) throw unavailable(NO_CHANNEL_CONFIGURED[channel]);
     await this.limitTests(caller.id);
     const user = await this.users.findById(caller.id);
     if (!user) throw notFound('User not found');

@@ -50,7 +50,12 @@ export class UsersController {
   }
 
   @Put(':id')
-  @ApiOperation({ summary: 'Update your own profile (fullName, phone); admins may update anyone' })
+  @ApiOperation({
+    summary: 'Update your own profile (fullName, phone, room); admins may update anyone',
+    description:
+      'Send at least one of `fullName`, `phone`, `room`; each is validated as at registration. Only the fields ' +
+      'sent change. Role and status have their own routes.',
+  })
   @ApiOkResponse({ type: UserEnvelopeDto })
   @ApiAuth(400, [403, 'You can only edit your own profile'], [404, 'User not found'])
   async update(

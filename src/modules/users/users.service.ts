@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import * as bcrypt from 'bcrypt';
 import { AppConfig } from '../../config/app-config';
+import { WorkLimiter } from '../../common/concurrency/work-limiter';
 import { type CurrentMember, isPrivileged } from '../../common/auth/auth.decorators';
 import { badRequest, conflict, forbidden, notFound } from '../../common/errors/api-error';
 import { isUniqueViolation } from '../../common/errors/database-errors';
@@ -33,13 +34,21 @@ export interface IdpIdentity {
 @Injectable()
 export class UsersService {
   private readonly logger = new Logger(UsersService.name);
+  /**
+   * Every bcrypt hash and comparison (~60 ms of CPU each at cost 10) goes through here: at most
+   * BCRYPT_CONCURRENCY at once (default: the cores but one), so a login storm leaves a core to every other
+   * request; one that waits longer than BCRYPT_QUEUE_TIMEOUT_MS is answered 503 with Retry-After.
+   */
+  private readonly hashing: WorkLimiter;
 
   constructor(
     private readonly repository: UsersRepository,
     private readonly config: AppConfig,
     private readonly events: EventEmitter2,
     private readonly audit: AuditService,
-  ) {}
+  ) {
+    this.hashing = new WorkLimiter(config.bcryptConcurrency, config.bcryptQueueTimeoutMs);
+  }
 
   // ---- identity (used by auth) ----
 
@@ -88,7 +97,8 @@ export class UsersService {
 
   async passwordMatches(user: UserRow, password: string): Promise<boolean> {
     if (!user.passwordHash) return false;
-    return bcrypt.compare(password, user.passwordHash);
+    const hash = user.passwordHash;
+    return this.hashing.run(() => bcrypt.compare(password, hash));
   }
 
   /** Sets a new password and ends every token issued before it. */
@@ -211,12 +221,16 @@ export class UsersService {
 
   async updateProfile(caller: CurrentMember, id: string, changes: UpdateProfileDto): Promise<UserRow> {
     if (caller.id !== id && caller.role !== 'admin') throw forbidden('You can only edit your own profile');
-    if (changes.fullName === undefined && changes.phone === undefined) {
-      throw badRequest('Validation failed', [{ field: 'body', message: 'send fullName and/or phone' }]);
+    const { fullName, phone, room } = changes;
+    if (fullName === undefined && phone === undefined && room === undefined) {
+      throw badRequest('Validation failed', [
+        { field: 'body', message: 'send at least one of fullName, phone, room' },
+      ]);
     }
     const row = await this.repository.update(id, {
-      ...(changes.fullName !== undefined ? { fullName: changes.fullName } : {}),
-      ...(changes.phone !== undefined ? { phone: changes.phone } : {}),
+      ...(fullName !== undefined ? { fullName } : {}),
+      ...(phone !== undefined ? { phone } : {}),
+      ...(room !== undefined ? { room } : {}),
     });
     if (!row) throw notFound('User not found');
     return row;
@@ -345,7 +359,7 @@ export class UsersService {
   }
 
   private hash(password: string): Promise<string> {
-    return bcrypt.hash(password, this.config.bcryptCost);
+    return this.hashing.run(() => bcrypt.hash(password, this.config.bcryptCost));
   }
 }
 

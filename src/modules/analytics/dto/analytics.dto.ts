@@ -20,10 +20,20 @@ export class PeriodQuery {
   @MonthField({ optional: true, description: 'A month; default: this month (mess time zone)' })
   month?: string;
 
-  @DateField({ optional: true, description: 'Start of a custom period (with endDate), inclusive' })
+  // No examples on the custom period: the docs' "Try it out" fills every example at once, and `month` with a
+  // period is a 400.
+  @DateField({
+    optional: true,
+    example: undefined,
+    description: 'Start of a custom period (with endDate, not with month), inclusive; e.g. 2025-03-01',
+  })
   startDate?: string;
 
-  @DateField({ optional: true, description: 'End of a custom period (with startDate), inclusive' })
+  @DateField({
+    optional: true,
+    example: undefined,
+    description: 'End of a custom period (with startDate, not with month), inclusive; e.g. 2025-03-31',
+  })
   endDate?: string;
 }
 

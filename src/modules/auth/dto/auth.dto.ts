@@ -1,6 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsString, Length } from 'class-validator';
 import { EmailField, IndianPhoneField, PasswordField, TextField } from '../../../common/http/fields';
+import { RoomField } from '../../users/dto/user.requests';
 import { UserSummaryDto } from '../../users/dto/user.response';
 
 export class RegisterDto {
@@ -16,7 +17,7 @@ export class RegisterDto {
   @TextField(1, 50, { example: 'CS21B042' })
   collegeId: string;
 
-  @TextField(1, 30, { example: 'B-214' })
+  @RoomField()
   room: string;
 
   @IndianPhoneField()

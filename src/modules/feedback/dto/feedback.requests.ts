@@ -50,7 +50,10 @@ export class ListFeedbackQuery extends PageQuery(100, 500) {
   @Max(5, ratingMessage)
   rating?: number;
 
-  @ApiPropertyOptional({ format: 'uuid', description: "One member's feedback" })
+  @ApiPropertyOptional({
+    format: 'uuid',
+    description: "One member's feedback (a student: only their own id, else 403)",
+  })
   @Optional()
   @IsUUID(undefined, { message: 'userId must be a UUID' })
   userId?: string;

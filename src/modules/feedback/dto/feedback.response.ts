@@ -1,6 +1,6 @@
 import { ApiProperty, OmitType } from '@nestjs/swagger';
 import { PaginationDto } from '../../../common/http/paging';
-import type { FeedbackListRow } from '../feedback.repository';
+import type { VisibleFeedback } from '../feedback.service';
 import type { FeedbackRow } from '../feedback.schema';
 
 export class FeedbackDto {
@@ -20,8 +20,14 @@ export class FeedbackMemberDto {
 }
 
 export class FeedbackListItemDto extends OmitType(FeedbackDto, ['userId'] as const) {
-  @ApiProperty({ type: FeedbackMemberDto, description: 'The member who gave the feedback' })
-  userId: FeedbackMemberDto;
+  @ApiProperty({
+    type: FeedbackMemberDto,
+    nullable: true,
+    description:
+      'The member who gave the feedback. Null for a student reading another member’s feedback (anonymous); ' +
+      'managers, treasurers and admins see every member',
+  })
+  userId: FeedbackMemberDto | null;
 }
 
 export const toFeedbackResponse = (row: FeedbackRow): FeedbackDto => ({
@@ -35,9 +41,9 @@ export const toFeedbackResponse = (row: FeedbackRow): FeedbackDto => ({
   updatedAt: row.updatedAt.toISOString(),
 });
 
-export const toFeedbackListItem = (row: FeedbackListRow): FeedbackListItemDto => ({
+export const toFeedbackListItem = (row: VisibleFeedback): FeedbackListItemDto => ({
   ...toFeedbackResponse(row),
-  userId: { _id: row.userId, fullName: row.fullName ?? '' },
+  userId: row.member && { _id: row.member.id, fullName: row.member.fullName },
 });
 
 export class FeedbackEnvelopeDto {

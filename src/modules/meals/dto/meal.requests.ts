@@ -58,8 +58,9 @@ export class ListMealsQuery {
     type: 'integer',
     minimum: 1,
     maximum: 53,
-    description: 'ISO-8601 week number (Monday to Sunday) of `year`; 53 only in years that have it',
-    example: 11,
+    // No `example`: the docs' "Try it out" fills every example at once, and `date` with `week` is a 400.
+    description:
+      'ISO-8601 week number (Monday to Sunday) of `year`; 53 only in years that have it. Not together with `date`. For example 11.',
   })
   @Optional()
   @Type(() => Number)
@@ -74,8 +75,7 @@ export class ListMealsQuery {
     minimum: 1900,
     maximum: 2999,
     description:
-      "The ISO week-numbering year of `week`; only with `week`. Defaults to the year of today's week in the mess time zone.",
-    example: 2025,
+      "The ISO week-numbering year of `week`; only with `week`. Defaults to the year of today's week in the mess time zone. For example 2025.",
   })
   @Optional()
   @Type(() => Number)

@@ -16,12 +16,19 @@ export class ListUsersQuery extends PageQuery(100, 500) {
   role?: Role;
 }
 
+/** A hostel room as registration takes it: 1 to 30 characters after trimming, no control characters. */
+export const RoomField = (options: { optional?: boolean } = {}) =>
+  TextField(1, 30, { example: 'B-214', description: 'Hostel room, 1 to 30 characters', ...options });
+
 export class UpdateProfileDto {
   @TextField(1, 100, { optional: true, example: 'Asha Verma' })
   fullName?: string;
 
   @IndianPhoneField({ optional: true })
   phone?: string;
+
+  @RoomField({ optional: true })
+  room?: string;
 }
 
 export class ChangeRoleDto {
