@@ -3489,7 +3489,7 @@ export interface operations {
     passAttendance: {
         parameters: {
             query: {
-                /** @description The meal's date in the mess time zone; default today */
+                /** @description The meal's date in the mess time zone; default today. A meal that has ended gets 400 */
                 date?: string;
                 /** @description The name of a configured meal time */
                 mealType: string;
@@ -3525,15 +3525,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["GuardErrorDto"];
-                };
-            };
-            /** @description Conflicts with existing data or with a closed month */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
             /** @description Too many requests; wait for the seconds in Retry-After */

@@ -125,10 +125,7 @@ export class AttendanceController {
       'becomes valid in its window. `qrSvg` holds the pass as an SVG QR code.',
   })
   @ApiOkResponse({ type: PassResponseDto })
-  @ApiAuth(
-    [400, { error: PASS_MEAL_OVER, details: [{ field: 'date', message: PASS_MEAL_OVER }] }],
-    [409, NOT_A_DINER],
-  )
+  @ApiAuth([400, { error: PASS_MEAL_OVER, details: [{ field: 'date', message: PASS_MEAL_OVER }] }])
   async pass(@CurrentUser() caller: CurrentMember, @Query() query: PassQuery): Promise<PassResponseDto> {
     const issued = await this.attendance.issuePass(caller, query);
     return {

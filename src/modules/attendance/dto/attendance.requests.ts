@@ -95,7 +95,11 @@ export class BulkAttendanceDto {
 }
 
 export class PassQuery {
-  @DateField({ optional: true, description: "The meal's date in the mess time zone; default today" })
+  @DateField({
+    optional: true,
+    example: '2030-03-14',
+    description: "The meal's date in the mess time zone; default today. A meal that has ended gets 400",
+  })
   date?: string;
 
   @MealTypeField()
