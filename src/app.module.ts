@@ -30,6 +30,7 @@ import { AuthModule } from './modules/auth/auth.module';
 import { ExpensesModule } from './modules/expenses/expenses.module';
 import { FeedbackModule } from './modules/feedback/feedback.module';
 import { HealthModule } from './modules/health/health.module';
+import { LeaveModule } from './modules/leave/leave.module';
 import { MealsModule } from './modules/meals/meals.module';
 import { MessConfigModule } from './modules/mess-config/mess-config.module';
 import { NotificationsModule } from './modules/notifications/notifications.module';
@@ -83,6 +84,7 @@ export class AppModule {
         AccountsModule,
         BillingModule,
         AnalyticsModule,
+        LeaveModule,
         NotificationsModule,
         HealthModule,
       ],

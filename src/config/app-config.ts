@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
@@ -75,6 +75,8 @@ export abstract class AppConfig {
    */
   declare readonly embeddedTemplate?: Blob;
   declare readonly jwtSecret: string;
+  /** Signs the counter's meal passes: PASS_SECRET, or a key derived from the JWT secret under its own label. */
+  declare readonly passSecret: string;
   declare readonly corsOrigins: string[];
   declare readonly bodyLimitBytes: number;
   declare readonly logLevel: LogLevel;
@@ -162,6 +164,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     problems.push('JWT_SECRET is required in production (at least 32 characters)');
   }
 
+  const passSecret = str('PASS_SECRET');
+  if (passSecret && passSecret.length < 32) problems.push('PASS_SECRET must be at least 32 characters long');
+
   const timezone = str('MESS_TIMEZONE') ?? 'Asia/Kolkata';
   try {
     new Intl.DateTimeFormat('en-CA', { timeZone: timezone });
@@ -198,6 +203,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     databaseUrl,
     dataDir,
     jwtSecret: jwtSecret ?? '',
+    passSecret: passSecret ?? '',
     corsOrigins: (str('CORS_ORIGINS') ?? '')
       .split(',')
       .map((o) => o.trim())
@@ -233,6 +239,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   };
   if (problems.length) throw new ConfigError(problems);
   if (!config.jwtSecret) config.jwtSecret = localJwtSecret(dataDir);
+  // Never the login token's key itself: a pass and a token can never be turned into each other.
+  if (!config.passSecret) {
+    config.passSecret = createHmac('sha256', config.jwtSecret)
+      .update('mess/counter-pass/v1')
+      .digest('base64url');
+  }
   return config;
 }
 

@@ -9,4 +9,5 @@ export * from '../modules/meals/meals.schema';
 export * from '../modules/billing/billing.schema';
 export * from '../modules/notifications/notifications.schema';
 export * from '../modules/accounts/accounts.schema';
+export * from '../modules/leave/leave.schema';
 export * from '../modules/audit/audit.schema';

@@ -359,15 +359,15 @@ describe('Analytics and the monthly bill', () => {
     // March now: A 3, B 2, C 1 present; served slots: 03-01 B/L, 03-02 L, 03-03 D, 03-31 D = 5 (Breakfast 1, Lunch 2, Dinner 2)
     const res = await t.get('/analytics/attendance?month=2025-03', { token: manager.token });
     const approved = res.body.analytics.totalMembers;
-    expect(approved).toBe(19); // admin, manager, treasurer, A–D, 12 crowd members
+    expect(approved).toBe(18); // manager, treasurer, A–D, 12 crowd members (the bootstrap admin does not dine)
     expect(res.body.analytics).toEqual({
-      totalMembers: 19,
+      totalMembers: 18,
       averageAttendance: 1.2, // 6 present / 5 slots
-      attendanceRate: Number((6 / (19 * 5)).toFixed(4)),
+      attendanceRate: Number((6 / (18 * 5)).toFixed(4)),
       byMealType: {
-        Breakfast: Number((1 / 19).toFixed(4)),
-        Lunch: Number((2 / (19 * 2)).toFixed(4)),
-        Dinner: Number((3 / (19 * 2)).toFixed(4)),
+        Breakfast: Number((1 / 18).toFixed(4)),
+        Lunch: Number((2 / (18 * 2)).toFixed(4)),
+        Dinner: Number((3 / (18 * 2)).toFixed(4)),
       },
       presentMarks: 6,
       servedSlots: 5,
@@ -392,8 +392,8 @@ describe('Analytics and the monthly bill', () => {
     await t.post('/feedback', { date: '2025-03-02', mealType: 'Lunch', rating: 3 }, { token: b.token });
     const res = await t.get('/analytics/health?month=2025-03', { token: manager.token });
     expect(res.status).toBe(200);
-    // quality (4−1)/4 = 75; attendance 6/(19×5) = 6.315…%; Jain(3,2,1) = 36/(3×14) = 0.857142… → 85.7
-    const attendance = (6 / 95) * 100;
+    // quality (4−1)/4 = 75; attendance 6/(18×5) = 6.666…% (18 diners); Jain(3,2,1) = 36/(3×14) = 0.857142… → 85.7
+    const attendance = (6 / 90) * 100;
     const fair = (36 / 42) * 100;
     expect(res.body).toEqual({
       success: true,
@@ -412,11 +412,11 @@ describe('Analytics and the monthly bill', () => {
     expect(res.body).toEqual({
       success: true,
       date: '2025-03-02',
-      approvedMembers: 19,
+      approvedMembers: 18,
       meals: [
-        { mealType: 'Breakfast', startTime: '07:30', expected: 0, absent: 1, unmarked: 18 },
-        { mealType: 'Lunch', startTime: '12:30', expected: 1, absent: 1, unmarked: 17 },
-        { mealType: 'Dinner', startTime: '19:30', expected: 0, absent: 0, unmarked: 19 },
+        { mealType: 'Breakfast', startTime: '07:30', expected: 0, absent: 1, onLeave: 0, unmarked: 17 },
+        { mealType: 'Lunch', startTime: '12:30', expected: 1, absent: 1, onLeave: 0, unmarked: 16 },
+        { mealType: 'Dinner', startTime: '19:30', expected: 0, absent: 0, onLeave: 0, unmarked: 18 },
       ],
     });
   });

@@ -109,6 +109,7 @@ describe('Attendance', () => {
         status: 'present',
         markedAt: expect.any(String),
         markedBy: asha.id,
+        source: 'member',
         createdAt: expect.any(String),
         updatedAt: expect.any(String),
       },

@@ -224,6 +224,7 @@ describe('Notification triggers and schedules', () => {
     const replica = new NotificationSchedules(
       (n.schedules as any).notifications,
       (n.schedules as any).attendance,
+      (n.schedules as any).leave,
       (n.schedules as any).messConfig,
       (n.schedules as any).clock,
       (n.schedules as any).config,
@@ -455,6 +456,7 @@ describe('Notification triggers and schedules', () => {
     const replica = new NotificationSchedules(
       (n.schedules as any).notifications,
       (n.schedules as any).attendance,
+      (n.schedules as any).leave,
       (n.schedules as any).messConfig,
       (n.schedules as any).clock,
       (n.schedules as any).config,

@@ -30,6 +30,7 @@ const SWITCHES = [
   'budgetExceeded',
   'attendanceConfirmations',
   'paymentReceived',
+  'leaveDecisions',
 ];
 
 let phoneCounter = 0;

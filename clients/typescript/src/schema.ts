@@ -410,7 +410,7 @@ export interface paths {
         put?: never;
         /**
          * Mark attendance for a meal slot: an upsert of (member, date, mealType)
-         * @description 201 when the mark is new; 200 when it changed the stored status or re-stated it (a re-statement writes nothing). Safe to retry. `mealType` must be a configured meal time. Managers and admins may mark for another approved member with `userId` (unknown member 404, not approved 400); anyone else naming another member gets 403.
+         * @description 201 when the mark is new; 200 when it changed the stored status or re-stated it (a re-statement writes nothing). Safe to retry. `mealType` must be a configured meal time. Managers and admins may mark for another approved member with `userId` (unknown member 404, not approved 400); anyone else naming another member gets 403. A mark made for a member by a manager, an admin or the counter is the kitchen's record: the member's own mark cannot change it (409). With the mess's `markingWindow` set, a member marks their own meals only inside it (409). Members with `dines: false` cannot mark their own meals (409). Nobody marks a member present for a meal their approved leave covers (409 `On leave`).
          */
         post: operations["markAttendance"];
         delete?: never;
@@ -430,9 +430,49 @@ export interface paths {
         put?: never;
         /**
          * Mark one meal slot for up to 500 members at once (manager, admin)
-         * @description One transaction, all or nothing: if any entry names an unknown or unapproved member, or repeats a userId, nothing is written and the 400 lists each bad entry (`marks.<i>.userId`). Each entry is an upsert like POST /attendance. 201 when at least one mark was created, 200 otherwise.
+         * @description One transaction, all or nothing: if any entry names an unknown or unapproved member, or repeats a userId, nothing is written and the 400 lists each bad entry (`marks.<i>.userId`). Each entry is an upsert like POST /attendance. 201 when at least one mark was created, 200 otherwise. The marks become the kitchen's record (a member's own mark of the same status is taken over). A present mark for a member whose approved leave covers the meal fails the request (409 `On leave`, one `details` entry per row).
          */
         post: operations["markAttendanceBulk"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/attendance/pass": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's signed pass for a meal, with its QR code (the counter scans it)
+         * @description A short pass signed with the service's pass key (PASS_SECRET, or derived from JWT_SECRET under its own label; never the login token's key), bound to the caller, the date and the meal. It is valid from 30 minutes before the meal's start to its end; a meal that has ended gets 400, a later one a pass that becomes valid in its window. `qrSvg` holds the pass as an SVG QR code.
+         */
+        get: operations["passAttendance"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/attendance/scan": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The counter: mark a pass's member present for its meal (manager, admin)
+         * @description 201 `repeat: false` when it marked the member present (a new mark, an absent one changed, or the member's own present mark taken over as the kitchen's record); 200 `repeat: true` when the mess or the counter had already recorded them present (a second plate). 50 scans of one pass at once mark once. 400 `Invalid pass` for a forged, tampered, expired or not-yet-valid pass; 409 when the member is on approved leave for the meal or its month is closed.
+         */
+        post: operations["scanAttendance"];
         delete?: never;
         options?: never;
         head?: never;
@@ -447,7 +487,10 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Change a mark's status: the member who owns it, a manager or an admin */
+        /**
+         * Change a mark's status: the member who owns it, a manager or an admin
+         * @description The owner changes only their own marks (not the mess's or the counter's), inside the marking window, and not to present for a meal their approved leave covers; managers and admins change any mark until the month is closed.
+         */
         put: operations["changeAttendanceStatus"];
         post?: never;
         delete?: never;
@@ -780,6 +823,90 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/leaves": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List leave, newest first: members their own, managers and admins everyone's
+         * @description `month` and `date` select the leaves with a day in that month or on that date; `userId` one member (ignored for members). Paged: `limit` defaults to 20, at most 100.
+         */
+        get: operations["listLeave"];
+        put?: never;
+        /**
+         * Ask for leave (any member); a manager or an admin records one for a member with `userId`
+         * @description Covers the meals from `startMealType` of `startDate` (default its first meal) to `endMealType` of `endDate` (default its last). The mess's `leavePolicy` applies: 400 when the leave is shorter than `minDays` (a day counts when any of its meals is covered), asked for later than `applyBeforeHours` before its first meal, ends before it starts, is longer than 366 days, or would take the member's pending and approved days of a month past `maxDaysPerMonth`; 409 when it overlaps the member's pending or approved leave (also when two requests arrive at once: one is accepted) or touches a closed month. Approved at once when the policy needs no approval, and when a manager or an admin records it for a member (exempt from `applyBeforeHours`: the member phoned in); approval turns the member's own present marks in it absent (409 when the mess recorded a covered meal eaten).
+         */
+        post: operations["createLeave"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/leaves/{id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Approve a pending leave (manager, admin); idempotent
+         * @description In one transaction: the member's own present marks for covered meals become absent, and the leave is approved. 409 when a covered meal was recorded eaten by the mess (a scan, a manager's mark), when the leave is rejected or cancelled, or touches a closed month. The member is told (LEAVE_DECIDED).
+         */
+        put: operations["approveLeave"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/leaves/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Cancel a pending or approved leave: the member before its first meal starts; managers and admins any time
+         * @description Idempotent. Marks an approval turned absent stay absent: the member marks again what they will eat.
+         */
+        put: operations["cancelLeave"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/leaves/{id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Reject a pending leave (manager, admin), with an optional reason; idempotent
+         * @description An approved leave is cancelled, not rejected (409). The member is told (LEAVE_DECIDED).
+         */
+        put: operations["rejectLeave"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/live": {
         parameters: {
             query?: never;
@@ -1058,6 +1185,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/users/{id}/dines": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Say whether a member eats at the mess (admin)
+         * @description Members with `dines: false` (the admin the service creates at first start, for one) are left out of `totalMembers`, the headcount, the attendance rate and the bill, and cannot mark their own meals. Takes effect at once in every figure; idempotent.
+         */
+        put: operations["setDines"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/users/{id}/reject": {
         parameters: {
             query?: never;
@@ -1166,7 +1313,7 @@ export interface components {
             presentMarks: number;
             /** @description Meal slots (date, meal type) with at least one member present */
             servedSlots: number;
-            /** @description Approved members now */
+            /** @description Approved members who dine at the mess (`dines: true`) now */
             totalMembers: number;
         };
         AttendanceAnalyticsResponse: {
@@ -1193,6 +1340,12 @@ export interface components {
             markedBy: string | null;
             /** @example Lunch */
             mealType: string;
+            /**
+             * @description Who made the mark: the member; the mess (a manager or an admin for the member, alone or in bulk); or the counter (a scanned pass). A mess or counter mark is the kitchen's record: the member cannot change it
+             * @example member
+             * @enum {string}
+             */
+            source: "member" | "mess" | "counter";
             /**
              * @example present
              * @enum {string}
@@ -1233,6 +1386,12 @@ export interface components {
             markedBy: string | null;
             /** @example Lunch */
             mealType: string;
+            /**
+             * @description Who made the mark: the member; the mess (a manager or an admin for the member, alone or in bulk); or the counter (a scanned pass). A mess or counter mark is the kitchen's record: the member cannot change it
+             * @example member
+             * @enum {string}
+             */
+            source: "member" | "mess" | "counter";
             /**
              * @example present
              * @enum {string}
@@ -1300,7 +1459,7 @@ export interface components {
              * @example expense
              * @enum {string}
              */
-            entity: "expense" | "account" | "month" | "extra" | "leave" | "user" | "config";
+            entity: "expense" | "account" | "month" | "extra" | "leave" | "user" | "config" | "attendance";
             /**
              * @description The changed record's id
              * @example 0193a5e5-1b2c-7d3e-8f40-5a6b7c8d9e0f
@@ -1459,6 +1618,37 @@ export interface components {
              * @example Onions and tomatoes, weekly market
              */
             description?: string;
+        };
+        CreateLeaveDto: {
+            /**
+             * Format: date
+             * @description Last day of the leave; not before startDate
+             * @example 2025-03-14
+             */
+            endDate: string;
+            /**
+             * @description Last covered meal on endDate (a configured meal time); default the day's last meal
+             * @example Dinner
+             */
+            endMealType?: string;
+            /** @example Going home for Diwali */
+            reason?: string;
+            /**
+             * Format: date
+             * @description First day of the leave (mess time zone)
+             * @example 2025-03-14
+             */
+            startDate: string;
+            /**
+             * @description First covered meal on startDate (a configured meal time); default the day's first meal
+             * @example Lunch
+             */
+            startMealType?: string;
+            /**
+             * Format: uuid
+             * @description Record a leave for another approved member (manager, admin): exempt from applyBeforeHours and approved at once
+             */
+            userId?: string;
         };
         CreateMealDto: {
             /**
@@ -1709,6 +1899,7 @@ export interface components {
             error: "No token" | "Invalid token" | "Forbidden";
         };
         HeadcountResponse: {
+            /** @description Approved members who dine at the mess (`dines: true`) */
             approvedMembers: number;
             /** Format: date */
             date: string;
@@ -1722,9 +1913,11 @@ export interface components {
             expected: number;
             /** @example Lunch */
             mealType: string;
+            /** @description Diners on approved leave for this meal (not cooked for) */
+            onLeave: number;
             /** @example 12:30 */
             startTime: string;
-            /** @description Approved members who have not marked this meal */
+            /** @description Diners (approved, `dines: true`) who have not marked this meal and are not on leave */
             unmarked: number;
         };
         HealthDto: {
@@ -1789,6 +1982,106 @@ export interface components {
             pending: number;
             processed: number;
         };
+        LeaveDto: {
+            /** @example 0193a5e4-9b2c-7d11-8e3f-5a6b7c8d9e0f */
+            _id: string;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * @description Calendar days with at least one covered meal
+             * @example 3
+             */
+            days: number;
+            /** Format: date-time */
+            decidedAt: string | null;
+            /** @description The manager or admin who decided; null when pending or approved by the policy */
+            decidedBy: string | null;
+            /**
+             * @description A rejection's reason
+             * @example
+             */
+            decisionNote: string;
+            /**
+             * Format: date
+             * @example 2025-03-16
+             */
+            endDate: string;
+            /** @example Dinner */
+            endMealType: string;
+            /**
+             * Format: date-time
+             * @description End of the last covered meal
+             */
+            endsAt: string;
+            /** @example Going home for Diwali */
+            reason: string;
+            /** @description Who asked: the member, or the manager who recorded it */
+            requestedBy: string | null;
+            /**
+             * Format: date
+             * @example 2025-03-14
+             */
+            startDate: string;
+            /** @example Breakfast */
+            startMealType: string;
+            /**
+             * Format: date-time
+             * @description Start of the first covered meal
+             */
+            startsAt: string;
+            /**
+             * @example pending
+             * @enum {string}
+             */
+            status: "pending" | "approved" | "rejected" | "cancelled";
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description The member on leave */
+            userId: components["schemas"]["LeaveMemberDto"];
+        };
+        LeaveEnvelopeDto: {
+            leave: components["schemas"]["LeaveDto"];
+            /** @example true */
+            success: boolean;
+        };
+        LeaveListDto: {
+            leaves: components["schemas"]["LeaveDto"][];
+            pagination: components["schemas"]["PaginationDto"];
+            /** @example true */
+            success: boolean;
+        };
+        LeaveMemberDto: {
+            /** @example 0193a5e4-7c1a-7c9e-9d3b-4a1f2e3d4c5b */
+            _id: string;
+            /** @example Asha Verma */
+            fullName: string;
+        };
+        LeavePolicyDto: {
+            /**
+             * @description A leave is asked for at least this many hours before the start of its first meal
+             * @default 12
+             * @example 24
+             */
+            applyBeforeHours: number;
+            /**
+             * @description Cap on a member's pending and approved leave days in one calendar month (0: no cap)
+             * @default 0
+             * @example 10
+             */
+            maxDaysPerMonth: number;
+            /**
+             * @description Shortest leave in days
+             * @default 1
+             * @example 2
+             */
+            minDays: number;
+            /**
+             * @description false: a leave is approved when asked for
+             * @default true
+             * @example true
+             */
+            requiresApproval: boolean;
+        };
         LiveDto: {
             /** @example alive */
             status: string;
@@ -1843,6 +2136,18 @@ export interface components {
              * @description Mark for another approved member (manager or admin). Students may only name themselves (else 403).
              */
             userId?: string;
+        };
+        MarkingWindowDto: {
+            /**
+             * @description …until this many minutes after the meal's end
+             * @example 60
+             */
+            closesMinutesAfterEnd: number;
+            /**
+             * @description A member marks a meal from this many days before its date
+             * @example 7
+             */
+            daysAhead: number;
         };
         MealCreatorDto: {
             /** @example 0193a5e4-7c1a-7c9e-9d3b-4a1f2e3d4c5b */
@@ -1938,6 +2243,9 @@ export interface components {
             /** @example mess@college.edu */
             email: string;
             expenseCategories: string[];
+            leavePolicy: components["schemas"]["LeavePolicyDto"];
+            /** @description Absent when members may mark any date */
+            markingWindow?: components["schemas"]["MarkingWindowDto"];
             mealTimes: components["schemas"]["MealTimeDto"][];
             /** @example Hostel 7 Mess */
             messName: string;
@@ -2046,7 +2354,7 @@ export interface components {
             status: "queued" | "retrying" | "sent" | "failed";
             title: string;
             /** @enum {string} */
-            type: "MEAL_REMINDER" | "PAYMENT_DUE" | "COST_SUMMARY" | "DISCREPANCY_ALERT" | "MEAL_UPDATE" | "EXPENSE_ADDED" | "BUDGET_EXCEEDED" | "ATTENDANCE_CONFIRMATION" | "PAYMENT_RECEIVED";
+            type: "MEAL_REMINDER" | "PAYMENT_DUE" | "COST_SUMMARY" | "DISCREPANCY_ALERT" | "MEAL_UPDATE" | "EXPENSE_ADDED" | "BUDGET_EXCEEDED" | "ATTENDANCE_CONFIRMATION" | "PAYMENT_RECEIVED" | "LEAVE_DECIDED";
         };
         PaginationDto: {
             /** @example 10 */
@@ -2058,6 +2366,30 @@ export interface components {
              * @example 42
              */
             total: number;
+        };
+        PassResponseDto: {
+            /**
+             * Format: date-time
+             * @description Valid until: the meal's end
+             */
+            expiresAt: string;
+            /**
+             * @description The signed pass: the text the QR code holds, and what the counter posts to /attendance/scan
+             * @example p1.WyIwMTkzYTVlNC03YzFhLTdjOWUtOWQzYi00YTFmMmUzZDRjNWIiLCIyMDI1LTAzLTE0IiwiTHVuY2giLDE3NDE5MzQ4MDAsMTc0MTk0MjgwMF0.c2lnbmF0dXJl
+             */
+            pass: string;
+            /**
+             * @description The pass as an SVG QR code
+             * @example <svg xmlns="http://www.w3.org/2000/svg" …</svg>
+             */
+            qrSvg: string;
+            /** @example true */
+            success: boolean;
+            /**
+             * Format: date-time
+             * @description Valid from: 30 minutes before the meal's start
+             */
+            validFrom: string;
         };
         PasswordChangedDto: {
             /** @example Password changed. Every earlier token is now invalid. */
@@ -2094,7 +2426,7 @@ export interface components {
             /** @example Notification channel updated */
             message: string;
             phoneConfigured: boolean;
-            /** @description One switch per type: mealReminders, paymentDue, costSummary, discrepancyAlerts, mealUpdates, expenseAdded, budgetExceeded, attendanceConfirmations, paymentReceived */
+            /** @description One switch per type: mealReminders, paymentDue, costSummary, discrepancyAlerts, mealUpdates, expenseAdded, budgetExceeded, attendanceConfirmations, paymentReceived, leaveDecisions */
             preferences: components["schemas"]["SwitchesDto"];
             /** @enum {string} */
             preferredNotificationChannel: "email" | "whatsapp" | "both";
@@ -2108,7 +2440,7 @@ export interface components {
              */
             channel: "email" | "whatsapp" | "both";
             phoneConfigured: boolean;
-            /** @description One switch per type: mealReminders, paymentDue, costSummary, discrepancyAlerts, mealUpdates, expenseAdded, budgetExceeded, attendanceConfirmations, paymentReceived */
+            /** @description One switch per type: mealReminders, paymentDue, costSummary, discrepancyAlerts, mealUpdates, expenseAdded, budgetExceeded, attendanceConfirmations, paymentReceived, leaveDecisions */
             preferences: components["schemas"]["SwitchesDto"];
             /** @example true */
             success: boolean;
@@ -2209,12 +2541,33 @@ export interface components {
             /** @example 0193a5e4-7c1a-7c9e-9d3b-4a1f2e3d4c5b */
             userId: string;
         };
+        RejectLeaveDto: {
+            /** @example The mess is short of staff that week */
+            reason?: string;
+        };
         ReverseEntryDto: {
             /**
              * @description Why (required)
              * @example Payment recorded twice
              */
             note: string;
+        };
+        ScanDto: {
+            /**
+             * @description The pass as read from the QR code
+             * @example p1.WyIwMTkzYTVlNC03YzFhLTdjOWUtOWQzYi00YTFmMmUzZDRjNWIiLCIyMDI1LTAzLTE0IiwiTHVuY2giLDE3NDE5MzQ4MDAsMTc0MTk0MjgwMF0.c2lnbmF0dXJl
+             */
+            pass: string;
+        };
+        ScanResultDto: {
+            attendance: components["schemas"]["AttendanceDto"];
+            /**
+             * @description true: the mess or the counter had already recorded this member present for this meal (a second plate)
+             * @example false
+             */
+            repeat: boolean;
+            /** @example true */
+            success: boolean;
         };
         SendTestNotificationDto: {
             /**
@@ -2231,6 +2584,13 @@ export interface components {
              * @enum {string}
              */
             preferredNotificationChannel: "email" | "whatsapp" | "both";
+        };
+        SetDinesDto: {
+            /**
+             * @description false: the member does not eat at the mess (not counted, not billed)
+             * @example false
+             */
+            dines: boolean;
         };
         SetPhoneDto: {
             /**
@@ -2263,6 +2623,10 @@ export interface components {
              *     ]
              */
             expenseCategories: string[];
+            /** @description How members ask for leave; left out: the defaults (1 day, 12 hours ahead, no cap, approval) */
+            leavePolicy?: components["schemas"]["LeavePolicyDto"];
+            /** @description When members may mark their own meals; left out: no window (any date, as in 2.0) */
+            markingWindow?: components["schemas"]["MarkingWindowDto"];
             mealTimes: components["schemas"]["MealTimeDto"][];
             /** @example Hostel 7 Mess */
             messName: string;
@@ -2471,6 +2835,11 @@ export interface components {
              */
             expenseAdded?: boolean;
             /**
+             * @description LEAVE_DECIDED: your leave was approved or rejected
+             * @example true
+             */
+            leaveDecisions?: boolean;
+            /**
              * @description MEAL_REMINDER: reminder before a meal you have not marked
              * @example true
              */
@@ -2523,6 +2892,11 @@ export interface components {
             collegeId: string;
             /** Format: date-time */
             createdAt: string;
+            /**
+             * @description Eats at the mess: counted in totalMembers, the headcount, the attendance rate and the bill
+             * @example true
+             */
+            dines: boolean;
             /** @example asha@college.edu */
             email: string;
             /** @example Asha Verma */
@@ -4495,6 +4869,180 @@ export interface operations {
             };
         };
     };
+    passAttendance: {
+        parameters: {
+            query: {
+                /** @description The meal's date in the mess time zone; default today. A meal that has ended gets 400 */
+                date?: string;
+                /** @description The name of a configured meal time */
+                mealType: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PassResponseDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    scanAttendance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ScanDto"];
+            };
+        };
+        responses: {
+            /** @description Already recorded present: a second plate */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScanResultDto"];
+                };
+            };
+            /** @description Marked present */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScanResultDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Conflicts with existing data or with a closed month */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The body is not JSON (text/plain, XML, multipart) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
     changeAttendanceStatus: {
         parameters: {
             query?: never;
@@ -4611,7 +5159,7 @@ export interface operations {
             query?: {
                 page?: number;
                 limit?: number;
-                entity?: "expense" | "account" | "month" | "extra" | "leave" | "user" | "config";
+                entity?: "expense" | "account" | "month" | "extra" | "leave" | "user" | "config" | "attendance";
                 /** @description The changed record's id: a UUID, or a month `YYYY-MM` for a month */
                 entityId?: string;
                 /** @description The member who made the changes */
@@ -6256,6 +6804,474 @@ export interface operations {
             };
         };
     };
+    listLeave: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+                status?: "pending" | "approved" | "rejected" | "cancelled";
+                /** @description One member (managers, admins); members get their own only */
+                userId?: string;
+                /** @description Leaves with a day in this month */
+                month?: string;
+                /** @description Leaves that include this day */
+                date?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LeaveListDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    createLeave: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateLeaveDto"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LeaveEnvelopeDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Not allowed: the caller does not own the record, or the account is not approved */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Conflicts with existing data or with a closed month */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The body is not JSON (text/plain, XML, multipart) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    approveLeave: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LeaveEnvelopeDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Conflicts with existing data or with a closed month */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    cancelLeave: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LeaveEnvelopeDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Not allowed: the caller does not own the record, or the account is not approved */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Conflicts with existing data or with a closed month */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    rejectLeave: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["RejectLeaveDto"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LeaveEnvelopeDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Conflicts with existing data or with a closed month */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The body is not JSON (text/plain, XML, multipart) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
     getLiveness: {
         parameters: {
             query?: never;
@@ -7627,6 +8643,108 @@ export interface operations {
             };
             /** @description Not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    setDines: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetDinesDto"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserStatusChangeDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The body is not JSON (text/plain, XML, multipart) */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -15,10 +15,12 @@ export const DomainEvents = {
   MealDeleted: 'meal.deleted',
   /** Submitted or edited. */
   FeedbackSubmitted: 'feedback.submitted',
-  /** A member's approval status or role changed (who counts as an approved member, who holds which role). */
+  /** A member's approval status, role or dining changed (who counts as an approved member or a diner). */
   MemberChanged: 'member.changed',
   /** A payment was recorded on a member's account. */
   PaymentRecorded: 'account.payment-recorded',
+  /** A leave was decided (approved or rejected by a manager, or approved at once) or cancelled. */
+  LeaveDecided: 'leave.decided',
 } as const;
 
 export interface ExpenseEvent {
@@ -78,9 +80,11 @@ export interface FeedbackEvent {
 
 export interface MemberEvent {
   userId: string;
-  change: 'approved' | 'rejected' | 'role';
+  change: 'approved' | 'rejected' | 'role' | 'dines';
   status: 'pending' | 'approved' | 'rejected';
   role: string;
+  /** Whether the member eats at the mess (counted in totalMembers, the headcount and the bill). */
+  dines: boolean;
   actorId: string;
 }
 
@@ -95,4 +99,22 @@ export interface PaymentEvent {
   /** The member's balance right after the payment (paise; < 0 is credit). */
   balancePaise: number;
   actorId: string;
+}
+
+export interface LeaveEvent {
+  leaveId: string;
+  userId: string;
+  status: 'pending' | 'approved' | 'rejected' | 'cancelled';
+  startDate: string;
+  endDate: string;
+  startMealType: string;
+  endMealType: string;
+  /** Who decided: a manager or an admin; null when the policy approved it as asked. */
+  decidedBy: string | null;
+  /** Who made this change (the decider, or whoever cancelled). */
+  actorId: string;
+  /** The rejection's reason, if any. */
+  note: string;
+  /** The months whose marks the decision changed (present marks turned absent). */
+  months: string[];
 }

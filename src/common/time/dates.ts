@@ -106,3 +106,15 @@ export function zonedInstant(date: string, time: string, timeZone: string): Date
   }
   return new Date(instant);
 }
+
+/** When a meal of a local date starts and ends, as instants. */
+export function mealSpan(
+  date: string,
+  meal: { startTime: string; endTime: string },
+  timeZone: string,
+): { start: Date; end: Date } {
+  return {
+    start: zonedInstant(date, meal.startTime, timeZone),
+    end: zonedInstant(date, meal.endTime, timeZone),
+  };
+}

@@ -1,12 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { badRequest } from '../../common/errors/api-error';
 import { toRupees } from '../../common/money/money';
-import { monthBounds, monthOf, monthsBetween } from '../../common/time/dates';
+import { mealSpan, monthBounds, monthOf, monthsBetween } from '../../common/time/dates';
+import { AppConfig } from '../../config/app-config';
 import { AttendanceQueries } from '../attendance/attendance.queries';
 import { BillingService } from '../billing/billing.service';
 import { MonthCache } from '../billing/month-cache';
 import { ExpensesQueries } from '../expenses/expenses.queries';
 import { FeedbackQueries } from '../feedback/feedback.queries';
+import { LeaveCalendar } from '../leave/leave-calendar';
 import { MessConfigService } from '../mess-config/mess-config.service';
 import { UsersService } from '../users/users.service';
 import type {
@@ -30,6 +32,8 @@ export class AnalyticsService {
     private readonly feedback: FeedbackQueries,
     private readonly users: UsersService,
     private readonly messConfig: MessConfigService,
+    private readonly leave: LeaveCalendar,
+    private readonly config: AppConfig,
   ) {}
 
   // ---- the contract's analytics ----
@@ -74,7 +78,7 @@ export class AnalyticsService {
     return this.cache.get(`attendance:${from}:${to}`, months, async () => {
       const wholeMonth = !query.startDate;
       const [totalMembers, figures, settings] = await Promise.all([
-        this.users.countApproved(),
+        this.users.countDiners(),
         wholeMonth ? this.billing.mealFigures(monthOf(from)) : this.attendance.mealTypeFigures(from, to),
         this.messConfig.settings(),
       ]);
@@ -110,7 +114,7 @@ export class AnalyticsService {
       const [rating, figures, approvedMembers, bill] = await Promise.all([
         this.feedback.averageRating(first, last),
         this.billing.mealFigures(month),
-        this.users.countApproved(),
+        this.users.countDiners(),
         this.billing.bill(month, 'proportional', { nested: true }),
       ]);
       return {
@@ -130,29 +134,30 @@ export class AnalyticsService {
   async headcount(dateInput?: string): Promise<HeadcountResponse> {
     const date = dateInput ?? this.today();
     return this.cache.get(`headcount:${date}`, [monthOf(date)], async () => {
-      const [approvedMembers, counts, settings] = await Promise.all([
-        this.users.countApproved(),
+      const [diners, counts, settings] = await Promise.all([
+        this.users.countDiners(),
         this.attendance.presentCountsByMealType(date, date),
         this.messConfig.settings(),
       ]);
       const byType = new Map(counts.map((c) => [c.mealType, c]));
-      return {
-        success: true,
-        date,
-        approvedMembers,
-        meals: settings.mealTimes.map((meal) => {
-          const c = byType.get(meal.name);
-          const expected = c?.present ?? 0;
-          const absent = c?.absent ?? 0;
-          return {
-            mealType: meal.name,
-            startTime: meal.startTime,
-            expected,
-            absent,
-            unmarked: Math.max(0, approvedMembers - expected - absent),
-          };
-        }),
-      };
+      const meals = [];
+      for (const meal of settings.mealTimes) {
+        const c = byType.get(meal.name);
+        const expected = c?.present ?? 0;
+        const absent = c?.absent ?? 0;
+        const away = await this.leave.membersOnLeave(mealSpan(date, meal, this.config.messTimezone).start);
+        // Members on leave are not waited for: only those of them who have not marked leave `unmarked`.
+        const awayUnmarked = away.length - (await this.attendance.markedCountAmong(date, meal.name, away));
+        meals.push({
+          mealType: meal.name,
+          startTime: meal.startTime,
+          expected,
+          absent,
+          onLeave: away.length,
+          unmarked: Math.max(0, diners - expected - absent - awayUnmarked),
+        });
+      }
+      return { success: true as const, date, approvedMembers: diners, meals };
     });
   }
 

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Param, Post, Put, Query, UseInterceptors } from '@nestjs/common';
-import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { type CurrentMember, CurrentUser, Roles } from '../../common/auth/auth.decorators';
 import { ApiAuth, ApiRoleAuth, MONTH_CLOSED } from '../../common/http/api-docs';
 import { IdPipe } from '../../common/http/id.pipe';
@@ -9,12 +9,24 @@ import {
   ListAttendanceQuery,
   MarkAttendanceDto,
   MAX_BULK_MARKS,
+  PassQuery,
+  ScanDto,
   UpdateAttendanceDto,
 } from './dto/attendance.requests';
+import {
+  INVALID_PASS,
+  MARKING_CLOSED,
+  MESS_MADE_MARK,
+  NOT_A_DINER,
+  ON_LEAVE,
+  PASS_MEAL_OVER,
+} from './attendance.errors';
 import {
   AttendanceEnvelopeDto,
   AttendanceListDto,
   BulkAttendanceResultDto,
+  PassResponseDto,
+  ScanResultDto,
   toAttendanceListItem,
   toAttendanceResponse,
 } from './dto/attendance.response';
@@ -55,11 +67,19 @@ export class AttendanceController {
       '201 when the mark is new; 200 when it changed the stored status or re-stated it (a re-statement ' +
       'writes nothing). Safe to retry. `mealType` must be a configured meal time. Managers and admins may mark ' +
       'for another approved member with `userId` (unknown member 404, not approved 400); anyone else naming ' +
-      'another member gets 403.',
+      'another member gets 403. A mark made for a member by a manager, an admin or the counter is the ' +
+      "kitchen's record: the member's own mark cannot change it (409). With the mess's `markingWindow` set, a " +
+      'member marks their own meals only inside it (409). Members with `dines: false` cannot mark their own meals ' +
+      '(409). Nobody marks a member present for a meal their approved leave covers (409 `On leave`).',
   })
   @ApiCreatedResponse({ type: AttendanceEnvelopeDto, description: 'A new mark' })
   @ApiOkResponse({ type: AttendanceEnvelopeDto, description: 'An existing mark, changed or re-stated' })
-  @ApiAuth(400, [403, 'You can only mark your own attendance'], [404, 'User not found'], [409, MONTH_CLOSED])
+  @ApiAuth(
+    400,
+    [403, 'You can only mark your own attendance'],
+    [404, 'User not found'],
+    [409, MESS_MADE_MARK, MARKING_CLOSED, NOT_A_DINER, ON_LEAVE, MONTH_CLOSED],
+  )
   async mark(
     @CurrentUser() caller: CurrentMember,
     @Body() body: MarkAttendanceDto,
@@ -76,11 +96,13 @@ export class AttendanceController {
     description:
       'One transaction, all or nothing: if any entry names an unknown or unapproved member, or repeats a ' +
       'userId, nothing is written and the 400 lists each bad entry (`marks.<i>.userId`). Each entry is an ' +
-      'upsert like POST /attendance. 201 when at least one mark was created, 200 otherwise.',
+      'upsert like POST /attendance. 201 when at least one mark was created, 200 otherwise. The marks become ' +
+      "the kitchen's record (a member's own mark of the same status is taken over). A present mark for a member " +
+      'whose approved leave covers the meal fails the request (409 `On leave`, one `details` entry per row).',
   })
   @ApiCreatedResponse({ type: BulkAttendanceResultDto, description: 'At least one mark was new' })
   @ApiOkResponse({ type: BulkAttendanceResultDto, description: 'Every mark existed already' })
-  @ApiRoleAuth(400, [409, MONTH_CLOSED])
+  @ApiRoleAuth(400, [409, ON_LEAVE, MONTH_CLOSED])
   async markMany(
     @CurrentUser() caller: CurrentMember,
     @Body() body: BulkAttendanceDto,
@@ -93,16 +115,66 @@ export class AttendanceController {
     });
   }
 
+  @Get('pass')
+  @ApiOperation({
+    summary: "The caller's signed pass for a meal, with its QR code (the counter scans it)",
+    description:
+      "A short pass signed with the service's pass key (PASS_SECRET, or derived from JWT_SECRET under its own " +
+      "label; never the login token's key), bound to the caller, the date and the meal. It is valid from 30 " +
+      "minutes before the meal's start to its end; a meal that has ended gets 400, a later one a pass that " +
+      'becomes valid in its window. `qrSvg` holds the pass as an SVG QR code.',
+  })
+  @ApiOkResponse({ type: PassResponseDto })
+  @ApiAuth([400, { error: PASS_MEAL_OVER, details: [{ field: 'date', message: PASS_MEAL_OVER }] }])
+  async pass(@CurrentUser() caller: CurrentMember, @Query() query: PassQuery): Promise<PassResponseDto> {
+    const issued = await this.attendance.issuePass(caller, query);
+    return {
+      success: true,
+      pass: issued.pass,
+      validFrom: issued.validFrom.toISOString(),
+      expiresAt: issued.expiresAt.toISOString(),
+      qrSvg: issued.qrSvg,
+    };
+  }
+
+  @Post('scan')
+  @Roles('manager')
+  @UseInterceptors(UpsertStatusInterceptor)
+  @ApiOperation({
+    summary: "The counter: mark a pass's member present for its meal (manager, admin)",
+    description:
+      '201 `repeat: false` when it marked the member present (a new mark, an absent one changed, or the ' +
+      "member's own present mark taken over as the kitchen's record); 200 `repeat: true` when the mess or the " +
+      'counter had already recorded them present (a second plate). 50 scans of one pass at once mark once. ' +
+      '400 `Invalid pass` for a forged, tampered, expired or not-yet-valid pass; 409 when the member is on ' +
+      'approved leave for the meal or its month is closed.',
+  })
+  @ApiBody({ type: ScanDto })
+  @ApiCreatedResponse({ type: ScanResultDto, description: 'Marked present' })
+  @ApiOkResponse({ type: ScanResultDto, description: 'Already recorded present: a second plate' })
+  @ApiRoleAuth(
+    [400, { error: INVALID_PASS, details: [{ field: 'pass', message: INVALID_PASS }] }],
+    [409, ON_LEAVE, MONTH_CLOSED],
+  )
+  async scan(@CurrentUser() caller: CurrentMember, @Body() body: ScanDto): Promise<Upserted<ScanResultDto>> {
+    const { row, repeat } = await this.attendance.scan(caller, body.pass);
+    return new Upserted(!repeat, { success: true, attendance: toAttendanceResponse(row), repeat });
+  }
+
   @Put(':id')
   @ApiOperation({
     summary: "Change a mark's status: the member who owns it, a manager or an admin",
+    description:
+      "The owner changes only their own marks (not the mess's or the counter's), inside the marking window, and " +
+      'not to present for a meal their approved leave covers; managers and admins change any mark until the ' +
+      'month is closed.',
   })
   @ApiOkResponse({ type: AttendanceEnvelopeDto })
   @ApiAuth(
     400,
     [403, 'You can only change your own attendance'],
     [404, 'Attendance record not found'],
-    [409, MONTH_CLOSED],
+    [409, MESS_MADE_MARK, MARKING_CLOSED, NOT_A_DINER, ON_LEAVE, MONTH_CLOSED],
   )
   async changeStatus(
     @CurrentUser() caller: CurrentMember,

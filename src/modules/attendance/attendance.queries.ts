@@ -88,6 +88,11 @@ export class AttendanceQueries {
     return this.repository.markedUserIds(date, mealType);
   }
 
+  /** How many of these members have marked this meal slot, present or absent (members on leave, for the headcount). */
+  markedCountAmong(date: string, mealType: string, userIds: string[]): Promise<number> {
+    return this.repository.markedCountAmong(date, mealType, userIds);
+  }
+
   /** Members marked present for one meal slot: the kitchen's expected headcount. */
   presentCount(date: string, mealType: string): Promise<number> {
     return this.repository.presentCount(date, mealType);

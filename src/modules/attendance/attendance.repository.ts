@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { and, asc, count, desc, eq, getTableColumns, gte, lte, ne, sql, SQL } from 'drizzle-orm';
 import { Database, DbOrTx } from '../../database/database';
 import { memberNames } from '../users/member-names';
-import { attendance, AttendanceRow, AttendanceStatus } from './attendance.schema';
+import { attendance, AttendanceRow, AttendanceStatus, MarkSource } from './attendance.schema';
 import { isAnyUuid } from '../../database/sql-arrays';
 
 export interface AttendanceListFilter {
@@ -25,12 +25,23 @@ export interface SlotMark {
   date: string;
   mealType: string;
   status: AttendanceStatus;
+  source: MarkSource;
   markedBy: string;
   markedAt: Date;
 }
 
-/** A row the upsert wrote: `created` true for a new mark, false for a changed status. */
+/**
+ * A row the upsert wrote: `created` true for a new mark, false for a changed one (its status, or only its source: the
+ * mess re-stating a member's own mark makes it the kitchen's record).
+ */
 export type WrittenMark = AttendanceRow & { created: boolean };
+
+/**
+ * Which stored marks an upsert may overwrite. `member`: a member's own mark changes only marks the member made (a
+ * mess or counter mark stays). `mess`: a manager, an admin or the counter changes any mark, and takes over a member's
+ * own mark of the same status (it becomes the kitchen's record), but re-stating its own kind of record writes nothing.
+ */
+export type MarkWriter = 'member' | 'mess';
 
 /** The only code that queries `attendance`. */
 @Injectable()
@@ -93,8 +104,17 @@ export class AttendanceRepository {
    * with `created: true`, changed ones with `created: false`. A mark that re-states the stored status is not
    * written and not returned. The marks must name distinct slots.
    */
-  async upsertMarks(marks: SlotMark[], db: DbOrTx = this.db): Promise<WrittenMark[]> {
+  async upsertMarks(
+    marks: SlotMark[],
+    db: DbOrTx = this.db,
+    writer: MarkWriter = 'mess',
+  ): Promise<WrittenMark[]> {
     if (!marks.length) return [];
+    const changes = sql`${attendance.status} is distinct from excluded.status`;
+    const setWhere =
+      writer === 'member'
+        ? sql`${changes} and ${attendance.source} = 'member'`
+        : sql`${changes} or (${attendance.source} = 'member' and excluded.source <> 'member')`;
     return (
       db
         .insert(attendance)
@@ -103,11 +123,12 @@ export class AttendanceRepository {
           target: [attendance.userId, attendance.date, attendance.mealType],
           set: {
             status: sql`excluded.status`,
+            source: sql`excluded.source`,
             markedBy: sql`excluded.marked_by`,
             markedAt: sql`excluded.marked_at`,
             updatedAt: sql`excluded.updated_at`,
           },
-          setWhere: sql`${attendance.status} is distinct from excluded.status`,
+          setWhere,
         })
         // xmax is 0 only on a tuple this statement inserted; an updated one carries our row lock.
         .returning({ ...getTableColumns(attendance), created: sql<boolean>`(xmax = 0)` })
@@ -119,9 +140,10 @@ export class AttendanceRepository {
     mealType: string,
     userIds: string[],
     db: DbOrTx = this.db,
+    forUpdate = false,
   ): Promise<AttendanceRow[]> {
     if (!userIds.length) return [];
-    return db
+    const query = db
       .select()
       .from(attendance)
       .where(
@@ -130,7 +152,29 @@ export class AttendanceRepository {
           eq(attendance.mealType, mealType),
           isAnyUuid(attendance.userId, userIds),
         ),
-      );
+      )
+      .orderBy(asc(attendance.userId));
+    return forUpdate ? query.for('update') : query;
+  }
+
+  /** A member's marks between two dates, locked until `tx` ends (a leave approval reads and changes them). */
+  memberMarksForUpdate(userId: string, from: string, to: string, tx: DbOrTx): Promise<AttendanceRow[]> {
+    return tx
+      .select()
+      .from(attendance)
+      .where(and(eq(attendance.userId, userId), gte(attendance.date, from), lte(attendance.date, to)))
+      .orderBy(asc(attendance.date), asc(attendance.mealType))
+      .for('update');
+  }
+
+  /** Sets these marks absent (a leave approval), keeping who made them. */
+  setAbsent(ids: string[], markedBy: string, markedAt: Date, tx: DbOrTx): Promise<AttendanceRow[]> {
+    if (!ids.length) return Promise.resolve([]);
+    return tx
+      .update(attendance)
+      .set({ status: 'absent', markedBy, markedAt, updatedAt: markedAt })
+      .where(and(isAnyUuid(attendance.id, ids), eq(attendance.status, 'present')))
+      .returning();
   }
 
   /** Sets the status of one mark unless it already has it; undefined when nothing was written. */
@@ -235,6 +279,21 @@ export class AttendanceRepository {
       .where(and(eq(attendance.date, date), eq(attendance.mealType, mealType)))
       .orderBy(asc(attendance.userId));
     return rows.map((r) => r.userId);
+  }
+
+  async markedCountAmong(date: string, mealType: string, userIds: string[]): Promise<number> {
+    if (!userIds.length) return 0;
+    const [row] = await this.db
+      .select({ n: count() })
+      .from(attendance)
+      .where(
+        and(
+          eq(attendance.date, date),
+          eq(attendance.mealType, mealType),
+          isAnyUuid(attendance.userId, userIds),
+        ),
+      );
+    return row?.n ?? 0;
   }
 
   async presentCount(date: string, mealType: string): Promise<number> {

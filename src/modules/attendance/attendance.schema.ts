@@ -5,6 +5,13 @@ import { users } from '../users/users.schema';
 export const ATTENDANCE_STATUSES = ['present', 'absent'] as const;
 export type AttendanceStatus = (typeof ATTENDANCE_STATUSES)[number];
 
+/**
+ * Who made a mark: the member themself, the mess (a manager or an admin marking for the member, alone or in bulk),
+ * or the counter (a scanned pass). A `mess` or `counter` mark is the kitchen's record: the member cannot change it.
+ */
+export const MARK_SOURCES = ['member', 'mess', 'counter'] as const;
+export type MarkSource = (typeof MARK_SOURCES)[number];
+
 /** One attendance mark per member, calendar date (the mess's time zone) and meal slot. */
 export const attendance = pgTable(
   'attendance',
@@ -19,6 +26,7 @@ export const attendance = pgTable(
     status: text('status').$type<AttendanceStatus>().notNull(),
     /** Who set the current status: the member, or a manager/admin marking for them. */
     markedBy: uuid('marked_by').references(() => users.id, { onDelete: 'set null' }),
+    source: text('source').$type<MarkSource>().notNull().default('member'),
     /** When the current status was set; a re-statement of the same status leaves it alone. */
     markedAt: timestamp('marked_at', { withTimezone: true }).notNull().defaultNow(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
@@ -30,6 +38,7 @@ export const attendance = pgTable(
     index('attendance_date_meal_idx').on(t.date, t.mealType),
     index('attendance_date_status_idx').on(t.date, t.status),
     check('attendance_status_check', sql`${t.status} in ('present', 'absent')`),
+    check('attendance_source_check', sql`${t.source} in ('member', 'mess', 'counter')`),
   ],
 );
 

@@ -1,18 +1,56 @@
 import { Injectable } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { type CurrentMember, isPrivileged } from '../../common/auth/auth.decorators';
-import { badRequest, FieldError, forbidden, notFound } from '../../common/errors/api-error';
+import * as QRCode from 'qrcode';
+import {
+  ApiError,
+  badRequest,
+  conflict,
+  FieldError,
+  forbidden,
+  notFound,
+} from '../../common/errors/api-error';
 import { databaseErrorCode } from '../../common/errors/database-errors';
 import { AttendanceBulkEvent, AttendanceEvent, DomainEvents } from '../../common/events/domain-events';
 import { publishDomainEvent } from '../../common/events/publish';
 import { Clock } from '../../common/time/clock';
-import { monthBounds, monthOf } from '../../common/time/dates';
+import { addDays, localParts, mealSpan, monthBounds, monthOf, zonedInstant } from '../../common/time/dates';
+import { AppConfig } from '../../config/app-config';
+import type { DbOrTx } from '../../database/database';
+import { AuditService } from '../audit/audit.service';
+import { LeaveCalendar } from '../leave/leave-calendar';
+import type { MealTime } from '../mess-config/mess-config.schema';
 import { MessConfigService } from '../mess-config/mess-config.service';
 import { UsersService } from '../users/users.service';
-import { AttendanceListRow, AttendanceRepository, SlotMark, WrittenMark } from './attendance.repository';
+import {
+  AttendanceListRow,
+  AttendanceRepository,
+  MarkWriter,
+  SlotMark,
+  WrittenMark as StoredMark,
+} from './attendance.repository';
 import { AttendanceRow, AttendanceStatus } from './attendance.schema';
-import { BulkAttendanceDto, ListAttendanceQuery, MarkAttendanceDto } from './dto/attendance.requests';
-import './attendance.errors';
+import {
+  BulkAttendanceDto,
+  ListAttendanceQuery,
+  MarkAttendanceDto,
+  PassQuery,
+} from './dto/attendance.requests';
+import {
+  INVALID_PASS,
+  MARKING_CLOSED,
+  MESS_MADE_MARK,
+  NOT_A_DINER,
+  ON_LEAVE,
+  PASS_MEAL_OVER,
+} from './attendance.errors';
+import { CounterPasses } from './counter-pass';
+
+/** A pass is valid from this long before its meal starts. */
+export const PASS_LEAD_MINUTES = 30;
+
+/** A written mark and the status it had before (undefined when created). */
+export type WrittenMark = StoredMark & { previousStatus?: AttendanceStatus };
 
 export interface MarkOutcome {
   row: AttendanceRow;
@@ -47,6 +85,10 @@ export class AttendanceService {
     private readonly events: EventEmitter2,
     private readonly clock: Clock,
     private readonly users: UsersService,
+    private readonly leave: LeaveCalendar,
+    private readonly passes: CounterPasses,
+    private readonly config: AppConfig,
+    private readonly audit: AuditService,
   ) {}
 
   /** Students see only their own marks, whatever `userId` they pass; everyone else sees any member's. */
@@ -68,7 +110,8 @@ export class AttendanceService {
 
   /**
    * Upserts the mark of one (member, date, meal): `created` when there was none. A mark that re-states the stored
-   * status writes nothing (markedAt and markedBy stay) and publishes no event.
+   * status writes nothing (markedAt and markedBy stay) and publishes no event. A member's own mark keeps to the
+   * member's rules (see memberRules); nobody marks a member present for a meal their approved leave covers.
    */
   async mark(caller: CurrentMember, body: MarkAttendanceDto): Promise<MarkOutcome> {
     const userId = body.userId ?? caller.id;
@@ -82,24 +125,135 @@ export class AttendanceService {
         ]);
       }
     }
-    await this.messConfig.assertMealType(body.mealType);
+    const meal = await this.messConfig.assertMealType(body.mealType);
+    const writer = await this.writerFor(caller, userId, body.date, meal);
     const mark: SlotMark = {
       userId,
       date: body.date,
       mealType: body.mealType,
       status: body.status,
+      source: userId === caller.id ? 'member' : 'mess',
       markedBy: caller.id,
       markedAt: this.clock.now(),
     };
-    const [written] = await this.upsertRepeatingClosedMonth(mark);
+    const [written] = await this.writeRepeatingClosedMonth([mark], meal, writer);
     if (written) {
       this.publish([written], caller.id);
       return { row: written, created: written.created };
     }
-    // Re-stated: the slot already holds this status (possibly written by a concurrent identical request).
+    // Not written: the slot already holds this status (possibly written by a concurrent identical request), or it
+    // holds the kitchen's record that a member's own mark may not change.
     const row = await this.repository.findSlot(userId, body.date, body.mealType);
     if (!row) throw notFound('User not found');
+    if (row.status !== body.status) throw conflict(MESS_MADE_MARK);
     return { row, created: false };
+  }
+
+  /**
+   * Who writes a mark for `userId`, and the checks that follow: a member's own mark (not a manager's or an
+   * admin's) keeps to the markingWindow; nobody with `dines: false` marks their own meals.
+   */
+  private async writerFor(
+    caller: CurrentMember,
+    userId: string,
+    date: string,
+    meal: MealTime | undefined,
+  ): Promise<MarkWriter> {
+    if (userId !== caller.id) return 'mess';
+    const standing = (await this.users.standingsOf([caller.id])).get(caller.id);
+    if (standing && !standing.dines) throw conflict(NOT_A_DINER);
+    if (marksForOthers(caller)) return 'mess';
+    const { markingWindow } = await this.messConfig.settings();
+    if (markingWindow && meal) {
+      const now = this.clock.now();
+      const opens = zonedInstant(addDays(date, -markingWindow.daysAhead), '00:00', this.config.messTimezone);
+      const { end } = mealSpan(date, meal, this.config.messTimezone);
+      const closes = new Date(end.getTime() + markingWindow.closesMinutesAfterEnd * 60_000);
+      if (now < opens || now > closes) throw conflict(MARKING_CLOSED);
+    }
+    return 'member';
+  }
+
+  /**
+   * Writes marks of one meal slot in one transaction: the leave locks of the members marked present (shared), the
+   * refusal of any whose approved leave covers the meal, the slot's stored marks (locked, to tell a changed status
+   * from a taken-over one), then the upsert. Only marks whose status changed are returned as changed.
+   */
+  private writeSlot(
+    marks: SlotMark[],
+    meal: MealTime | undefined,
+    writer: MarkWriter,
+    db?: DbOrTx,
+    fieldOf?: (userId: string) => string,
+  ): Promise<WrittenMark[]> {
+    const work = async (tx: DbOrTx): Promise<WrittenMark[]> => {
+      const present = marks.filter((mark) => mark.status === 'present').map((mark) => mark.userId);
+      if (present.length && meal) {
+        await this.leave.lockShared(tx, present);
+        const { start } = mealSpan(marks[0].date, meal, this.config.messTimezone);
+        const onLeave = await this.leave.onLeave(present, start, tx);
+        if (onLeave.size) {
+          throw new ApiError(
+            409,
+            ON_LEAVE,
+            fieldOf
+              ? marks
+                  .filter((mark) => onLeave.has(mark.userId) && mark.status === 'present')
+                  .map((mark) => ({
+                    field: fieldOf(mark.userId),
+                    message: 'the member is on approved leave for this meal',
+                  }))
+                  .sort((x, y) => x.field.localeCompare(y.field, 'en', { numeric: true }))
+              : undefined,
+          );
+        }
+      }
+      const ids = marks.map((mark) => mark.userId);
+      const before = new Map(
+        (await this.repository.findSlots(marks[0].date, marks[0].mealType, ids, tx, true)).map((row) => [
+          row.userId,
+          row.status,
+        ]),
+      );
+      const written = (await this.repository.upsertMarks(marks, tx, writer)).map((row) => ({
+        ...row,
+        previousStatus: row.created ? undefined : before.get(row.userId),
+      }));
+      await this.recordAfterMeal(tx, written, meal);
+      return written;
+    };
+    return db ? work(db) : this.repository.transaction(work);
+  }
+
+  /**
+   * Every mark made or changed after its meal ended is in the audit trail, in the write's transaction: those are the
+   * marks that move a bill after the fact.
+   */
+  private async recordAfterMeal(
+    tx: DbOrTx,
+    written: WrittenMark[],
+    meal: MealTime | undefined,
+  ): Promise<void> {
+    if (!written.length || !meal) return;
+    const { end } = mealSpan(written[0].date, meal, this.config.messTimezone);
+    if (this.clock.now() < end) return;
+    for (const mark of written) {
+      if (!mark.created && mark.previousStatus === mark.status) continue;
+      await this.audit.record(tx, {
+        actorId: mark.markedBy,
+        action: mark.created ? 'marked-after-meal' : 'changed-after-meal',
+        entity: 'attendance',
+        entityId: mark.id,
+        before: mark.created ? undefined : { status: mark.previousStatus ?? otherStatus(mark.status) },
+        after: {
+          userId: mark.userId,
+          date: mark.date,
+          mealType: mark.mealType,
+          status: mark.status,
+          source: mark.source,
+        },
+      });
+    }
   }
 
   /**
@@ -108,11 +262,15 @@ export class AttendanceService {
    * of the same status does): on that refusal, read the slot and report nothing written when it holds this status.
    * markMany does the same for a whole request.
    */
-  private async upsertRepeatingClosedMonth(mark: SlotMark): Promise<WrittenMark[]> {
+  private async writeRepeatingClosedMonth(
+    marks: SlotMark[],
+    meal: MealTime | undefined,
+    writer: MarkWriter,
+  ): Promise<WrittenMark[]> {
     try {
-      return await this.repository.upsertMarks([mark]);
+      return await this.writeSlot(marks, meal, writer);
     } catch (error) {
-      await this.storedUnlessClosedMonthChange(error, mark.date, mark.mealType, [mark]);
+      await this.storedUnlessClosedMonthChange(error, marks[0].date, marks[0].mealType, marks);
       return [];
     }
   }
@@ -138,20 +296,37 @@ export class AttendanceService {
     throw error;
   }
 
-  /** The member who owns the mark, a manager or an admin changes its status. */
+  /**
+   * The member who owns the mark, a manager or an admin changes its status; the owner under the member's rules
+   * (not a mark the mess made, inside the marking window, not present while on leave).
+   */
   async changeStatus(caller: CurrentMember, id: string, status: AttendanceStatus): Promise<AttendanceRow> {
     const existing = await this.repository.findById(id);
     if (!existing) throw notFound('Attendance record not found');
     if (existing.userId !== caller.id && !marksForOthers(caller)) {
       throw forbidden('You can only change your own attendance');
     }
-    const row = await this.repository.changeStatus(id, status, caller.id, this.clock.now());
-    if (row) {
-      this.publish([{ ...row, created: false }], caller.id);
-      return row;
+    if (existing.status === status) return existing;
+    const meal = (await this.messConfig.settings()).mealTimes.find((m) => m.name === existing.mealType);
+    const writer = await this.writerFor(caller, existing.userId, existing.date, meal);
+    if (writer === 'member' && existing.source !== 'member') throw conflict(MESS_MADE_MARK);
+    const mark: SlotMark = {
+      userId: existing.userId,
+      date: existing.date,
+      mealType: existing.mealType,
+      status,
+      source: existing.userId === caller.id ? 'member' : 'mess',
+      markedBy: caller.id,
+      markedAt: this.clock.now(),
+    };
+    const [written] = await this.writeSlot([mark], meal, writer);
+    if (written) {
+      this.publish([written], caller.id);
+      return written;
     }
     const current = await this.repository.findById(id);
     if (!current) throw notFound('Attendance record not found');
+    if (current.status !== status) throw conflict(MESS_MADE_MARK);
     return current;
   }
 
@@ -160,7 +335,7 @@ export class AttendanceService {
    * a repeated userId fails the whole request with one `details` entry per bad row.
    */
   async markMany(caller: CurrentMember, body: BulkAttendanceDto): Promise<BulkOutcome> {
-    await this.messConfig.assertMealType(body.mealType);
+    const meal = await this.messConfig.assertMealType(body.mealType);
     const rowErrors = new Map<number, FieldError>();
     const firstIndex = new Map<string, number>();
     body.marks.forEach((mark, i) => {
@@ -198,13 +373,20 @@ export class AttendanceService {
           date: body.date,
           mealType: body.mealType,
           status: mark.status,
+          source: mark.userId === caller.id ? 'member' : 'mess',
           markedBy: caller.id,
           markedAt,
         }))
         // One lock order for every batch, so two overlapping batches wait for each other instead of deadlocking.
         .sort((a, b) => (a.userId < b.userId ? -1 : a.userId > b.userId ? 1 : 0));
       return {
-        written: await this.repository.upsertMarks(marks, tx),
+        written: await this.writeSlot(
+          marks,
+          meal,
+          'mess',
+          tx,
+          (userId) => `marks.${firstIndex.get(userId)}.userId`,
+        ),
         stored: await this.repository.findSlots(body.date, body.mealType, userIds, tx),
       };
     });
@@ -224,22 +406,99 @@ export class AttendanceService {
     };
   }
 
+  // ---- the counter ----
+
+  /**
+   * A signed pass for the caller's meal: valid from PASS_LEAD_MINUTES before the meal's start to its end. A meal
+   * that has ended gets none (400); a later one gets a pass that becomes valid in its window.
+   */
+  async issuePass(
+    caller: CurrentMember,
+    query: PassQuery,
+  ): Promise<{ pass: string; validFrom: Date; expiresAt: Date; qrSvg: string }> {
+    const date = query.date ?? localParts(this.clock.now(), this.config.messTimezone).date;
+    const meal = await this.messConfig.assertMealType(query.mealType);
+    const { start, end } = mealSpan(date, meal, this.config.messTimezone);
+    if (this.clock.now() >= end)
+      throw badRequest(PASS_MEAL_OVER, [{ field: 'date', message: PASS_MEAL_OVER }]);
+    const validFrom = new Date(start.getTime() - PASS_LEAD_MINUTES * 60_000);
+    const pass = this.passes.issue({
+      userId: caller.id,
+      date,
+      mealType: meal.name,
+      validFrom: Math.floor(validFrom.getTime() / 1000),
+      expiresAt: Math.floor(end.getTime() / 1000),
+    });
+    const qrSvg = await QRCode.toString(pass, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
+    return { pass, validFrom, expiresAt: end, qrSvg };
+  }
+
+  /**
+   * The counter marks the pass's member present for its meal: `repeat` when the mess or the counter had already
+   * recorded them present (a second plate). A member's own present mark is taken over as the kitchen's record.
+   */
+  async scan(caller: CurrentMember, pass: string): Promise<{ row: AttendanceRow; repeat: boolean }> {
+    const claims = this.passes.verify(pass, this.clock.now());
+    if (!claims) throw badRequest(INVALID_PASS, [{ field: 'pass', message: INVALID_PASS }]);
+    const standing = (await this.users.standingsOf([claims.userId])).get(claims.userId);
+    if (standing?.status !== 'approved') {
+      throw badRequest(INVALID_PASS, [{ field: 'pass', message: 'the member is not approved' }]);
+    }
+    const meal = (await this.messConfig.settings()).mealTimes.find((m) => m.name === claims.mealType);
+    const mark: SlotMark = {
+      userId: claims.userId,
+      date: claims.date,
+      mealType: claims.mealType,
+      status: 'present',
+      source: 'counter',
+      markedBy: caller.id,
+      markedAt: this.clock.now(),
+    };
+    const [written] = await this.writeSlot([mark], meal, 'mess');
+    if (written) {
+      this.publish([written], caller.id);
+      return { row: written, repeat: false };
+    }
+    const row = await this.repository.findSlot(claims.userId, claims.date, claims.mealType);
+    if (!row) throw notFound('Attendance record not found');
+    return { row, repeat: true };
+  }
+
+  // ---- for the leave module: an approval turns the member's own present marks absent ----
+
+  /** The member's marks between two dates, locked until `tx` ends. */
+  memberMarksForUpdate(userId: string, from: string, to: string, tx: DbOrTx): Promise<AttendanceRow[]> {
+    return this.repository.memberMarksForUpdate(userId, from, to, tx);
+  }
+
+  /** Sets these present marks absent in `tx`; publish the result with announceLeaveChanges after commit. */
+  async setAbsentForLeave(ids: string[], actorId: string, tx: DbOrTx): Promise<WrittenMark[]> {
+    const rows = await this.repository.setAbsent(ids, actorId, this.clock.now(), tx);
+    return rows.map((row) => ({ ...row, created: false, previousStatus: 'present' as const }));
+  }
+
+  announceLeaveChanges(rows: WrittenMark[], actorId: string): void {
+    this.publish(rows, actorId);
+  }
+
   /**
    * After commit, one event per written mark; a failing listener never fails the request. A bulk request's marks
    * are flagged `inBulk` and then published again as one AttendanceMarkedInBulk event of the slot.
    */
   private publish(
-    marks: WrittenMark[],
+    written: WrittenMark[],
     actorId: string,
     bulk?: { date: string; mealType: string; markedAt: Date },
   ): void {
+    // A mark taken over with its status unchanged changes no figure and is no news.
+    const marks = written.filter((mark) => mark.created || mark.previousStatus !== mark.status);
     const events = marks.map((mark): AttendanceEvent => ({
       attendanceId: mark.id,
       userId: mark.userId,
       date: mark.date,
       mealType: mark.mealType,
       status: mark.status,
-      ...(mark.created ? {} : { previousStatus: otherStatus(mark.status) }),
+      ...(mark.created ? {} : { previousStatus: mark.previousStatus ?? otherStatus(mark.status) }),
       actorId,
       month: monthOf(mark.date),
       markedAt: mark.markedAt.toISOString(),

@@ -3,7 +3,16 @@ import { check, index, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm
 import { users } from '../users/users.schema';
 
 /** What an audit row is about: money and membership. */
-export const AUDIT_ENTITIES = ['expense', 'account', 'month', 'extra', 'leave', 'user', 'config'] as const;
+export const AUDIT_ENTITIES = [
+  'expense',
+  'account',
+  'month',
+  'extra',
+  'leave',
+  'user',
+  'config',
+  'attendance',
+] as const;
 export type AuditEntity = (typeof AUDIT_ENTITIES)[number];
 
 /** Longest `action` and `entity_id` stored. */

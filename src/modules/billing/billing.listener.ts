@@ -5,8 +5,9 @@ import {
   type AttendanceEvent,
   type ExpenseEvent,
   type FeedbackEvent,
+  type LeaveEvent,
 } from '../../common/events/domain-events';
-import { monthOf } from '../../common/time/dates';
+import { monthOf, monthsBetween } from '../../common/time/dates';
 import { MonthCache } from './month-cache';
 import { ShareRecalculator } from './share-recalculator';
 
@@ -36,7 +37,13 @@ export class BillingListener {
     this.cache.invalidate([monthOf(event.date)]);
   }
 
-  /** Approvals, rejections and role changes move `totalMembers` (and the headcount) of every month. */
+  /** A decided or cancelled leave moves the headcount's `onLeave` of its days. */
+  @OnEvent(DomainEvents.LeaveDecided)
+  onLeaveDecided(event: LeaveEvent): void {
+    this.cache.invalidate(monthsBetween(monthOf(event.startDate), monthOf(event.endDate)));
+  }
+
+  /** Approvals, rejections, role and dining changes move `totalMembers` (and the headcount) of every month. */
   @OnEvent(DomainEvents.MemberChanged)
   onMemberChanged(): void {
     this.cache.invalidateAll();

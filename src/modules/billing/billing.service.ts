@@ -121,6 +121,12 @@ export class BillingService implements OnModuleInit {
   }
 
   /** The mess's `chargeMethod`: what a close posts, and the bill endpoints' default. */
+  /** Of `months`, those that are closed (their bill frozen): leave that touches one is refused. */
+  async closedAmong(months: string[]): Promise<string[]> {
+    const closed = new Set(await this.repository.closedMonths());
+    return months.filter((month) => closed.has(month));
+  }
+
   async chargeMethod(): Promise<ShareMethod> {
     return (await this.messConfig.settings()).chargeMethod;
   }

@@ -22,6 +22,20 @@ export interface MealTime {
   endTime: string;
 }
 
+/** Extension 2.1: how members ask for leave. */
+export interface LeavePolicy {
+  minDays: number;
+  applyBeforeHours: number;
+  maxDaysPerMonth: number;
+  requiresApproval: boolean;
+}
+
+/** Extension 2.1: when members may mark their own meals. */
+export interface MarkingWindow {
+  daysAhead: number;
+  closesMinutesAfterEnd: number;
+}
+
 /** The mess's one configuration record; `singleton` makes a second row impossible. */
 export const messConfig = pgTable(
   'mess_config',
@@ -38,6 +52,10 @@ export const messConfig = pgTable(
     monthlyBudget: numeric('monthly_budget', { precision: 12, scale: 2 }),
     /** The bill method a month's close posts to the accounts, and the bill endpoints' default. */
     chargeMethod: text('charge_method').$type<ChargeMethod>().notNull().default('proportional'),
+    /** Null: the defaults (DEFAULT_LEAVE_POLICY). */
+    leavePolicy: jsonb('leave_policy').$type<LeavePolicy>(),
+    /** Null: no window, members mark any date. */
+    markingWindow: jsonb('marking_window').$type<MarkingWindow>(),
     createdBy: uuid('created_by').references(() => users.id, { onDelete: 'set null' }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),

@@ -4,10 +4,18 @@ import { badRequest, conflict, FieldError, notFound } from '../../common/errors/
 import { MessConfigDto, SetupMessDto } from './dto/mess-config.dto';
 import { MESS_ALREADY_SET_UP, MESS_NOT_SET_UP } from './mess-config.errors';
 import { MessConfigRepository } from './mess-config.repository';
-import { ChargeMethod, MealTime, MessConfigRow } from './mess-config.schema';
+import { ChargeMethod, LeavePolicy, MarkingWindow, MealTime, MessConfigRow } from './mess-config.schema';
 import { normalizeIndianPhone } from '../users/phone';
 import { AuditService } from '../audit/audit.service';
 import { decimalTextToPaise } from '../../common/money/money';
+
+/** The leave rules of a mess that has not set its own (extension 2.1). */
+export const DEFAULT_LEAVE_POLICY: LeavePolicy = {
+  minDays: 1,
+  applyBeforeHours: 12,
+  maxDaysPerMonth: 0,
+  requiresApproval: true,
+};
 
 /** What applies until an admin runs the setup. */
 export const DEFAULT_MESS_CONFIG = {
@@ -23,6 +31,7 @@ export const DEFAULT_MESS_CONFIG = {
   ] as MealTime[],
   monthlyBudget: null as number | null,
   chargeMethod: 'proportional' as ChargeMethod,
+  leavePolicy: DEFAULT_LEAVE_POLICY,
 };
 
 /**
@@ -38,6 +47,9 @@ export interface MessSettings {
   mealTimes: MealTime[];
   monthlyBudget: number | null;
   chargeMethod: ChargeMethod;
+  leavePolicy: LeavePolicy;
+  /** Undefined: members mark any date. */
+  markingWindow?: MarkingWindow;
 }
 
 @Injectable()
@@ -69,7 +81,14 @@ export class MessConfigService {
       mealTimes: row.mealTimes,
       monthlyBudget: row.monthlyBudget === null ? null : Number(row.monthlyBudget),
       chargeMethod: row.chargeMethod,
+      leavePolicy: row.leavePolicy ?? DEFAULT_LEAVE_POLICY,
+      ...(row.markingWindow ? { markingWindow: row.markingWindow } : {}),
     };
+  }
+
+  /** The configured meal time named `mealType`, or undefined. */
+  async mealTime(mealType: string): Promise<MealTime | undefined> {
+    return (await this.settings()).mealTimes.find((m) => m.name === mealType);
   }
 
   /** 400 unless `mealType` names a configured meal time (exact, case-sensitive); returns that meal time. */
@@ -169,6 +188,21 @@ const values = (body: SetupMessDto) => ({
   monthlyBudget: body.monthlyBudget === undefined ? null : body.monthlyBudget.toFixed(2),
   // PUT replaces the whole configuration: left out, it returns to its default.
   chargeMethod: body.chargeMethod ?? DEFAULT_MESS_CONFIG.chargeMethod,
+  // PUT replaces the whole configuration: a policy left out returns to the defaults, a window left out is removed.
+  leavePolicy: body.leavePolicy
+    ? {
+        minDays: body.leavePolicy.minDays,
+        applyBeforeHours: body.leavePolicy.applyBeforeHours,
+        maxDaysPerMonth: body.leavePolicy.maxDaysPerMonth,
+        requiresApproval: body.leavePolicy.requiresApproval,
+      }
+    : null,
+  markingWindow: body.markingWindow
+    ? {
+        daysAhead: body.markingWindow.daysAhead,
+        closesMinutesAfterEnd: body.markingWindow.closesMinutesAfterEnd,
+      }
+    : null,
 });
 
 /** Rules across fields that the DTO cannot say: start before end, no duplicate names or categories. */
@@ -206,6 +240,8 @@ const toDto = (row: MessConfigRow): MessConfigDto => ({
   mealTimes: row.mealTimes,
   monthlyBudget: row.monthlyBudget === null ? null : Number(row.monthlyBudget),
   chargeMethod: row.chargeMethod,
+  leavePolicy: row.leavePolicy ?? DEFAULT_LEAVE_POLICY,
+  ...(row.markingWindow ? { markingWindow: row.markingWindow } : {}),
   configured: true,
   createdBy: row.createdBy,
   createdAt: row.createdAt.toISOString(),

@@ -10,6 +10,28 @@ export interface Message {
 }
 
 export const Messages = {
+  leaveDecided: (leave: {
+    status: 'approved' | 'rejected';
+    startDate: string;
+    endDate: string;
+    startMealType: string;
+    endMealType: string;
+    note: string;
+  }): Message => {
+    const span = `${leave.startMealType} on ${leave.startDate} to ${leave.endMealType} on ${leave.endDate}`;
+    return leave.status === 'approved'
+      ? {
+          title: `Leave approved: ${leave.startDate} to ${leave.endDate}`,
+          content: `Your leave from ${span} is approved. The kitchen will not cook for you for those meals.`,
+        }
+      : {
+          title: `Leave not approved: ${leave.startDate} to ${leave.endDate}`,
+          content:
+            `Your leave from ${span} was not approved${leave.note ? `: ${leave.note}` : '.'} ` +
+            'Mark your meals as usual, or ask a manager.',
+        };
+  },
+
   mealReminder: (meal: { name: string; startTime: string; endTime: string }, date: string): Message => ({
     title: `${meal.name} at ${meal.startTime}: mark your attendance`,
     content:

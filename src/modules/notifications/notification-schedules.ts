@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { Cron, CronExpression } from '@nestjs/schedule';
 import { Clock } from '../../common/time/clock';
 import { addDays, localParts, monthOf, zonedInstant } from '../../common/time/dates';
+import { LeaveCalendar } from '../leave/leave-calendar';
 import { AppConfig } from '../../config/app-config';
 import { AttendanceQueries } from '../attendance/attendance.queries';
 import type { MealTime } from '../mess-config/mess-config.schema';
@@ -50,6 +51,7 @@ export class NotificationSchedules {
   constructor(
     private readonly notifications: NotificationsService,
     private readonly attendance: AttendanceQueries,
+    private readonly leave: LeaveCalendar,
     private readonly messConfig: MessConfigService,
     private readonly clock: Clock,
     private readonly config: AppConfig,
@@ -87,8 +89,9 @@ export class NotificationSchedules {
     const lead = this.config.notifications.schedules.mealReminderMinutes;
     return this.forMealsStartingSoon(now, lead, 'MEAL_REMINDER', async (date, meal) => {
       const marked = new Set(await this.attendance.markedUserIds(date, meal.name));
+      const away = await this.onLeave(date, meal);
       const members = await this.notifications.members();
-      return members.filter((m) => !marked.has(m.id)).map((m) => m.id);
+      return members.filter((m) => !marked.has(m.id) && !away.has(m.id)).map((m) => m.id);
     });
   }
 
@@ -97,8 +100,9 @@ export class NotificationSchedules {
     const lead = this.config.notifications.schedules.attendanceConfirmationMinutes;
     return this.forMealsStartingSoon(now, lead, 'ATTENDANCE_CONFIRMATION', async (date, meal) => {
       const marked = new Set(await this.attendance.markedUserIds(date, meal.name));
+      const away = await this.onLeave(date, meal);
       const members = await this.notifications.members();
-      return members.filter((m) => marked.has(m.id)).map((m) => m.id);
+      return members.filter((m) => marked.has(m.id) && !away.has(m.id)).map((m) => m.id);
     });
   }
 
@@ -191,6 +195,13 @@ export class NotificationSchedules {
    * Runs `recipientsOf` for each meal of today or tomorrow whose start is within `leadMinutes` of `now` (and not
    * past), and queues `type` for them.
    */
+  /** Members whose approved leave covers the meal: no reminder, no confirmation. */
+  private async onLeave(date: string, meal: MealTime): Promise<Set<string>> {
+    return new Set(
+      await this.leave.membersOnLeave(zonedInstant(date, meal.startTime, this.config.messTimezone)),
+    );
+  }
+
   private async forMealsStartingSoon(
     now: Date,
     leadMinutes: number,

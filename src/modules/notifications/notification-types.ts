@@ -12,6 +12,7 @@ export const NOTIFICATION_TYPES = [
   'BUDGET_EXCEEDED',
   'ATTENDANCE_CONFIRMATION',
   'PAYMENT_RECEIVED',
+  'LEAVE_DECIDED',
 ] as const;
 export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
 
@@ -41,6 +42,7 @@ export const PREFERENCE_SWITCHES = [
   'budgetExceeded',
   'attendanceConfirmations',
   'paymentReceived',
+  'leaveDecisions',
 ] as const;
 export type PreferenceSwitch = (typeof PREFERENCE_SWITCHES)[number];
 export type PreferenceSwitches = Record<PreferenceSwitch, boolean>;
@@ -79,6 +81,12 @@ export const NOTIFICATION_TYPE_INFO: Record<NotificationType, NotificationTypeIn
     whatsapp: true,
     switch: 'paymentReceived',
     purpose: 'receipt for a payment recorded on your account',
+  },
+  LEAVE_DECIDED: {
+    email: true,
+    whatsapp: true,
+    switch: 'leaveDecisions',
+    purpose: 'your leave was approved or rejected',
   },
 };
 

@@ -9,6 +9,7 @@ import { ExpensesModule } from '../expenses/expenses.module';
 import { MealsModule } from '../meals/meals.module';
 import { MessConfigModule } from '../mess-config/mess-config.module';
 import { UsersModule } from '../users/users.module';
+import { LeaveCalendarModule } from '../leave/leave-calendar.module';
 import { EmailChannel } from './channels/email.channel';
 import { WhatsAppChannel } from './channels/whatsapp.channel';
 import { DeliveryService } from './delivery.service';
@@ -16,6 +17,7 @@ import { NotificationQueue } from './notification-queue';
 import { MONTHLY_BILLS, MonthlyBills, NotificationSchedules } from './notification-schedules';
 import { NotificationTriggers } from './notification-triggers';
 import { PaymentReceiptsListener } from './payment-receipts.listener';
+import { LeaveDecidedListener } from './leave-decided.listener';
 import { NotificationsController } from './notifications.controller';
 import { NotificationsRepository } from './notifications.repository';
 import { NotificationsService } from './notifications.service';
@@ -30,6 +32,7 @@ import './notifications.errors';
     AttendanceModule,
     BillingModule,
     AccountsModule,
+    LeaveCalendarModule,
   ],
   controllers: [NotificationsController],
   providers: [
@@ -42,6 +45,7 @@ import './notifications.errors';
     NotificationTriggers,
     PaymentReceiptsListener,
     NotificationSchedules,
+    LeaveDecidedListener,
     {
       // The monthly bill from billing, in paise, under NOTIFY_SHARE_METHOD or else the mess's chargeMethod (what
       // the member is charged); who owes what from accounts.

@@ -3,7 +3,13 @@ import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { type CurrentMember, CurrentUser, Roles } from '../../common/auth/auth.decorators';
 import { ApiAuth, ApiRoleAuth } from '../../common/http/api-docs';
 import { IdPipe } from '../../common/http/id.pipe';
-import { ChangeRoleDto, ListUsersQuery, SetPhoneDto, UpdateProfileDto } from './dto/user.requests';
+import {
+  ChangeRoleDto,
+  ListUsersQuery,
+  SetDinesDto,
+  SetPhoneDto,
+  UpdateProfileDto,
+} from './dto/user.requests';
 import { toUserResponse, UserEnvelopeDto, UserListDto, UserStatusChangeDto } from './dto/user.response';
 import { UsersService } from './users.service';
 
@@ -74,6 +80,30 @@ export class UsersController {
   ): Promise<UserStatusChangeDto> {
     const user = await this.users.changeRole(caller, id, body.role);
     return { success: true, message: `Role set to ${user.role}`, user: toUserResponse(user) };
+  }
+
+  @Put(':id/dines')
+  @Roles('admin')
+  @ApiOperation({
+    summary: 'Say whether a member eats at the mess (admin)',
+    description:
+      'Members with `dines: false` (the admin the service creates at first start, for one) are left out of ' +
+      '`totalMembers`, the headcount, the attendance rate and the bill, and cannot mark their own meals. Takes ' +
+      'effect at once in every figure; idempotent.',
+  })
+  @ApiOkResponse({ type: UserStatusChangeDto })
+  @ApiRoleAuth(400, [404, 'User not found'])
+  async setDines(
+    @CurrentUser() caller: CurrentMember,
+    @Param('id', IdPipe) id: string,
+    @Body() body: SetDinesDto,
+  ): Promise<UserStatusChangeDto> {
+    const user = await this.users.setDines(caller, id, body.dines);
+    return {
+      success: true,
+      message: user.dines ? 'The member dines at the mess' : 'The member does not dine at the mess',
+      user: toUserResponse(user),
+    };
   }
 
   @Put(':id/approve')

@@ -53,6 +53,33 @@ export class UsersRepository {
     return new Map(rows.map((r) => [r.id, r.status]));
   }
 
+  /** Status and whether each member dines, by id, in one query. */
+  async findStandingsByIds(ids: string[]): Promise<Map<string, { status: UserStatus; dines: boolean }>> {
+    if (!ids.length) return new Map();
+    const rows = await this.db
+      .select({ id: users.id, status: users.status, dines: users.dines })
+      .from(users)
+      .where(isAnyUuid(users.id, ids));
+    return new Map(rows.map((r) => [r.id, { status: r.status, dines: r.dines }]));
+  }
+
+  /** Approved members who dine: the membership the mess cooks for and bills. */
+  async countDiners(): Promise<number> {
+    const [{ n }] = await this.db
+      .select({ n: count() })
+      .from(users)
+      .where(and(eq(users.status, 'approved'), eq(users.dines, true)));
+    return n;
+  }
+
+  async dinerIds(): Promise<string[]> {
+    const rows = await this.db
+      .select({ id: users.id })
+      .from(users)
+      .where(and(eq(users.status, 'approved'), eq(users.dines, true)));
+    return rows.map((r) => r.id);
+  }
+
   async list(filter: UserListFilter): Promise<{ rows: UserRow[]; total: number }> {
     const conditions: SQL[] = [];
     if (filter.status) conditions.push(eq(users.status, filter.status));

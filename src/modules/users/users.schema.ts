@@ -1,5 +1,15 @@
 import { sql } from 'drizzle-orm';
-import { check, index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import {
+  boolean,
+  check,
+  index,
+  integer,
+  pgTable,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
 
 export const ROLES = ['student', 'manager', 'treasurer', 'admin'] as const;
 export type Role = (typeof ROLES)[number];
@@ -22,6 +32,8 @@ export const users = pgTable(
     role: text('role').$type<Role>().notNull().default('student'),
     status: text('status').$type<UserStatus>().notNull().default('pending'),
     idpId: text('idp_id'),
+    /** Eats at the mess: counted in totalMembers, the headcount, the attendance rate and the bill. */
+    dines: boolean('dines').notNull().default(true),
     /** Bumped to revoke every token issued before (password change, rejection). */
     tokenVersion: integer('token_version').notNull().default(0),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),

@@ -147,7 +147,8 @@ export class UsersService {
     try {
       const user = await this.repository.transaction(async (tx) => {
         const row = await this.repository.insert(
-          { email: normalized, passwordHash, fullName, role: 'admin', status: 'approved' },
+          // An admin the service creates runs the mess; it does not eat there until an admin says so.
+          { email: normalized, passwordHash, fullName, role: 'admin', status: 'approved', dines: false },
           tx,
         );
         await audit(tx, row);
@@ -175,6 +176,21 @@ export class UsersService {
   /** Approval status by id, in one query; unknown ids are absent from the map (attendance checks whom it marks). */
   statusesOf(ids: string[]): Promise<Map<string, UserStatus>> {
     return this.repository.findStatusesByIds(ids);
+  }
+
+  /** Status and `dines` by id, in one query; unknown ids are absent (attendance checks who may mark what). */
+  standingsOf(ids: string[]): Promise<Map<string, { status: UserStatus; dines: boolean }>> {
+    return this.repository.findStandingsByIds(ids);
+  }
+
+  /** Approved members with `dines: true`: totalMembers, the headcount and the attendance rate count only them. */
+  countDiners(): Promise<number> {
+    return this.repository.countDiners();
+  }
+
+  /** The ids of the approved members who dine. */
+  dinerIds(): Promise<string[]> {
+    return this.repository.dinerIds();
   }
 
   /** How many members are approved now: the membership that analytics rates attendance against. */
@@ -300,9 +316,39 @@ export class UsersService {
     });
   }
 
+  /** Admins say who eats at the mess; a change moves every figure that counts diners at once. */
+  async setDines(caller: CurrentMember, id: string, dines: boolean): Promise<UserRow> {
+    const user = await this.getOrThrow(id);
+    if (user.dines === dines) return user;
+    // Who is billed is a membership change: recorded in the audit trail in the same transaction.
+    const row = await this.repository.transaction(async (tx) => {
+      const updated = await this.repository.update(id, { dines }, tx);
+      if (!updated) throw notFound('User not found');
+      await this.audit.record(tx, {
+        actorId: caller.id,
+        action: 'dines-changed',
+        entity: 'user',
+        entityId: id,
+        before: { dines: user.dines },
+        after: { dines },
+      });
+      return updated;
+    });
+    this.logger.log({ by: caller.id, userId: id, dines }, 'Dining changed');
+    this.publishChange(row, 'dines', caller.id);
+    return row;
+  }
+
   /** After commit: analytics counts approved members. */
   private publishChange(row: UserRow, change: MemberEvent['change'], actorId: string): void {
-    const event: MemberEvent = { userId: row.id, change, status: row.status, role: row.role, actorId };
+    const event: MemberEvent = {
+      userId: row.id,
+      change,
+      status: row.status,
+      role: row.role,
+      dines: row.dines,
+      actorId,
+    };
     publishDomainEvent(this.events, DomainEvents.MemberChanged, event);
   }
 

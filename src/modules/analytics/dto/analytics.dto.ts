@@ -83,7 +83,8 @@ class PeriodDto {
 }
 
 class AttendanceAnalyticsDto {
-  @ApiProperty({ description: 'Approved members now' }) totalMembers: number;
+  @ApiProperty({ description: 'Approved members who dine at the mess (`dines: true`) now' })
+  totalMembers: number;
   @ApiProperty({ description: 'Present marks per served meal slot (average diners per meal)' })
   averageAttendance: number;
   @ApiProperty({ description: 'present marks / (totalMembers × served slots), 0..1' }) attendanceRate: number;
@@ -127,12 +128,17 @@ class HeadcountSlotDto {
   @ApiProperty({ example: '12:30' }) startTime: string;
   @ApiProperty({ description: 'Expected diners: members marked present' }) expected: number;
   @ApiProperty() absent: number;
-  @ApiProperty({ description: 'Approved members who have not marked this meal' }) unmarked: number;
+  @ApiProperty({ description: 'Diners on approved leave for this meal (not cooked for)' }) onLeave: number;
+  @ApiProperty({
+    description: 'Diners (approved, `dines: true`) who have not marked this meal and are not on leave',
+  })
+  unmarked: number;
 }
 
 export class HeadcountResponse {
   @ApiProperty({ example: true }) success: true;
   @ApiProperty({ format: 'date' }) date: string;
-  @ApiProperty() approvedMembers: number;
+  @ApiProperty({ description: 'Approved members who dine at the mess (`dines: true`)' })
+  approvedMembers: number;
   @ApiProperty({ type: [HeadcountSlotDto] }) meals: HeadcountSlotDto[];
 }

@@ -93,3 +93,24 @@ export class BulkAttendanceDto {
   @Type(() => BulkMarkDto)
   marks: BulkMarkDto[];
 }
+
+export class PassQuery {
+  @DateField({
+    optional: true,
+    example: '2030-03-14',
+    description: "The meal's date in the mess time zone; default today. A meal that has ended gets 400",
+  })
+  date?: string;
+
+  @MealTypeField()
+  mealType: string;
+}
+
+export class ScanDto {
+  @TextField(1, 500, {
+    example:
+      'p1.WyIwMTkzYTVlNC03YzFhLTdjOWUtOWQzYi00YTFmMmUzZDRjNWIiLCIyMDI1LTAzLTE0IiwiTHVuY2giLDE3NDE5MzQ4MDAsMTc0MTk0MjgwMF0.c2lnbmF0dXJl',
+    description: 'The pass as read from the QR code',
+  })
+  pass: string;
+}

@@ -1,6 +1,12 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { PaginationDto } from '../../../common/http/paging';
-import { ATTENDANCE_STATUSES, type AttendanceRow, type AttendanceStatus } from '../attendance.schema';
+import {
+  ATTENDANCE_STATUSES,
+  MARK_SOURCES,
+  type AttendanceRow,
+  type AttendanceStatus,
+  type MarkSource,
+} from '../attendance.schema';
 import type { AttendanceListRow } from '../attendance.repository';
 
 export class AttendanceDto {
@@ -16,6 +22,14 @@ export class AttendanceDto {
     description: 'Who set the current status: the member, or the manager/admin who marked for them',
   })
   markedBy: string | null;
+  @ApiProperty({
+    enum: MARK_SOURCES,
+    example: 'member',
+    description:
+      'Who made the mark: the member; the mess (a manager or an admin for the member, alone or in bulk); or the ' +
+      "counter (a scanned pass). A mess or counter mark is the kitchen's record: the member cannot change it",
+  })
+  source: MarkSource;
   @ApiProperty({ format: 'date-time' }) createdAt: string;
   @ApiProperty({ format: 'date-time' }) updatedAt: string;
 }
@@ -38,6 +52,7 @@ export const toAttendanceResponse = (row: AttendanceRow): AttendanceDto => ({
   status: row.status,
   markedAt: row.markedAt.toISOString(),
   markedBy: row.markedBy,
+  source: row.source,
   createdAt: row.createdAt.toISOString(),
   updatedAt: row.updatedAt.toISOString(),
 });
@@ -73,4 +88,34 @@ export class BulkAttendanceResultDto {
   })
   attendance: AttendanceDto[];
   @ApiProperty({ type: BulkSummaryDto }) summary: BulkSummaryDto;
+}
+
+export class PassResponseDto {
+  @ApiProperty({ example: true }) success: true;
+  @ApiProperty({
+    example:
+      'p1.WyIwMTkzYTVlNC03YzFhLTdjOWUtOWQzYi00YTFmMmUzZDRjNWIiLCIyMDI1LTAzLTE0IiwiTHVuY2giLDE3NDE5MzQ4MDAsMTc0MTk0MjgwMF0.c2lnbmF0dXJl',
+    description:
+      'The signed pass: the text the QR code holds, and what the counter posts to /attendance/scan',
+  })
+  pass: string;
+  @ApiProperty({ format: 'date-time', description: "Valid from: 30 minutes before the meal's start" })
+  validFrom: string;
+  @ApiProperty({ format: 'date-time', description: "Valid until: the meal's end" }) expiresAt: string;
+  @ApiProperty({
+    example: '<svg xmlns="http://www.w3.org/2000/svg" …</svg>',
+    description: 'The pass as an SVG QR code',
+  })
+  qrSvg: string;
+}
+
+export class ScanResultDto {
+  @ApiProperty({ example: true }) success: true;
+  @ApiProperty({ type: AttendanceDto }) attendance: AttendanceDto;
+  @ApiProperty({
+    example: false,
+    description:
+      'true: the mess or the counter had already recorded this member present for this meal (a second plate)',
+  })
+  repeat: boolean;
 }

@@ -4,7 +4,9 @@ import {
   ArrayMaxSize,
   ArrayMinSize,
   IsArray,
+  IsBoolean,
   IsIn,
+  IsInt,
   IsNumber,
   IsString,
   Length,
@@ -44,6 +46,77 @@ export class MealTimeDto {
   @IsString()
   @Matches(HH_MM, { message: 'endTime must be HH:MM (24-hour)' })
   endTime: string;
+}
+
+export class LeavePolicyDto {
+  @ApiProperty({
+    type: 'integer',
+    minimum: 1,
+    maximum: 30,
+    default: 1,
+    example: 2,
+    description: 'Shortest leave in days',
+  })
+  @Max(30)
+  @Min(1)
+  @IsInt({ message: 'minDays must be an integer number' })
+  minDays: number;
+
+  @ApiProperty({
+    type: 'integer',
+    minimum: 0,
+    maximum: 168,
+    default: 12,
+    example: 24,
+    description: 'A leave is asked for at least this many hours before the start of its first meal',
+  })
+  @Max(168)
+  @Min(0)
+  @IsInt({ message: 'applyBeforeHours must be an integer number' })
+  applyBeforeHours: number;
+
+  @ApiProperty({
+    type: 'integer',
+    minimum: 0,
+    maximum: 31,
+    default: 0,
+    example: 10,
+    description: "Cap on a member's pending and approved leave days in one calendar month (0: no cap)",
+  })
+  @Max(31)
+  @Min(0)
+  @IsInt({ message: 'maxDaysPerMonth must be an integer number' })
+  maxDaysPerMonth: number;
+
+  @ApiProperty({ default: true, example: true, description: 'false: a leave is approved when asked for' })
+  @IsBoolean({ message: 'requiresApproval must be true or false' })
+  requiresApproval: boolean;
+}
+
+export class MarkingWindowDto {
+  @ApiProperty({
+    type: 'integer',
+    minimum: 0,
+    maximum: 60,
+    example: 7,
+    description: 'A member marks a meal from this many days before its date',
+  })
+  @Max(60)
+  @Min(0)
+  @IsInt({ message: 'daysAhead must be an integer number' })
+  daysAhead: number;
+
+  @ApiProperty({
+    type: 'integer',
+    minimum: 0,
+    maximum: 1440,
+    example: 60,
+    description: "…until this many minutes after the meal's end",
+  })
+  @Max(1440)
+  @Min(0)
+  @IsInt({ message: 'closesMinutesAfterEnd must be an integer number' })
+  closesMinutesAfterEnd: number;
 }
 
 export class SetupMessDto {
@@ -101,6 +174,25 @@ export class SetupMessDto {
   @IsIn(CHARGE_METHODS, { message: `chargeMethod must be one of ${CHARGE_METHODS.join(', ')}` })
   @Optional()
   chargeMethod?: ChargeMethod;
+
+  @ApiPropertyOptional({
+    type: LeavePolicyDto,
+    description:
+      'How members ask for leave; left out: the defaults (1 day, 12 hours ahead, no cap, approval)',
+  })
+  @ValidateNested()
+  @Type(() => LeavePolicyDto)
+  @Optional()
+  leavePolicy?: LeavePolicyDto;
+
+  @ApiPropertyOptional({
+    type: MarkingWindowDto,
+    description: 'When members may mark their own meals; left out: no window (any date, as in 2.0)',
+  })
+  @ValidateNested()
+  @Type(() => MarkingWindowDto)
+  @Optional()
+  markingWindow?: MarkingWindowDto;
 }
 
 export class MessConfigDto {
@@ -113,6 +205,9 @@ export class MessConfigDto {
   @ApiProperty({ type: [MealTimeDto] }) mealTimes: MealTimeDto[];
   @ApiProperty({ nullable: true, type: Number }) monthlyBudget: number | null;
   @ApiProperty({ enum: CHARGE_METHODS, example: 'proportional' }) chargeMethod: ChargeMethod;
+  @ApiProperty({ type: LeavePolicyDto }) leavePolicy: LeavePolicyDto;
+  @ApiPropertyOptional({ type: MarkingWindowDto, description: 'Absent when members may mark any date' })
+  markingWindow?: MarkingWindowDto;
   @ApiProperty({ description: 'false while the defaults apply (before POST /auth/admin/setup)' })
   configured: boolean;
   @ApiPropertyOptional({

@@ -46,6 +46,7 @@ export class UpdatePreferencesDto {
   budgetExceeded?: boolean;
   @Switch('ATTENDANCE_CONFIRMATION: confirm your mark before the meal') attendanceConfirmations?: boolean;
   @Switch('PAYMENT_RECEIVED: a receipt when a payment is recorded on your account') paymentReceived?: boolean;
+  @Switch('LEAVE_DECIDED: your leave was approved or rejected') leaveDecisions?: boolean;
 }
 
 export class ListNotificationsQuery extends PageQuery(20, 100) {}

@@ -1,6 +1,6 @@
 import { PageQuery } from '../../../common/http/paging';
 import { ApiPropertyOptional, ApiProperty } from '@nestjs/swagger';
-import { IsIn } from 'class-validator';
+import { IsBoolean, IsIn } from 'class-validator';
 import { IndianPhoneField, Optional, TextField } from '../../../common/http/fields';
 import { ROLES, USER_STATUSES, type Role, type UserStatus } from '../users.schema';
 
@@ -40,4 +40,13 @@ export class ChangeRoleDto {
 export class SetPhoneDto {
   @IndianPhoneField()
   phone: string;
+}
+
+export class SetDinesDto {
+  @ApiProperty({
+    example: false,
+    description: 'false: the member does not eat at the mess (not counted, not billed)',
+  })
+  @IsBoolean({ message: 'dines must be true or false' })
+  dines: boolean;
 }

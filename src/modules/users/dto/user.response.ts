@@ -14,6 +14,11 @@ export class UserResponseDto extends UserSummaryDto {
   @ApiProperty({ example: 'CS21B042' }) collegeId: string;
   @ApiProperty({ example: 'B-214' }) room: string;
   @ApiProperty({ type: String, nullable: true, example: '+919876543210' }) phone: string | null;
+  @ApiProperty({
+    example: true,
+    description: 'Eats at the mess: counted in totalMembers, the headcount, the attendance rate and the bill',
+  })
+  dines: boolean;
   @ApiPropertyOptional({ description: 'Present only for users created through the identity provider' })
   idpId?: string;
   @ApiProperty({ format: 'date-time' }) createdAt: string;
@@ -34,6 +39,7 @@ export const toUserResponse = (row: UserRow): UserResponseDto => ({
   collegeId: row.collegeId,
   room: row.room,
   phone: row.phone,
+  dines: row.dines,
   ...(row.idpId ? { idpId: row.idpId } : {}),
   createdAt: row.createdAt.toISOString(),
   updatedAt: row.updatedAt.toISOString(),

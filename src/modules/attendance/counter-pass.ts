@@ -1,0 +1,59 @@
+import { Injectable } from '@nestjs/common';
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { AppConfig } from '../../config/app-config';
+
+/** What a pass says: this member, this meal, valid in this window (seconds since the epoch). */
+export interface PassClaims {
+  userId: string;
+  date: string;
+  mealType: string;
+  validFrom: number;
+  expiresAt: number;
+}
+
+const VERSION = 'p1';
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/**
+ * The counter's meal passes: `p1.<payload>.<signature>`, base64url, HMAC-SHA256 over the version and payload with
+ * the pass key (AppConfig.passSecret, never the login token's key). Member, date, meal and validity are inside the
+ * signed part, so changing any of them breaks the signature. Short: it fits a small QR code.
+ */
+@Injectable()
+export class CounterPasses {
+  constructor(private readonly config: AppConfig) {}
+
+  issue(claims: PassClaims): string {
+    const payload = Buffer.from(
+      JSON.stringify([claims.userId, claims.date, claims.mealType, claims.validFrom, claims.expiresAt]),
+    ).toString('base64url');
+    return `${VERSION}.${payload}.${this.sign(`${VERSION}.${payload}`)}`;
+  }
+
+  /** The claims of a pass we signed that is valid at `now`; undefined for anything else. */
+  verify(pass: string, now: Date): PassClaims | undefined {
+    const parts = pass.split('.');
+    if (parts.length !== 3 || parts[0] !== VERSION) return undefined;
+    const expected = Buffer.from(this.sign(`${parts[0]}.${parts[1]}`));
+    const given = Buffer.from(parts[2]);
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
+    let decoded: unknown;
+    try {
+      decoded = JSON.parse(Buffer.from(parts[1], 'base64url').toString('utf8'));
+    } catch {
+      return undefined;
+    }
+    if (!Array.isArray(decoded) || decoded.length !== 5) return undefined;
+    const [userId, date, mealType, validFrom, expiresAt] = decoded as unknown[];
+    if (typeof userId !== 'string' || !UUID.test(userId)) return undefined;
+    if (typeof date !== 'string' || typeof mealType !== 'string') return undefined;
+    if (typeof validFrom !== 'number' || typeof expiresAt !== 'number') return undefined;
+    const seconds = now.getTime() / 1000;
+    if (seconds < validFrom || seconds >= expiresAt) return undefined;
+    return { userId, date, mealType, validFrom, expiresAt };
+  }
+
+  private sign(unsigned: string): string {
+    return createHmac('sha256', this.config.passSecret).update(unsigned).digest('base64url');
+  }
+}

@@ -1,0 +1,151 @@
+import { Injectable } from '@nestjs/common';
+import { and, asc, count, desc, eq, getTableColumns, gt, gte, inArray, lt, lte, sql, SQL } from 'drizzle-orm';
+import { Database, DbOrTx } from '../../database/database';
+import { isAnyUuid, uuidArray } from '../../database/sql-arrays';
+import { memberNames } from '../users/member-names';
+import { ACTIVE_LEAVE_STATUSES, leaves, LeaveRow, LeaveStatus, NewLeaveRow } from './leave.schema';
+
+export interface LeaveListFilter {
+  userId?: string;
+  status?: LeaveStatus;
+  /** Leaves with at least one day in [from, to]. */
+  from?: string;
+  to?: string;
+  limit: number;
+  offset: number;
+}
+
+export interface LeaveListRow extends LeaveRow {
+  fullName: string | null;
+}
+
+/** The one lock space for a member's leave: asking, deciding, and marks that must not land inside a leave. */
+const memberKey = (userId: string | SQL) => sql`hashtextextended('mess.leave:' || ${userId}, 0)`;
+
+/** The only code that queries `leaves`. */
+@Injectable()
+export class LeaveRepository {
+  constructor(private readonly database: Database) {}
+
+  private get db() {
+    return this.database.db;
+  }
+
+  transaction<T>(work: (tx: DbOrTx) => Promise<T>): Promise<T> {
+    return this.db.transaction(work);
+  }
+
+  /**
+   * Takes the member's leave lock until the transaction ends: exclusive for whoever asks for or decides a leave
+   * (two overlapping requests take turns, so the second sees the first), shared for marks (many at once).
+   */
+  async lockMember(tx: DbOrTx, userId: string, mode: 'exclusive' | 'shared'): Promise<void> {
+    const lock = mode === 'exclusive' ? sql`pg_advisory_xact_lock` : sql`pg_advisory_xact_lock_shared`;
+    await tx.execute(sql`select ${lock}(${memberKey(userId)})`);
+  }
+
+  /** Shared locks of many members, in one statement and one order (no deadlock between two batches). */
+  async lockMembersShared(tx: DbOrTx, userIds: string[]): Promise<void> {
+    if (!userIds.length) return;
+    await tx.execute(
+      sql`select pg_advisory_xact_lock_shared(${memberKey(sql`id::text`)})
+          from unnest(${uuidArray(userIds)}) as id order by id`,
+    );
+  }
+
+  async insert(values: NewLeaveRow, db: DbOrTx = this.db): Promise<LeaveRow> {
+    const [row] = await db.insert(leaves).values(values).returning();
+    return row;
+  }
+
+  async findById(id: string, db: DbOrTx = this.db): Promise<LeaveRow | undefined> {
+    const [row] = await db.select().from(leaves).where(eq(leaves.id, id)).limit(1);
+    return row;
+  }
+
+  async update(id: string, values: Partial<NewLeaveRow>, db: DbOrTx): Promise<LeaveRow> {
+    const [row] = await db
+      .update(leaves)
+      .set({ ...values, updatedAt: new Date() })
+      .where(eq(leaves.id, id))
+      .returning();
+    return row;
+  }
+
+  /** The member's pending and approved leaves that share an instant with [startsAt, endsAt). */
+  activeOverlapping(userId: string, startsAt: Date, endsAt: Date, db: DbOrTx): Promise<LeaveRow[]> {
+    return db
+      .select()
+      .from(leaves)
+      .where(
+        and(
+          eq(leaves.userId, userId),
+          inArray(leaves.status, ACTIVE_LEAVE_STATUSES),
+          lt(leaves.startsAt, endsAt),
+          gt(leaves.endsAt, startsAt),
+        ),
+      );
+  }
+
+  /** The member's pending and approved leaves with a day in [from, to] (the monthly cap counts their days). */
+  activeBetweenDates(userId: string, from: string, to: string, db: DbOrTx): Promise<LeaveRow[]> {
+    return db
+      .select()
+      .from(leaves)
+      .where(
+        and(
+          eq(leaves.userId, userId),
+          inArray(leaves.status, ACTIVE_LEAVE_STATUSES),
+          lte(leaves.startDate, to),
+          gte(leaves.endDate, from),
+        ),
+      );
+  }
+
+  /** Of `userIds` (all members when undefined), those on approved leave at `instant`. */
+  async approvedAt(instant: Date, userIds: string[] | undefined, db: DbOrTx = this.db): Promise<string[]> {
+    if (userIds && !userIds.length) return [];
+    const rows = await db
+      .selectDistinct({ userId: leaves.userId })
+      .from(leaves)
+      .where(
+        and(
+          eq(leaves.status, 'approved'),
+          lte(leaves.startsAt, instant),
+          gt(leaves.endsAt, instant),
+          userIds ? isAnyUuid(leaves.userId, userIds) : undefined,
+        ),
+      );
+    return rows.map((r) => r.userId);
+  }
+
+  /** One page, newest first, with the members' names; and the total. */
+  async list(filter: LeaveListFilter): Promise<{ rows: LeaveListRow[]; total: number }> {
+    const conditions: SQL[] = [];
+    if (filter.userId) conditions.push(eq(leaves.userId, filter.userId));
+    if (filter.status) conditions.push(eq(leaves.status, filter.status));
+    if (filter.to) conditions.push(lte(leaves.startDate, filter.to));
+    if (filter.from) conditions.push(gte(leaves.endDate, filter.from));
+    const where = conditions.length ? and(...conditions) : undefined;
+    const [rows, [{ total }]] = await Promise.all([
+      this.db
+        .select({ ...getTableColumns(leaves), fullName: memberNames.fullName })
+        .from(leaves)
+        .leftJoin(memberNames, eq(memberNames.memberId, leaves.userId))
+        .where(where)
+        .orderBy(desc(leaves.createdAt), asc(leaves.id))
+        .limit(filter.limit)
+        .offset(filter.offset),
+      this.db.select({ total: count() }).from(leaves).where(where),
+    ]);
+    return { rows, total };
+  }
+
+  async fullNameOf(userId: string): Promise<string | null> {
+    const [row] = await this.db
+      .select({ fullName: memberNames.fullName })
+      .from(memberNames)
+      .where(eq(memberNames.memberId, userId));
+    return row?.fullName ?? null;
+  }
+}
