@@ -37,7 +37,7 @@ export interface paths {
          * Reverse a payment, an adjustment or an opening (treasurer or admin) with an entry the other way
          * @description The reversal has the same amount in the other direction, is dated today and names the entry it undoes. 409 when the entry is already reversed, is itself a reversal, or is a month's charge (reopen the month).
          */
-        post: operations["reverseAccounts"];
+        post: operations["reverseEntry"];
         delete?: never;
         options?: never;
         head?: never;
@@ -52,7 +52,7 @@ export interface paths {
             cookie?: never;
         };
         /** The caller's own account: balance and entries, newest first (any member) */
-        get: operations["meAccounts"];
+        get: operations["getMyAccount"];
         put?: never;
         post?: never;
         delete?: never;
@@ -72,7 +72,7 @@ export interface paths {
          * A member's account: balance and entries, newest first
          * @description Treasurer, admin, or that member (another member gets 403).
          */
-        get: operations["getAccounts"];
+        get: operations["getAccount"];
         put?: never;
         post?: never;
         delete?: never;
@@ -94,7 +94,7 @@ export interface paths {
          * Record an adjustment (treasurer or admin): a debit or credit note with a required note
          * @description Dated today (mess time zone). debit raises what the member owes, credit lowers it.
          */
-        post: operations["adjustmentAccounts"];
+        post: operations["recordAdjustment"];
         delete?: never;
         options?: never;
         head?: never;
@@ -114,7 +114,7 @@ export interface paths {
          * Enter a member's opening balance (treasurer or admin), once: for a mess that moves in mid-year
          * @description debit: the member owed this much; credit: the member had paid this much in advance. Dated today.
          */
-        post: operations["openingAccounts"];
+        post: operations["recordOpeningBalance"];
         delete?: never;
         options?: never;
         head?: never;
@@ -134,7 +134,7 @@ export interface paths {
          * Record a payment received from a member (treasurer or admin): a credit on the member's account
          * @description Any method (cash, upi, bank, card, other) and an optional reference. The date is not in the future (mess time zone). The member is sent a PAYMENT_RECEIVED receipt.
          */
-        post: operations["paymentAccounts"];
+        post: operations["recordPayment"];
         delete?: never;
         options?: never;
         head?: never;
@@ -152,7 +152,7 @@ export interface paths {
          * A statement of account for a period: opening balance, every entry with the balance after it, closing
          * @description Treasurer, admin, or that member. `from`..`to` are months, inclusive (default: this month); `opening` is the balance of the entries dated before `from`. Entries by date, then order of recording. `Accept: text/csv` gives a spreadsheet-ready CSV (UTF-8 with BOM, plain rupee numbers), `Accept: application/pdf` a printable A4 PDF with the mess name and contact and rupees written the Indian way (₹1,23,456.78); both download as `statement-<userId>-<from>-<to>.<ext>`.
          */
-        get: operations["statementAccounts"];
+        get: operations["getStatement"];
         put?: never;
         post?: never;
         delete?: never;
@@ -269,7 +269,7 @@ export interface paths {
          * The months the service has billed, newest first, open or closed, with who closed them and when
          * @description A month appears once its bill has been computed (read or recalculated) or it has been closed. `closedAt` and `closedBy` are null while a month is open.
          */
-        get: operations["monthsBilling"];
+        get: operations["listMonths"];
         put?: never;
         post?: never;
         delete?: never;
@@ -286,7 +286,7 @@ export interface paths {
             cookie?: never;
         };
         /** Whether a month is closed, and every close and reopen with who and when */
-        get: operations["statusBilling"];
+        get: operations["getMonthStatus"];
         put?: never;
         post?: never;
         delete?: never;
@@ -308,7 +308,7 @@ export interface paths {
          * Close a month (treasurer or admin): its bill is frozen, each member's share is charged to their account, and writes to its expenses or attendance get 409
          * @description One transaction: writes to expenses and attendance wait while it runs, so the frozen bill holds every write that was answered before it and none after (those get 409). The month's attendance and health figures are stored from the same reads, so they agree with the frozen bill. In the same transaction every billed member gets a `charge` entry on their account (GET /accounts/{userId}) of their share under the mess's `chargeMethod`, dated the last day of the month; the answer is the bill under that method. 409 when the month is already closed; 400 for a month that has not begun in the mess time zone.
          */
-        post: operations["closeBilling"];
+        post: operations["closeMonth"];
         delete?: never;
         options?: never;
         head?: never;
@@ -328,7 +328,7 @@ export interface paths {
          * Reopen a closed month (admin); recorded with who and when, and its charges are reversed
          * @description In the same transaction each of the month's charges gets a `reversal` entry on the member's account, dated the last day of the month; closing it again posts the new charges.
          */
-        post: operations["reopenBilling"];
+        post: operations["reopenMonth"];
         delete?: never;
         options?: never;
         head?: never;
@@ -346,7 +346,7 @@ export interface paths {
          * The month's bill: every active member's meals and share
          * @description Without `method`, the mess's `chargeMethod` (default proportional): what a close charges, so what a member sees is what they are charged. method=spec is the contract literally: (total / active members) × (member meals / all meals); its shares add up to total / active members, the rest is `unallocated`. method=proportional: total × member meals / all meals, which recovers the whole total. Shares are rounded to the paisa with the leftover paise assigned to the largest remainders, so allocated + unallocated = totalExpenses exactly.
          */
-        get: operations["sharesBilling"];
+        get: operations["listShares"];
         put?: never;
         post?: never;
         delete?: never;
@@ -366,7 +366,7 @@ export interface paths {
          * The bill as CSV (UTF-8 with BOM, one row per member), for spreadsheets
          * @description Downloads as `mess-bill-<month>-<method>.csv` (Content-Disposition: attachment). Without `method`, the mess's `chargeMethod` (default proportional): what a close charges, so what a member sees is what they are charged. method=spec is the contract literally: (total / active members) × (member meals / all meals); its shares add up to total / active members, the rest is `unallocated`. method=proportional: total × member meals / all meals, which recovers the whole total. Shares are rounded to the paisa with the leftover paise assigned to the largest remainders, so allocated + unallocated = totalExpenses exactly.
          */
-        get: operations["sharesCsv"];
+        get: operations["downloadSharesCsv"];
         put?: never;
         post?: never;
         delete?: never;
@@ -386,7 +386,7 @@ export interface paths {
          * The caller's own line of the month's bill (any member)
          * @description Without `method`, the mess's `chargeMethod`: the amount a close charges the member.
          */
-        get: operations["myShare"];
+        get: operations["getMyShare"];
         put?: never;
         post?: never;
         delete?: never;
@@ -450,7 +450,7 @@ export interface paths {
          * The caller's signed pass for a meal, with its QR code (the counter scans it)
          * @description A short pass signed with the service's pass key (PASS_SECRET, or derived from JWT_SECRET under its own label; never the login token's key), bound to the caller, the date and the meal. It is valid from 30 minutes before the meal's start to its end; a meal that has ended gets 400, a later one a pass that becomes valid in its window. `qrSvg` holds the pass as an SVG QR code.
          */
-        get: operations["passAttendance"];
+        get: operations["getMealPass"];
         put?: never;
         post?: never;
         delete?: never;
@@ -472,7 +472,7 @@ export interface paths {
          * The counter: mark a pass's member present for its meal (manager, admin)
          * @description 201 `repeat: false` when it marked the member present (a new mark, an absent one changed, or the member's own present mark taken over as the kitchen's record); 200 `repeat: true` when the mess or the counter had already recorded them present (a second plate). 50 scans of one pass at once mark once. 400 `Invalid pass` for a forged, tampered, expired or not-yet-valid pass; 409 when the member is on approved leave for the meal or its month is closed.
          */
-        post: operations["scanAttendance"];
+        post: operations["scanMealPass"];
         delete?: never;
         options?: never;
         head?: never;
@@ -834,13 +834,13 @@ export interface paths {
          * List leave, newest first: members their own, managers and admins everyone's
          * @description `month` and `date` select the leaves with a day in that month or on that date; `userId` one member (ignored for members). Paged: `limit` defaults to 20, at most 100.
          */
-        get: operations["listLeave"];
+        get: operations["listLeaves"];
         put?: never;
         /**
          * Ask for leave (any member); a manager or an admin records one for a member with `userId`
          * @description Covers the meals from `startMealType` of `startDate` (default its first meal) to `endMealType` of `endDate` (default its last). The mess's `leavePolicy` applies: 400 when the leave is shorter than `minDays` (a day counts when any of its meals is covered), asked for later than `applyBeforeHours` before its first meal, ends before it starts, is longer than 366 days, or would take the member's pending and approved days of a month past `maxDaysPerMonth`; 409 when it overlaps the member's pending or approved leave (also when two requests arrive at once: one is accepted) or touches a closed month. Approved at once when the policy needs no approval, and when a manager or an admin records it for a member (exempt from `applyBeforeHours`: the member phoned in); approval turns the member's own present marks in it absent (409 when the mess recorded a covered meal eaten).
          */
-        post: operations["createLeave"];
+        post: operations["requestLeave"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1197,7 +1197,7 @@ export interface paths {
          * Say whether a member eats at the mess (admin)
          * @description Members with `dines: false` (the admin the service creates at first start, for one) are left out of `totalMembers`, the headcount, the attendance rate and the bill, and cannot mark their own meals. Takes effect at once in every figure; idempotent.
          */
-        put: operations["setDines"];
+        put: operations["setUserDines"];
         post?: never;
         delete?: never;
         options?: never;
@@ -3021,7 +3021,7 @@ export interface operations {
             };
         };
     };
-    reverseAccounts: {
+    reverseEntry: {
         parameters: {
             query?: never;
             header?: never;
@@ -3132,7 +3132,7 @@ export interface operations {
             };
         };
     };
-    meAccounts: {
+    getMyAccount: {
         parameters: {
             query?: {
                 page?: number;
@@ -3195,7 +3195,7 @@ export interface operations {
             };
         };
     };
-    getAccounts: {
+    getAccount: {
         parameters: {
             query?: {
                 page?: number;
@@ -3278,7 +3278,7 @@ export interface operations {
             };
         };
     };
-    adjustmentAccounts: {
+    recordAdjustment: {
         parameters: {
             query?: never;
             header?: never;
@@ -3380,7 +3380,7 @@ export interface operations {
             };
         };
     };
-    openingAccounts: {
+    recordOpeningBalance: {
         parameters: {
             query?: never;
             header?: never;
@@ -3491,7 +3491,7 @@ export interface operations {
             };
         };
     };
-    paymentAccounts: {
+    recordPayment: {
         parameters: {
             query?: never;
             header?: {
@@ -3605,7 +3605,7 @@ export interface operations {
             };
         };
     };
-    statementAccounts: {
+    getStatement: {
         parameters: {
             query?: {
                 /** @description First month, inclusive; default: the month of `to` */
@@ -4054,7 +4054,7 @@ export interface operations {
             };
         };
     };
-    monthsBilling: {
+    listMonths: {
         parameters: {
             query?: {
                 page?: number;
@@ -4126,7 +4126,7 @@ export interface operations {
             };
         };
     };
-    statusBilling: {
+    getMonthStatus: {
         parameters: {
             query?: never;
             header?: never;
@@ -4197,7 +4197,7 @@ export interface operations {
             };
         };
     };
-    closeBilling: {
+    closeMonth: {
         parameters: {
             query?: never;
             header?: never;
@@ -4277,7 +4277,7 @@ export interface operations {
             };
         };
     };
-    reopenBilling: {
+    reopenMonth: {
         parameters: {
             query?: never;
             header?: never;
@@ -4357,7 +4357,7 @@ export interface operations {
             };
         };
     };
-    sharesBilling: {
+    listShares: {
         parameters: {
             query?: {
                 /** @description Default: this month (mess time zone) */
@@ -4431,7 +4431,7 @@ export interface operations {
             };
         };
     };
-    sharesCsv: {
+    downloadSharesCsv: {
         parameters: {
             query?: {
                 /** @description Default: this month (mess time zone) */
@@ -4507,7 +4507,7 @@ export interface operations {
             };
         };
     };
-    myShare: {
+    getMyShare: {
         parameters: {
             query?: {
                 /** @description Default: this month (mess time zone) */
@@ -4869,7 +4869,7 @@ export interface operations {
             };
         };
     };
-    passAttendance: {
+    getMealPass: {
         parameters: {
             query: {
                 /** @description The meal's date in the mess time zone; default today. A meal that has ended gets 400 */
@@ -4934,7 +4934,7 @@ export interface operations {
             };
         };
     };
-    scanAttendance: {
+    scanMealPass: {
         parameters: {
             query?: never;
             header?: never;
@@ -6804,7 +6804,7 @@ export interface operations {
             };
         };
     };
-    listLeave: {
+    listLeaves: {
         parameters: {
             query?: {
                 page?: number;
@@ -6874,7 +6874,7 @@ export interface operations {
             };
         };
     };
-    createLeave: {
+    requestLeave: {
         parameters: {
             query?: never;
             header?: never;
@@ -8674,7 +8674,7 @@ export interface operations {
             };
         };
     };
-    setDines: {
+    setUserDines: {
         parameters: {
             query?: never;
             header?: never;

@@ -141,11 +141,11 @@ export class AttendanceService {
       this.publish([written], caller.id);
       return { row: written, created: written.created };
     }
-    // Not written: the slot already holds this status (possibly written by a concurrent identical request), or it
-    // holds the kitchen's record that a member's own mark may not change.
+    // Not written: the slot already held this status (a concurrent request may have changed it since), or it holds
+    // the kitchen's record that a member's own mark may not change.
     const row = await this.repository.findSlot(userId, body.date, body.mealType);
     if (!row) throw notFound('User not found');
-    if (row.status !== body.status) throw conflict(MESS_MADE_MARK);
+    if (row.status !== body.status && row.source !== 'member') throw conflict(MESS_MADE_MARK);
     return { row, created: false };
   }
 
@@ -326,7 +326,7 @@ export class AttendanceService {
     }
     const current = await this.repository.findById(id);
     if (!current) throw notFound('Attendance record not found');
-    if (current.status !== status) throw conflict(MESS_MADE_MARK);
+    if (current.status !== status && current.source !== 'member') throw conflict(MESS_MADE_MARK);
     return current;
   }
 
