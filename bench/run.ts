@@ -17,6 +17,7 @@ import { openDatabase } from '../src/database/database';
 import { rowsOf, seedDemo, type DemoSummary } from '../src/database/seed-demo';
 import { MonthCache } from '../src/modules/billing/month-cache';
 import { BillingService } from '../src/modules/billing/billing.service';
+import { benchCounter, counterReport, type CounterResult } from './counter';
 import { HttpClient, login, round, statsOf, timed, type Stats } from './support';
 
 const MEMBERS = Number(process.env.BENCH_MEMBERS ?? 2000);
@@ -49,6 +50,7 @@ interface AccountsResult {
 interface EngineResult {
   engine: string;
   accounts: AccountsResult;
+  counter: CounterResult;
   seed: DemoSummary;
   noop: Stats;
   recalculation: Stats;
@@ -205,14 +207,18 @@ async function measure(
   const recalculationSql = await timed(RECALC_RUNS, () =>
     Promise.all([query(sqlOf.recalc), query(sqlOf.slotCounts), query(sqlOf.monthTotal)]),
   );
-  const accounts = await benchAccounts(engine, base, query, seed);
-  const rssMb = Math.round(process.memoryUsage().rss / 1024 / 1024);
   const counted = rowsOf<{ n: number }>(await query(`select count(*)::int as n from attendance`))[0].n;
   if (counted !== seed.attendance) throw new Error('seeded data changed during the run');
+  const accounts = await benchAccounts(engine, base, query, seed);
+  const counter = await benchCounter({ app, base, query, seed, clearCache: () => cache.clear() });
+  process.stdout.write(
+    `[${engine}] headcount with ${counter.onLeave} on leave p95 ${counter.headcount.p95} ms; pass p95 ${counter.pass.p95} ms; scan p95 ${counter.scanFirst.p95} ms (first), ${counter.scanRepeat.p95} ms (repeat)${counter.skipped ? ` (${counter.skipped})` : ''}\n`,
+  );
+  const rssMb = Math.round(process.memoryUsage().rss / 1024 / 1024);
 
   await client.close();
   await app.close();
-  return { engine, seed, accounts, noop, recalculation, recalculationSql, endpoints: results, rssMb };
+  return { engine, seed, accounts, counter, noop, recalculation, recalculationSql, endpoints: results, rssMb };
 }
 
 /**
@@ -377,6 +383,7 @@ function report(results: EngineResult[]): string {
       `| payment | ${a.payment.p50} / ${a.payment.p95} | ≤ 20 | ${verdict(a.payment.p95 <= 20)} |`,
       '',
     );
+    lines.push(...counterReport(r.counter));
     const recalcOk = r.recalculation.p95 <= 250;
     lines.push(
       '',
