@@ -11,7 +11,12 @@ import { AppModule } from './app.module';
 import { addSharedErrorResponses, finishDocument, operationId } from './common/http/api-docs';
 import { corsOptions, refuseForeignPreflight } from './common/http/cors';
 import { PrometheusMetrics } from './common/stats/prometheus';
-import { parseFormBody, parseJsonBody, parseQueryString } from './common/http/request-parsing';
+import {
+  assertUtf8Charset,
+  parseFormBody,
+  parseJsonBody,
+  parseQueryString,
+} from './common/http/request-parsing';
 import { RequestMetrics } from './modules/health/request-metrics';
 
 export const API_PREFIX = 'api';
@@ -93,13 +98,17 @@ export async function configureApp(app: NestFastifyApplication, config: AppConfi
   // Our own JSON and form parsers (registered before Nest's defaults, which then stand aside): the nesting depth and
   // the Unicode are checked while the body is parsed, before any validator walks it. See request-parsing.ts.
   // (A throw inside reaches the error handler, and so the exception filter, like any other error.)
-  app.useBodyParser('application/json', { bodyLimit: config.bodyLimitBytes }, (_request, body, done) =>
-    done(null, parseJsonBody(body)),
-  );
+  app.useBodyParser('application/json', { bodyLimit: config.bodyLimitBytes }, (request, body, done) => {
+    assertUtf8Charset(request.headers['content-type']);
+    done(null, parseJsonBody(body));
+  });
   app.useBodyParser(
     'application/x-www-form-urlencoded',
     { bodyLimit: config.bodyLimitBytes },
-    (_request, body, done) => done(null, parseFormBody(body)),
+    (request, body, done) => {
+      assertUtf8Charset(request.headers['content-type']);
+      done(null, parseFormBody(body));
+    },
   );
   const metrics = app.get(RequestMetrics);
   const prometheus = app.get(PrometheusMetrics);

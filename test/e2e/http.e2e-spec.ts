@@ -154,6 +154,26 @@ describe('Request bodies Fastify refuses before a route runs', () => {
     expect(res.body).toEqual({ success: false, error: 'Request body is empty; send a JSON object' });
   });
 
+  it('answers a body declared in a charset other than UTF-8 with 415, and changes nothing', async () => {
+    for (const type of [
+      'application/json; charset=utf-16',
+      'application/json; charset="ISO-8859-1"',
+      'application/x-www-form-urlencoded; charset=latin1',
+    ]) {
+      const res = await send('{"email":"a@b.c","password":"x"}', type);
+      expect([type, res.status, res.body]).toEqual([
+        type,
+        415,
+        { success: false, error: 'Unsupported charset; send the body in UTF-8' },
+      ]);
+    }
+    // UTF-8 declared in either spelling is read as usual (here: a login of an unknown email, 404 by the contract).
+    for (const type of ['application/json; charset=UTF-8', 'application/json;charset=utf8']) {
+      const res = await send('{"email":"nobody@example.com","password":"wrong-password"}', type);
+      expect([type, res.status]).toEqual([type, 404]);
+    }
+  });
+
   // An HTML form body (application/x-www-form-urlencoded) is still parsed by Nest and validated like JSON.
   it('answers a body that is not JSON with 415', async () => {
     for (const type of [

@@ -9,6 +9,7 @@ import {
   type OpenAPIObject,
 } from '@nestjs/swagger';
 import { DATABASE_UNAVAILABLE } from '../errors/database-errors';
+import { CHARSET_UNSUPPORTED } from './request-parsing';
 
 export class FieldErrorDto {
   @ApiProperty({ example: 'category' }) field: string;
@@ -258,9 +259,10 @@ export function addSharedErrorResponses(document: OpenAPIObject): OpenAPIObject 
           `${serviceDescriptions[413]} (over BODY_LIMIT_BYTES, 100 KiB by default)`,
           [TOO_LARGE],
         );
-        op.responses['415'] ??= sharedResponse('The body is not JSON (text/plain, XML, multipart)', [
-          UNSUPPORTED_TYPE,
-        ]);
+        op.responses['415'] ??= sharedResponse(
+          'The body is not JSON (text/plain, XML, multipart), or is declared in a charset other than UTF-8',
+          [UNSUPPORTED_TYPE, CHARSET_UNSUPPORTED],
+        );
       }
       if (op.parameters?.some((p) => p.in === 'path' && p.name === 'id')) {
         op.responses['400'] ??= sharedResponse(serviceDescriptions[400], []);

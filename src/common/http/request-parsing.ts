@@ -1,4 +1,4 @@
-import { badRequest, type FieldError } from '../errors/api-error';
+import { ApiError, badRequest, type FieldError } from '../errors/api-error';
 
 /**
  * Hostile input is refused where it enters, before any validator or service walks it: JSON bodies nested deeper
@@ -16,6 +16,20 @@ const NOT_UNICODE = 'is not well-formed Unicode (a lone surrogate)';
 export const QUERY_INVALID = 'Invalid query string';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+
+export const CHARSET_UNSUPPORTED = 'Unsupported charset; send the body in UTF-8';
+const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)"?/i;
+
+/**
+ * A body declared in another charset (`application/json; charset=utf-16`, `latin1`…) is 415, not read as UTF-8
+ * (where its bytes would make another text or a confusing 400). No charset, or `utf-8`/`utf8`, is UTF-8.
+ */
+export function assertUtf8Charset(contentType: string | undefined): void {
+  const charset = CHARSET.exec(contentType ?? '')?.[1]?.toLowerCase();
+  if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
+    throw new ApiError(415, CHARSET_UNSUPPORTED);
+  }
+}
 /** In `u` mode a surrogate pair is one code point, so this matches only a lone (ill-formed) surrogate. */
 const LONE_SURROGATE = /\p{Surrogate}/u;
 export const isWellFormed = (text: string): boolean => !LONE_SURROGATE.test(text);
