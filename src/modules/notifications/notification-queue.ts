@@ -86,15 +86,24 @@ export class NotificationQueue implements OnModuleInit, OnModuleDestroy {
     const settings = this.config.notifications.queue;
     const connection = this.database.connection();
     const common = { schema: QUEUE_SCHEMA, schedule: false, migrate: true } as const;
-    const boss =
-      connection.kind === 'embedded'
-        ? new PgBoss({ ...common, backend: 'pglite', db: pgliteQueueDatabase(connection.client) })
-        : new PgBoss({
-            ...common,
-            connectionString: connection.url,
-            max: Math.max(2, Math.min(settings.concurrency, 10) + 1),
-            application_name: 'mess-queue',
-          });
+    let boss: PgBoss;
+    if (connection.kind === 'embedded') {
+      boss = new PgBoss({ ...common, backend: 'pglite', db: pgliteQueueDatabase(connection.client) });
+    } else {
+      // pg-boss hands these options to its own pg.Pool. That pool gets the client-side deadline the service's pool
+      // has (pg's query_timeout, which pg-boss's types do not name): a database that stops answering (a partition
+      // keeps the socket open) fails the queue's query, and pg-boss retries on its next poll, instead of a worker
+      // waiting on it for ever. Longer than the service's: queue maintenance may legitimately run long.
+      const options: ConstructorParameters<typeof PgBoss>[0] & { query_timeout: number } = {
+        ...common,
+        connectionString: connection.url,
+        max: Math.max(2, Math.min(settings.concurrency, 10) + 1),
+        application_name: 'mess-queue',
+        query_timeout: Math.max(this.config.db.queryTimeoutMs, 30_000),
+        connectionTimeoutMillis: Math.max(this.config.db.connectionTimeoutMs, 5_000),
+      };
+      boss = new PgBoss(options);
+    }
     // Only the message: a driver error can carry connection details.
     boss.on('error', (error: Error) => this.logger.error({ reason: error.message }, 'Job queue error'));
     await boss.start();
