@@ -344,7 +344,7 @@ export interface paths {
         };
         /**
          * The month's bill: every active member's meals and share
-         * @description Without `method`, the mess's `chargeMethod` (default proportional): what a close charges, so what a member sees is what they are charged. method=spec is the contract literally: (total / active members) × (member meals / all meals); its shares add up to total / active members, the rest is `unallocated`. method=proportional: total × member meals / all meals, which recovers the whole total. Shares are rounded to the paisa with the leftover paise assigned to the largest remainders, so allocated + unallocated = totalExpenses exactly.
+         * @description Without `method`, the mess's `chargeMethod` (default proportional): what a close charges, so what a member sees is what they are charged. method=spec is the contract literally: (total / active members) × (member meals / all meals); its shares add up to total / active members, the rest is `unallocated`. method=proportional: total × member meals / all meals, which recovers the whole total. Shares are rounded to the paisa with the leftover paise assigned to the largest remainders, so allocated + unallocated = totalExpenses exactly. Each line also gives the member's `extras` of the month and `total` = share + extras (what a close charges); members with extras and no meals follow with share 0; `totalBilled` = allocated + `totalExtras`. Members who do not dine (`dines: false`) are not on the bill, whoever marked their meals.
          */
         get: operations["listShares"];
         put?: never;
@@ -364,7 +364,7 @@ export interface paths {
         };
         /**
          * The bill as CSV (UTF-8 with BOM, one row per member), for spreadsheets
-         * @description Downloads as `mess-bill-<month>-<method>.csv` (Content-Disposition: attachment). Without `method`, the mess's `chargeMethod` (default proportional): what a close charges, so what a member sees is what they are charged. method=spec is the contract literally: (total / active members) × (member meals / all meals); its shares add up to total / active members, the rest is `unallocated`. method=proportional: total × member meals / all meals, which recovers the whole total. Shares are rounded to the paisa with the leftover paise assigned to the largest remainders, so allocated + unallocated = totalExpenses exactly.
+         * @description Downloads as `mess-bill-<month>-<method>.csv` (Content-Disposition: attachment). Without `method`, the mess's `chargeMethod` (default proportional): what a close charges, so what a member sees is what they are charged. method=spec is the contract literally: (total / active members) × (member meals / all meals); its shares add up to total / active members, the rest is `unallocated`. method=proportional: total × member meals / all meals, which recovers the whole total. Shares are rounded to the paisa with the leftover paise assigned to the largest remainders, so allocated + unallocated = totalExpenses exactly. Each line also gives the member's `extras` of the month and `total` = share + extras (what a close charges); members with extras and no meals follow with share 0; `totalBilled` = allocated + `totalExtras`. Members who do not dine (`dines: false`) are not on the bill, whoever marked their meals.
          */
         get: operations["downloadSharesCsv"];
         put?: never;
@@ -1239,7 +1239,7 @@ export interface paths {
         get?: never;
         /**
          * Say whether a member eats at the mess (admin)
-         * @description Members with `dines: false` (the admin the service creates at first start, for one) are left out of `totalMembers`, the headcount, the attendance rate and the bill, and cannot mark their own meals. Takes effect at once in every figure; idempotent.
+         * @description Members with `dines: false` (the admin the service creates at first start, for one) are left out of `totalMembers`, the headcount, the attendance rate and the bill, and cannot mark their own meals. The mess may still mark them (the kitchen's record of a plate), but the bill counts only the meals of members who dine, and extras are not recorded for them. Takes effect at once in every figure and in the bill of every open month; a closed month keeps its frozen bill and charges. Idempotent.
          */
         put: operations["setUserDines"];
         post?: never;
