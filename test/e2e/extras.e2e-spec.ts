@@ -346,4 +346,35 @@ describe('Extras', () => {
       ]),
     );
   });
+
+  it('serialises extras with a close: each one is in the frozen bill and charged, or refused 409', async () => {
+    expect((await present([a, b], '2025-05-02', 'Lunch')).status).toBe(201);
+    const writes = Array.from({ length: 12 }, (_, i) =>
+      record({ userId: [a, b, c][i % 3].id, date: '2025-05-10', item: 'Sweet', quantity: 1 + (i % 4) }),
+    );
+    const close = t.post('/analytics/months/2025-05/close', undefined, { token: treasurer.token });
+    const answers = await Promise.all(writes);
+    expect((await close).status).toBe(200);
+    expect(answers.every((r) => r.status === 201 || r.status === 409)).toBe(true);
+    const recorded = answers.filter((r) => r.status === 201).map((r) => r.body.extra);
+    const expected = new Map<string, number>();
+    for (const e of recorded) expected.set(e.userId._id, (expected.get(e.userId._id) ?? 0) + paise(e.amount));
+
+    const frozen = await bill('2025-05');
+    expect(
+      new Map(frozen.shares.filter((s) => s.extras > 0).map((s) => [s.userId, paise(s.extras)])),
+    ).toEqual(expected);
+    const listed = await t.get('/extras?month=2025-05&limit=100', { token: treasurer.token });
+    expect(listed.body.pagination.total).toBe(recorded.length);
+    let charged = 0;
+    for (const line of frozen.shares) {
+      const account = await t.get(`/accounts/${line.userId}`, { token: treasurer.token });
+      const charges = account.body.entries.filter(
+        (e: { kind: string; month: string }) => e.kind === 'charge' && e.month === '2025-05',
+      );
+      expect(charges.map((e: { amount: number }) => e.amount)).toEqual(line.total > 0 ? [line.total] : []);
+      charged += line.total > 0 ? paise(charges[0].amount) : 0;
+    }
+    expect(charged).toBe(paise(frozen.totalBilled));
+  });
 });
