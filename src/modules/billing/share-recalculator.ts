@@ -15,7 +15,7 @@ export class ShareRecalculator implements OnModuleDestroy {
   private readonly running = new Map<string, Promise<void>>();
   /** When each month's last rebuild here began, and the instant before which every rebuild is stale. */
   private readonly builtAt = new Map<string, number>();
-  private staleBefore = 0;
+  private staleBefore?: number;
   private timer?: NodeJS.Timeout;
   private firstMarkAt = 0;
   private recalculate: (month: string) => Promise<void> = async () => undefined;
@@ -57,7 +57,11 @@ export class ShareRecalculator implements OnModuleDestroy {
   }
 
   isDirty(month: string): boolean {
-    return this.dirty.has(month) || (this.builtAt.get(month) ?? 0) < this.staleBefore;
+    // A run that began at the very instant of markAllStale may have read before the change: stale too.
+    return (
+      this.dirty.has(month) ||
+      (this.staleBefore !== undefined && (this.builtAt.get(month) ?? -Infinity) <= this.staleBefore)
+    );
   }
 
   /** Recalculates `month` now if it is dirty (or `force`), joining a run already in progress. */
