@@ -8,7 +8,6 @@ import { sql } from 'drizzle-orm';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
 import { Client } from 'pg';
 import { createApp } from '../src/app';
 import { localParts, monthBounds, monthsBetween } from '../src/common/time/dates';
@@ -18,6 +17,8 @@ import { openDatabase } from '../src/database/database';
 import { rowsOf, seedDemo, type DemoSummary } from '../src/database/seed-demo';
 import { MonthCache } from '../src/modules/billing/month-cache';
 import { BillingService } from '../src/modules/billing/billing.service';
+import { benchCounter, counterReport, type CounterResult } from './counter';
+import { HttpClient, login, round, statsOf, timed, type Stats } from './support';
 
 const MEMBERS = Number(process.env.BENCH_MEMBERS ?? 2000);
 const MONTHS = Number(process.env.BENCH_MONTHS ?? 12);
@@ -28,10 +29,6 @@ const CACHED_RUNS = 300;
 const SQL_RUNS = 60;
 const RECALC_RUNS = 20;
 
-interface Stats {
-  p50: number;
-  p95: number;
-}
 interface EndpointResult {
   name: string;
   path: string;
@@ -53,6 +50,7 @@ interface AccountsResult {
 interface EngineResult {
   engine: string;
   accounts: AccountsResult;
+  counter: CounterResult;
   seed: DemoSummary;
   noop: Stats;
   recalculation: Stats;
@@ -67,65 +65,6 @@ const lastFullMonth = (() => {
   const [y, m] = thisMonth.split('-').map(Number);
   return m === 1 ? `${y - 1}-12` : `${y}-${String(m - 1).padStart(2, '0')}`;
 })();
-
-async function timed(runs: number, fn: () => Promise<unknown>): Promise<Stats> {
-  for (let i = 0; i < 3; i += 1) await fn(); // warm-up
-  const samples: number[] = [];
-  for (let i = 0; i < runs; i += 1) {
-    const started = performance.now();
-    await fn();
-    samples.push(performance.now() - started);
-  }
-  samples.sort((a, b) => a - b);
-  const at = (p: number) => samples[Math.min(samples.length - 1, Math.ceil(p * samples.length) - 1)];
-  return { p50: round(at(0.5)), p95: round(at(0.95)) };
-}
-const round = (n: number) => Math.round(n * 100) / 100;
-
-function statsOf(samples: number[]): Stats {
-  const sorted = [...samples].sort((a, b) => a - b);
-  const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)];
-  return { p50: round(at(0.5)), p95: round(at(0.95)) };
-}
-
-/** Drives HTTP requests from a worker thread; `clear` runs on this thread when the worker asks for it. */
-class HttpClient {
-  private readonly worker = new Worker(join(__dirname, 'client-worker.js'));
-  private next = 0;
-  private readonly waiting = new Map<number, (samples: number[]) => void>();
-  private failed: (error: Error) => void = () => undefined;
-
-  constructor(private readonly clear: () => void) {
-    this.worker.on('error', (error) => this.failed(error));
-    this.worker.on('message', (message: { type: string; id?: number; samples?: number[] }) => {
-      if (message.type === 'clear') {
-        this.clear();
-        this.worker.postMessage({ type: 'cleared' });
-      } else if (message.type === 'done') {
-        this.waiting.get(message.id!)?.(message.samples!);
-        this.waiting.delete(message.id!);
-      }
-    });
-  }
-
-  measure(
-    url: string,
-    headers: Record<string, string>,
-    runs: number,
-    clearBeforeEach: boolean,
-  ): Promise<Stats> {
-    const id = (this.next += 1);
-    return new Promise((resolve, reject) => {
-      this.failed = reject;
-      this.waiting.set(id, (samples) => resolve(statsOf(samples)));
-      this.worker.postMessage({ type: 'job', job: { id, url, headers, runs, warmup: 3, clearBeforeEach } });
-    });
-  }
-
-  close(): Promise<number> {
-    return this.worker.terminate();
-  }
-}
 
 async function benchEngine(engine: 'embedded' | 'server'): Promise<EngineResult> {
   let dataDir: string | undefined;
@@ -268,14 +207,18 @@ async function measure(
   const recalculationSql = await timed(RECALC_RUNS, () =>
     Promise.all([query(sqlOf.recalc), query(sqlOf.slotCounts), query(sqlOf.monthTotal)]),
   );
-  const accounts = await benchAccounts(engine, base, query, seed);
-  const rssMb = Math.round(process.memoryUsage().rss / 1024 / 1024);
   const counted = rowsOf<{ n: number }>(await query(`select count(*)::int as n from attendance`))[0].n;
   if (counted !== seed.attendance) throw new Error('seeded data changed during the run');
+  const accounts = await benchAccounts(engine, base, query, seed);
+  const counter = await benchCounter({ app, base, query, seed, clearCache: () => cache.clear() });
+  process.stdout.write(
+    `[${engine}] headcount with ${counter.onLeave} on leave p95 ${counter.headcount.p95} ms; pass p95 ${counter.pass.p95} ms; scan p95 ${counter.scanFirst.p95} ms (first), ${counter.scanRepeat.p95} ms (repeat)${counter.skipped ? ` (${counter.skipped})` : ''}\n`,
+  );
+  const rssMb = Math.round(process.memoryUsage().rss / 1024 / 1024);
 
   await client.close();
   await app.close();
-  return { engine, seed, accounts, noop, recalculation, recalculationSql, endpoints: results, rssMb };
+  return { engine, seed, accounts, counter, noop, recalculation, recalculationSql, endpoints: results, rssMb };
 }
 
 /**
@@ -347,16 +290,6 @@ async function benchAccounts(
     `[${engine}] accounts: close p95 ${close.p95} ms (${charges} charges over ${months.length} months), list p95 ${list.p95} ms, statement p95 ${statement.p95} ms, payment p95 ${payment.p95} ms\n`,
   );
   return { closedMonths: months.length, charges, close, payments, list, statement, payment };
-}
-
-async function login(base: string, email: string, password: string): Promise<string> {
-  const res = await fetch(`${base}/auth/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email, password }),
-  });
-  if (res.status !== 200) throw new Error(`login failed: ${res.status} ${await res.text()}`);
-  return ((await res.json()) as { token: string }).token;
 }
 
 async function freshServerDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
@@ -450,6 +383,7 @@ function report(results: EngineResult[]): string {
       `| payment | ${a.payment.p50} / ${a.payment.p95} | ≤ 20 | ${verdict(a.payment.p95 <= 20)} |`,
       '',
     );
+    lines.push(...counterReport(r.counter));
     const recalcOk = r.recalculation.p95 <= 250;
     lines.push(
       '',

@@ -1,9 +1,11 @@
 import { Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { sql } from 'drizzle-orm';
-import Redis from 'ioredis';
+import type Redis from 'ioredis';
+import type * as IoRedis from 'ioredis';
 import { createHash, randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import type { Db } from '../../database/database';
+import { optionalPackage } from '../runtime/optional-package';
 
 /** What went stale: some keys of a topic (the analytics cache's months), or all of it. */
 export type Invalidated = string[] | 'all';
@@ -110,6 +112,7 @@ export class RedisCacheInvalidation extends CacheInvalidation {
   ) {
     super();
     const options = { maxRetriesPerRequest: 1, lazyConnect: true, retryStrategy: () => RECONNECT_MS };
+    const { Redis } = optionalPackage<typeof IoRedis>('ioredis');
     this.publisher = new Redis(url, { ...options, enableOfflineQueue: false });
     this.subscriber = new Redis(url, options);
     for (const client of [this.publisher, this.subscriber]) {

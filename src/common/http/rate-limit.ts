@@ -18,11 +18,13 @@ import {
   InjectThrottlerOptions,
   InjectThrottlerStorage,
 } from '@nestjs/throttler';
-import Redis from 'ioredis';
+import type Redis from 'ioredis';
+import type * as IoRedis from 'ioredis';
 import { catchError, from, mergeMap, Observable, throwError } from 'rxjs';
 import { AppConfig } from '../../config/app-config';
 import { ApiError } from '../errors/api-error';
 import { RateLimitStats } from '../stats/service-stats';
+import { optionalPackage } from '../runtime/optional-package';
 
 type ThrottlerStorageRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>;
 
@@ -225,6 +227,7 @@ export class RedisRateLimitStorage implements ThrottlerStorage, OnModuleDestroy 
   private readonly redis: Redis;
 
   constructor(url: string) {
+    const { Redis } = optionalPackage<typeof IoRedis>('ioredis');
     this.redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false });
     this.redis.on('error', (error: Error) =>
       this.logger.warn({ reason: error.message }, 'Redis unavailable for rate limits'),

@@ -134,29 +134,33 @@ export class AnalyticsService {
   async headcount(dateInput?: string): Promise<HeadcountResponse> {
     const date = dateInput ?? this.today();
     return this.cache.get(`headcount:${date}`, [monthOf(date)], async () => {
+      // Two rounds of reads, whatever the number of meals: the day's figures, then the marks of those on leave.
       const [diners, counts, settings] = await Promise.all([
         this.users.countDiners(),
         this.attendance.presentCountsByMealType(date, date),
         this.messConfig.settings(),
       ]);
+      const away = await this.leave.membersOnLeaveAt(
+        settings.mealTimes.map((meal) => mealSpan(date, meal, this.config.messTimezone).start),
+      );
+      const marked = await this.attendance.markedAmong(date, [...new Set(away.flat())]);
       const byType = new Map(counts.map((c) => [c.mealType, c]));
-      const meals = [];
-      for (const meal of settings.mealTimes) {
+      const meals = settings.mealTimes.map((meal, i) => {
         const c = byType.get(meal.name);
         const expected = c?.present ?? 0;
         const absent = c?.absent ?? 0;
-        const away = await this.leave.membersOnLeave(mealSpan(date, meal, this.config.messTimezone).start);
         // Members on leave are not waited for: only those of them who have not marked leave `unmarked`.
-        const awayUnmarked = away.length - (await this.attendance.markedCountAmong(date, meal.name, away));
-        meals.push({
+        const markedMeal = marked.get(meal.name);
+        const awayUnmarked = away[i].filter((id) => !markedMeal?.has(id)).length;
+        return {
           mealType: meal.name,
           startTime: meal.startTime,
           expected,
           absent,
-          onLeave: away.length,
+          onLeave: away[i].length,
           unmarked: Math.max(0, diners - expected - absent - awayUnmarked),
-        });
-      }
+        };
+      });
       return { success: true as const, date, approvedMembers: diners, meals };
     });
   }

@@ -89,9 +89,9 @@ export class AttendanceQueries {
     return this.repository.markedUserIds(date, mealType);
   }
 
-  /** How many of these members have marked this meal slot, present or absent (members on leave, for the headcount). */
-  markedCountAmong(date: string, mealType: string, userIds: string[]): Promise<number> {
-    return this.repository.markedCountAmong(date, mealType, userIds);
+  /** Which meals of the day these members have marked, present or absent (members on leave, for the headcount). */
+  markedAmong(date: string, userIds: string[]): Promise<Map<string, Set<string>>> {
+    return this.repository.markedAmong(date, userIds);
   }
 
   /** Members marked present for one meal slot: the kitchen's expected headcount. */

@@ -283,19 +283,20 @@ export class AttendanceRepository {
     return rows.map((r) => r.userId);
   }
 
-  async markedCountAmong(date: string, mealType: string, userIds: string[]): Promise<number> {
-    if (!userIds.length) return 0;
-    const [row] = await this.db
-      .select({ n: count() })
+  /** The meals of `date` that each of `userIds` has a mark for, as `mealType → userIds`. */
+  async markedAmong(date: string, userIds: string[]): Promise<Map<string, Set<string>>> {
+    const marked = new Map<string, Set<string>>();
+    if (!userIds.length) return marked;
+    const rows = await this.db
+      .select({ mealType: attendance.mealType, userId: attendance.userId })
       .from(attendance)
-      .where(
-        and(
-          eq(attendance.date, date),
-          eq(attendance.mealType, mealType),
-          isAnyUuid(attendance.userId, userIds),
-        ),
-      );
-    return row?.n ?? 0;
+      .where(and(eq(attendance.date, date), isAnyUuid(attendance.userId, userIds)));
+    for (const r of rows) {
+      const set = marked.get(r.mealType) ?? new Set<string>();
+      set.add(r.userId);
+      marked.set(r.mealType, set);
+    }
+    return marked;
   }
 
   async presentCount(date: string, mealType: string): Promise<number> {

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { type CurrentMember, isPrivileged } from '../../common/auth/auth.decorators';
-import * as QRCode from 'qrcode';
+import type * as QrCodes from 'qrcode';
 import {
   ApiError,
   badRequest,
@@ -45,6 +45,7 @@ import {
   PASS_MEAL_OVER,
 } from './attendance.errors';
 import { CounterPasses } from './counter-pass';
+import { optionalPackage } from '../../common/runtime/optional-package';
 
 /** A pass is valid from this long before its meal starts. */
 export const PASS_LEAD_MINUTES = 30;
@@ -429,7 +430,7 @@ export class AttendanceService {
       validFrom: Math.floor(validFrom.getTime() / 1000),
       expiresAt: Math.floor(end.getTime() / 1000),
     });
-    const qrSvg = await QRCode.toString(pass, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
+    const qrSvg = await qrCodes().toString(pass, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
     return { pass, validFrom, expiresAt: end, qrSvg };
   }
 
@@ -517,3 +518,6 @@ export class AttendanceService {
     }
   }
 }
+
+/** The QR encoder, loaded with the first pass (~60 modules a replica that issues none need not load at start). */
+const qrCodes = () => optionalPackage<typeof QrCodes>('qrcode');

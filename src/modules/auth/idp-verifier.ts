@@ -1,6 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { OAuth2Client } from 'google-auth-library';
+import type { OAuth2Client } from 'google-auth-library';
+import type * as GoogleAuth from 'google-auth-library';
 import { AppConfig } from '../../config/app-config';
+import { optionalPackage } from '../../common/runtime/optional-package';
 
 export interface VerifiedIdentity {
   idpId: string;
@@ -25,6 +27,7 @@ export class IdpVerifier {
   constructor(private readonly config: AppConfig) {
     const { clientId, certsUrl } = config.idp;
     if (clientId) {
+      const { OAuth2Client } = optionalPackage<typeof GoogleAuth>('google-auth-library');
       this.client = new OAuth2Client({
         clientId,
         ...(certsUrl ? { endpoints: { oauth2FederatedSignonPemCertsUrl: certsUrl } } : {}),

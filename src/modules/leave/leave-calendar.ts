@@ -25,4 +25,9 @@ export class LeaveCalendar {
   membersOnLeave(mealStart: Date): Promise<string[]> {
     return this.repository.approvedAt(mealStart, undefined);
   }
+
+  /** For each meal start, every member whose approved leave covers it (one read for a day's meals). */
+  membersOnLeaveAt(mealStarts: readonly Date[]): Promise<string[][]> {
+    return this.repository.approvedAtEach(mealStarts);
+  }
 }

@@ -119,6 +119,30 @@ export class LeaveRepository {
     return rows.map((r) => r.userId);
   }
 
+  /**
+   * For each instant, the members whose approved leave covers it, from one read of the approved leaves that cover
+   * any of them (the headcount asks for every meal of a day at once): `result[i]` answers `instants[i]`.
+   */
+  async approvedAtEach(instants: readonly Date[]): Promise<string[][]> {
+    if (!instants.length) return [];
+    const times = instants.map((i) => i.getTime());
+    const rows = await this.db
+      .select({ userId: leaves.userId, startsAt: leaves.startsAt, endsAt: leaves.endsAt })
+      .from(leaves)
+      .where(
+        and(
+          eq(leaves.status, 'approved'),
+          lte(leaves.startsAt, new Date(Math.max(...times))),
+          gt(leaves.endsAt, new Date(Math.min(...times))),
+        ),
+      );
+    return times.map((t) => [
+      ...new Set(
+        rows.filter((r) => r.startsAt.getTime() <= t && r.endsAt.getTime() > t).map((r) => r.userId),
+      ),
+    ]);
+  }
+
   /** One page, newest first, with the members' names; and the total. */
   async list(filter: LeaveListFilter): Promise<{ rows: LeaveListRow[]; total: number }> {
     const conditions: SQL[] = [];

@@ -1,8 +1,9 @@
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
-import * as nodemailer from 'nodemailer';
+import type * as Nodemailer from 'nodemailer';
 import { AppConfig } from '../../../config/app-config';
 import type { MailSettings } from '../../../config/notifications-config';
 import { DeliveryError, DeliveryErrors } from './delivery-error';
+import { optionalPackage } from '../../../common/runtime/optional-package';
 
 export interface EmailMessage {
   to: string;
@@ -17,7 +18,7 @@ export interface EmailMessage {
 export class EmailChannel implements OnModuleDestroy {
   private readonly logger = new Logger('Email');
   private readonly settings: MailSettings;
-  private readonly transport?: nodemailer.Transporter;
+  private readonly transport?: Nodemailer.Transporter;
 
   constructor(config: AppConfig) {
     this.settings = config.notifications.mail;
@@ -28,6 +29,7 @@ export class EmailChannel implements OnModuleDestroy {
       return;
     }
     // Pooled: a fan-out reuses a few open connections instead of a TCP and TLS handshake plus a login per message.
+    const nodemailer = optionalPackage<typeof Nodemailer>('nodemailer');
     this.transport = nodemailer.createTransport({
       pool: true,
       maxConnections: this.settings.maxConnections,

@@ -1,30 +1,32 @@
 import { Injectable, Logger } from '@nestjs/common';
-import twilio from 'twilio';
+import type Twilio from 'twilio';
 import type RequestClient from 'twilio/lib/base/RequestClient';
 import { AppConfig } from '../../../config/app-config';
 import { DEFAULT_MSG_API_BASE_URL, type MessagingSettings } from '../../../config/notifications-config';
 import { DeliveryError, DeliveryErrors } from './delivery-error';
+import { optionalPackage } from '../../../common/runtime/optional-package';
 
 /**
  * The provider's request client, sending to MSG_API_BASE_URL instead of https://api.twilio.com, so staging and the
  * tests talk to a local server that answers like the Messages API. Paths, auth and form encoding are untouched.
+ * (A class made when the channel is configured: the SDK is loaded only then.)
  */
-class BaseUrlRequestClient extends twilio.RequestClient {
-  constructor(
-    private readonly base: URL,
-    options: ConstructorParameters<typeof twilio.RequestClient>[0],
-  ) {
-    super(options);
+function baseUrlRequestClient(
+  sdk: typeof Twilio,
+  base: URL,
+  options: ConstructorParameters<typeof Twilio.RequestClient>[0],
+): RequestClient {
+  class BaseUrlRequestClient extends sdk.RequestClient {
+    override request<TData>(opts: RequestClient.RequestOptions<TData>) {
+      const target = new URL(opts.uri);
+      const prefix = base.pathname.replace(/\/+$/, '');
+      return super.request<TData>({
+        ...opts,
+        uri: `${base.origin}${prefix}${target.pathname}${target.search}`,
+      });
+    }
   }
-
-  override request<TData>(opts: RequestClient.RequestOptions<TData>) {
-    const target = new URL(opts.uri);
-    const prefix = this.base.pathname.replace(/\/+$/, '');
-    return super.request<TData>({
-      ...opts,
-      uri: `${this.base.origin}${prefix}${target.pathname}${target.search}`,
-    });
-  }
+  return new BaseUrlRequestClient(options);
 }
 
 /** WhatsApp through the messaging provider: `whatsapp:<sender>` to `whatsapp:<member's E.164 phone>`. */
@@ -32,7 +34,7 @@ class BaseUrlRequestClient extends twilio.RequestClient {
 export class WhatsAppChannel {
   private readonly logger = new Logger('WhatsApp');
   private readonly settings: MessagingSettings;
-  private readonly client?: twilio.Twilio;
+  private readonly client?: Twilio.Twilio;
 
   constructor(config: AppConfig) {
     this.settings = config.notifications.messaging;
@@ -43,10 +45,11 @@ export class WhatsAppChannel {
       return;
     }
     const options = { timeout: this.settings.timeoutMs, autoRetry: false };
-    this.client = twilio(this.settings.accountSid, this.settings.authToken, {
+    const sdk = optionalPackage<typeof Twilio>('twilio');
+    this.client = sdk(this.settings.accountSid, this.settings.authToken, {
       ...options,
       ...(this.settings.apiBaseUrl !== DEFAULT_MSG_API_BASE_URL
-        ? { httpClient: new BaseUrlRequestClient(new URL(this.settings.apiBaseUrl), options) }
+        ? { httpClient: baseUrlRequestClient(sdk, new URL(this.settings.apiBaseUrl), options) }
         : {}),
     });
   }
@@ -114,7 +117,7 @@ export class WhatsAppChannel {
   }
 
   /** One request to the provider: disabled without settings; its refusals become DeliveryErrors. */
-  private async call<T>(request: (client: twilio.Twilio) => Promise<T>): Promise<T> {
+  private async call<T>(request: (client: Twilio.Twilio) => Promise<T>): Promise<T> {
     if (!this.client) throw new DeliveryError('whatsapp', DeliveryErrors.messagingNotConfigured, true);
     try {
       return await request(this.client);

@@ -1,0 +1,114 @@
+// What every section of `npm run bench` shares: timing statistics, the HTTP client in its worker thread, logging in.
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import type { LoadJob, LoadResult } from './client-worker';
+
+export interface Stats {
+  p50: number;
+  p95: number;
+}
+
+/** A concurrent run: latencies of every request, how many per second were answered, and the statuses. */
+export interface LoadStats extends Stats {
+  p99: number;
+  max: number;
+  count: number;
+  perSecond: number;
+  statuses: Record<string, number>;
+}
+
+export const round = (n: number): number => Math.round(n * 100) / 100;
+
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))];
+
+export function statsOf(samples: number[]): Stats {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return { p50: round(percentile(sorted, 0.5)), p95: round(percentile(sorted, 0.95)) };
+}
+
+export function loadStatsOf(result: LoadResult): LoadStats {
+  const sorted = [...result.samples].sort((a, b) => a - b);
+  return {
+    ...statsOf(sorted),
+    p99: round(percentile(sorted, 0.99)),
+    max: round(sorted.at(-1) ?? 0),
+    count: sorted.length,
+    perSecond: round(sorted.length / result.seconds),
+    statuses: result.statuses,
+  };
+}
+
+/** Sequential calls of `fn` after three warm-up calls. */
+export async function timed(runs: number, fn: () => Promise<unknown>): Promise<Stats> {
+  for (let i = 0; i < 3; i += 1) await fn();
+  const samples: number[] = [];
+  for (let i = 0; i < runs; i += 1) {
+    const started = performance.now();
+    await fn();
+    samples.push(performance.now() - started);
+  }
+  return statsOf(samples);
+}
+
+type Done = { type: 'done'; id: number; samples?: number[]; result?: LoadResult };
+
+/** Drives HTTP requests from a worker thread; `clear` runs on this thread when the worker asks for it. */
+export class HttpClient {
+  private readonly worker = new Worker(join(__dirname, 'client-worker.js'));
+  private next = 0;
+  private readonly waiting = new Map<number, (message: Done) => void>();
+  private failed: (error: Error) => void = () => undefined;
+
+  constructor(private readonly clear: () => void) {
+    this.worker.on('error', (error) => this.failed(error));
+    this.worker.on('message', (message: { type: 'clear' } | Done) => {
+      if (message.type === 'clear') {
+        this.clear();
+        this.worker.postMessage({ type: 'cleared' });
+      } else {
+        this.waiting.get(message.id)?.(message);
+        this.waiting.delete(message.id);
+      }
+    });
+  }
+
+  /** `runs` sequential GETs of `url` (after 3 warm-up ones), each expected to answer 200. */
+  measure(
+    url: string,
+    headers: Record<string, string>,
+    runs: number,
+    clearBeforeEach: boolean,
+  ): Promise<Stats> {
+    const id = (this.next += 1);
+    return new Promise((resolve, reject) => {
+      this.failed = reject;
+      this.waiting.set(id, (message) => resolve(statsOf(message.samples!)));
+      this.worker.postMessage({ type: 'job', job: { id, url, headers, runs, warmup: 3, clearBeforeEach } });
+    });
+  }
+
+  /** The requests sent by `concurrency` users at once, each pausing about `thinkMs` between two of its own. */
+  load(job: Omit<LoadJob, 'id'>): Promise<LoadStats> {
+    const id = (this.next += 1);
+    return new Promise((resolve, reject) => {
+      this.failed = reject;
+      this.waiting.set(id, (message) => resolve(loadStatsOf(message.result!)));
+      this.worker.postMessage({ type: 'load', job: { ...job, id } });
+    });
+  }
+
+  close(): Promise<number> {
+    return this.worker.terminate();
+  }
+}
+
+export async function login(base: string, email: string, password: string): Promise<string> {
+  const res = await fetch(`${base}/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password }),
+  });
+  if (res.status !== 200) throw new Error(`login failed: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { token: string }).token;
+}
