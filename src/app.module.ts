@@ -28,6 +28,7 @@ import { AttendanceModule } from './modules/attendance/attendance.module';
 import { AuthGuard } from './modules/auth/auth.guard';
 import { AuthModule } from './modules/auth/auth.module';
 import { ExpensesModule } from './modules/expenses/expenses.module';
+import { ExtrasModule } from './modules/extras/extras.module';
 import { FeedbackModule } from './modules/feedback/feedback.module';
 import { HealthModule } from './modules/health/health.module';
 import { LeaveModule } from './modules/leave/leave.module';
@@ -85,6 +86,7 @@ export class AppModule {
         BillingModule,
         AnalyticsModule,
         LeaveModule,
+        ExtrasModule,
         NotificationsModule,
         HealthModule,
       ],

@@ -11,3 +11,4 @@ export * from '../modules/notifications/notifications.schema';
 export * from '../modules/accounts/accounts.schema';
 export * from '../modules/leave/leave.schema';
 export * from '../modules/audit/audit.schema';
+export * from '../modules/extras/extras.schema';

@@ -76,9 +76,9 @@ describe('Analytics and the monthly bill', () => {
       closed: false,
     });
     expect(spec.shares).toEqual([
-      { userId: a.id, fullName: 'A Member', meals: 3, share: 1500 },
-      { userId: b.id, fullName: 'B Member', meals: 2, share: 1000 },
-      { userId: c.id, fullName: 'C Member', meals: 1, share: 500 },
+      { userId: a.id, fullName: 'A Member', meals: 3, share: 1500, extras: 0, total: 1500 },
+      { userId: b.id, fullName: 'B Member', meals: 2, share: 1000, extras: 0, total: 1000 },
+      { userId: c.id, fullName: 'C Member', meals: 1, share: 500, extras: 0, total: 500 },
     ]);
     const proportional = await shares('2025-03', 'proportional');
     expect(proportional).toMatchObject({ totalExpenses: 9000, allocated: 9000, unallocated: 0 });
@@ -99,7 +99,9 @@ describe('Analytics and the monthly bill', () => {
       allocated: 0,
       unallocated: 0,
     });
-    expect(april.shares).toEqual([{ userId: b.id, fullName: 'B Member', meals: 1, share: 0 }]);
+    expect(april.shares).toEqual([
+      { userId: b.id, fullName: 'B Member', meals: 1, share: 0, extras: 0, total: 0 },
+    ]);
     expect(
       (
         await t.post(
@@ -298,13 +300,15 @@ describe('Analytics and the monthly bill', () => {
     );
     expect(csv.body.startsWith('\uFEFF')).toBe(true);
     const [header, ...lines] = csv.body.slice(1).trim().split('\r\n');
-    expect(header).toBe('month,member_id,full_name,meals,share_inr,method,closed');
+    expect(header).toBe('month,member_id,full_name,meals,share_inr,extras_inr,total_inr,method,closed');
     expect(lines.map((l: string) => l.split(','))).toEqual(
       frozen.shares.map((s: { userId: string; fullName: string; meals: number; share: number }) => [
         '2025-03',
         s.userId,
         s.fullName,
         String(s.meals),
+        s.share.toFixed(2),
+        '0.00',
         s.share.toFixed(2),
         'proportional',
         'true',

@@ -344,7 +344,7 @@ export interface paths {
         };
         /**
          * The month's bill: every active member's meals and share
-         * @description Without `method`, the mess's `chargeMethod` (default proportional): what a close charges, so what a member sees is what they are charged. method=spec is the contract literally: (total / active members) × (member meals / all meals); its shares add up to total / active members, the rest is `unallocated`. method=proportional: total × member meals / all meals, which recovers the whole total. Shares are rounded to the paisa with the leftover paise assigned to the largest remainders, so allocated + unallocated = totalExpenses exactly.
+         * @description Without `method`, the mess's `chargeMethod` (default proportional): what a close charges, so what a member sees is what they are charged. method=spec is the contract literally: (total / active members) × (member meals / all meals); its shares add up to total / active members, the rest is `unallocated`. method=proportional: total × member meals / all meals, which recovers the whole total. Shares are rounded to the paisa with the leftover paise assigned to the largest remainders, so allocated + unallocated = totalExpenses exactly. Each line also gives the member's `extras` of the month and `total` = share + extras (what a close charges); members with extras and no meals follow with share 0; `totalBilled` = allocated + `totalExtras`. Members who do not dine (`dines: false`) are not on the bill, whoever marked their meals.
          */
         get: operations["listShares"];
         put?: never;
@@ -364,7 +364,7 @@ export interface paths {
         };
         /**
          * The bill as CSV (UTF-8 with BOM, one row per member), for spreadsheets
-         * @description Downloads as `mess-bill-<month>-<method>.csv` (Content-Disposition: attachment). Without `method`, the mess's `chargeMethod` (default proportional): what a close charges, so what a member sees is what they are charged. method=spec is the contract literally: (total / active members) × (member meals / all meals); its shares add up to total / active members, the rest is `unallocated`. method=proportional: total × member meals / all meals, which recovers the whole total. Shares are rounded to the paisa with the leftover paise assigned to the largest remainders, so allocated + unallocated = totalExpenses exactly.
+         * @description Downloads as `mess-bill-<month>-<method>.csv` (Content-Disposition: attachment). Without `method`, the mess's `chargeMethod` (default proportional): what a close charges, so what a member sees is what they are charged. method=spec is the contract literally: (total / active members) × (member meals / all meals); its shares add up to total / active members, the rest is `unallocated`. method=proportional: total × member meals / all meals, which recovers the whole total. Shares are rounded to the paisa with the leftover paise assigned to the largest remainders, so allocated + unallocated = totalExpenses exactly. Each line also gives the member's `extras` of the month and `total` = share + extras (what a close charges); members with extras and no meals follow with share 0; `totalBilled` = allocated + `totalExtras`. Members who do not dine (`dines: false`) are not on the bill, whoever marked their meals.
          */
         get: operations["downloadSharesCsv"];
         put?: never;
@@ -706,6 +706,50 @@ export interface paths {
          * @description Anyone else gets 403. 409 when its month has been closed.
          */
         delete: operations["deleteExpense"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/extras": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List extras, newest first (a student sees their own; manager, treasurer, admin see all)
+         * @description `month` and `date` filter by the day the item was taken; `limit` 1 to 100 (default 20). `totalAmount` is the exact sum over every matching extra.
+         */
+        get: operations["listExtras"];
+        put?: never;
+        /**
+         * Record an extra for a member (manager; admin passes): an egg, a sweet, a guest meal
+         * @description `item` is one of the mess's `extraItems` (matched ignoring case, stored in the catalogue's spelling); its price now is the `unitPrice` for good (a later price change does not alter it) and `amount` = unitPrice × `quantity` (1 to 20). The extra is charged with the share of the month of `date` (not in the future). 400 naming the field for an unknown item, a quantity out of range, a bad or future date, an unknown mealType, or a member who is not approved or does not dine; 404 for an unknown member; 409 when the month is closed.
+         */
+        post: operations["recordExtra"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/extras/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete an extra (manager; admin passes)
+         * @description 409 when its month is closed (reopen the month first).
+         */
+        delete: operations["deleteExtra"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1195,7 +1239,7 @@ export interface paths {
         get?: never;
         /**
          * Say whether a member eats at the mess (admin)
-         * @description Members with `dines: false` (the admin the service creates at first start, for one) are left out of `totalMembers`, the headcount, the attendance rate and the bill, and cannot mark their own meals. Takes effect at once in every figure; idempotent.
+         * @description Members with `dines: false` (the admin the service creates at first start, for one) are left out of `totalMembers`, the headcount, the attendance rate and the bill, and cannot mark their own meals. The mess may still mark them (the kitchen's record of a plate), but the bill counts only the meals of members who dine, and extras are not recorded for them. Takes effect at once in every figure and in the bill of every open month; a closed month keeps its frozen bill and charges. Idempotent.
          */
         put: operations["setUserDines"];
         post?: never;
@@ -1494,11 +1538,16 @@ export interface components {
             method: "spec" | "proportional";
             /** @example 2025-03 */
             month: string;
+            /** @description Members with meals (most meals first), then members with extras and no meals; members who do not dine are never on the bill */
             shares: components["schemas"]["MemberShareDto"][];
             /** @example true */
             success: boolean;
+            /** @description allocated + totalExtras, rupees: the sum of every member's total */
+            totalBilled: number;
             /** @description Rupees */
             totalExpenses: number;
+            /** @description Sum of the members' extras, rupees */
+            totalExtras: number;
             totalMeals: number;
             /** @description totalExpenses − allocated, rupees (the spec method leaves most of the month here) */
             unallocated: number;
@@ -1824,6 +1873,78 @@ export interface components {
             /** @example 0193a5e4-7c1a-7c9e-9d3b-4a1f2e3d4c5b */
             _id: string;
             /** @example Ravi Kumar */
+            fullName: string;
+        };
+        ExtraDeletedDto: {
+            /** @example Extra deleted */
+            message: string;
+            /** @example true */
+            success: boolean;
+        };
+        ExtraDto: {
+            /** @example 0193a5e6-2c3d-7e4f-9a51-6b7c8d9e0f1a */
+            _id: string;
+            /**
+             * @description unitPrice × quantity, rupees
+             * @example 25
+             */
+            amount: number;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date
+             * @example 2025-03-14
+             */
+            date: string;
+            /**
+             * @description The catalogue's name of the item
+             * @example Egg
+             */
+            item: string;
+            /** @example Dinner */
+            mealType: string | null;
+            /** @example 2 */
+            quantity: number;
+            /** @description The manager or admin who recorded it */
+            recordedBy: components["schemas"]["ExtraMemberDto"];
+            /**
+             * @description Rupees: the catalogue price when recorded
+             * @example 12.5
+             */
+            unitPrice: number;
+            /** @description The member charged */
+            userId: components["schemas"]["ExtraMemberDto"];
+        };
+        ExtraEnvelopeDto: {
+            extra: components["schemas"]["ExtraDto"];
+            /** @example true */
+            success: boolean;
+        };
+        ExtraItemDto: {
+            /** @example Egg */
+            name: string;
+            /**
+             * @description Rupees, more than 0, at most two decimals
+             * @example 12.5
+             */
+            price: number;
+        };
+        ExtraListDto: {
+            /** @description Newest first: by date, then by when recorded */
+            extras: components["schemas"]["ExtraDto"][];
+            pagination: components["schemas"]["PaginationDto"];
+            /** @example true */
+            success: boolean;
+            /**
+             * @description Exact sum in rupees of every extra matching the filters (all pages, not only this one)
+             * @example 37.5
+             */
+            totalAmount: number;
+        };
+        ExtraMemberDto: {
+            /** @example 0193a5e4-7c1a-7c9e-9d3b-4a1f2e3d4c5b */
+            _id: string;
+            /** @example Asha Verma */
             fullName: string;
         };
         FeedbackDto: {
@@ -2213,11 +2334,15 @@ export interface components {
             fullName: string;
         };
         MemberShareDto: {
+            /** @description The member's extras of the month, rupees (priced when recorded) */
+            extras: number;
             fullName: string;
             /** @description Meals marked present in the month */
             meals: number;
-            /** @description Rupees, to the paisa */
+            /** @description Rupees, to the paisa; 0 for a member with extras and no meals */
             share: number;
+            /** @description share + extras, rupees: what a close charges the member under this method */
+            total: number;
             userId: string;
         };
         MemoryDto: {
@@ -2243,6 +2368,8 @@ export interface components {
             /** @example mess@college.edu */
             email: string;
             expenseCategories: string[];
+            /** @description The extras catalogue, prices in rupees */
+            extraItems: components["schemas"]["ExtraItemDto"][];
             leavePolicy: components["schemas"]["LeavePolicyDto"];
             /** @description Absent when members may mark any date */
             markingWindow?: components["schemas"]["MarkingWindowDto"];
@@ -2313,6 +2440,8 @@ export interface components {
         MyShareResponse: {
             activeMembers: number;
             closed: boolean;
+            /** @description The member's extras of the month, rupees */
+            extras: number;
             /** @description Meals marked present */
             meals: number;
             /** @enum {string} */
@@ -2323,6 +2452,8 @@ export interface components {
             share: number;
             /** @example true */
             success: boolean;
+            /** @description share + extras, rupees */
+            total: number;
             totalExpenses: number;
             totalMeals: number;
         };
@@ -2462,6 +2593,31 @@ export interface components {
         RateLimiterSummaryDto: {
             blockedRequests: number;
             totalRequests: number;
+        };
+        RecordExtraDto: {
+            /**
+             * Format: date
+             * @description The day the item was taken (its month is the bill it goes on)
+             * @example 2025-03-14
+             */
+            date: string;
+            /**
+             * @description One of the configured extraItems, matched ignoring case; stored in the catalogue's spelling
+             * @example Egg
+             */
+            item: string;
+            /**
+             * @description The meal it was taken with (a configured meal time); left out: none
+             * @example Dinner
+             */
+            mealType?: string;
+            /** @example 2 */
+            quantity: number;
+            /**
+             * Format: uuid
+             * @description The approved member who took the item
+             */
+            userId: string;
         };
         RecordNoteDto: {
             /**
@@ -2623,6 +2779,8 @@ export interface components {
              *     ]
              */
             expenseCategories: string[];
+            /** @description The priced extras managers record for members (POST /extras), charged on top of the share; names unique ignoring case. Left out: none. A price change applies to extras recorded after it. */
+            extraItems?: components["schemas"]["ExtraItemDto"][];
             /** @description How members ask for leave; left out: the defaults (1 day, 12 hours ahead, no cap, approval) */
             leavePolicy?: components["schemas"]["LeavePolicyDto"];
             /** @description When members may mark their own meals; left out: no window (any date, as in 2.0) */
@@ -6339,6 +6497,273 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Conflicts with existing data or with a closed month */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    listExtras: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+                /** @description One member (manager, treasurer, admin); a student always gets their own */
+                userId?: string;
+                /** @description Extras dated in this month */
+                month?: string;
+                /** @description Extras dated this day */
+                date?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExtraListDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    recordExtra: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RecordExtraDto"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExtraEnvelopeDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Conflicts with existing data or with a closed month */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The body is not JSON (text/plain, XML, multipart) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    deleteExtra: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExtraDeletedDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
                 };
             };
             /** @description Not found */

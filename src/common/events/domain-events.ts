@@ -21,6 +21,9 @@ export const DomainEvents = {
   PaymentRecorded: 'account.payment-recorded',
   /** A leave was decided (approved or rejected by a manager, or approved at once) or cancelled. */
   LeaveDecided: 'leave.decided',
+  /** An extra was recorded for a member, or deleted: its month's bill changed. */
+  ExtraRecorded: 'extra.recorded',
+  ExtraDeleted: 'extra.deleted',
 } as const;
 
 export interface ExpenseEvent {
@@ -117,4 +120,16 @@ export interface LeaveEvent {
   note: string;
   /** The months whose marks the decision changed (present marks turned absent). */
   months: string[];
+}
+
+/** An extra recorded or deleted (after commit). */
+export interface ExtraEvent {
+  extraId: string;
+  userId: string;
+  date: string;
+  /** `YYYY-MM`: the month whose bill changed. */
+  month: string;
+  item: string;
+  amountPaise: number;
+  actorId: string;
 }

@@ -36,7 +36,8 @@ export class AttendanceQueries {
   constructor(private readonly repository: AttendanceRepository) {}
 
   /**
-   * Meals each member attended in a `YYYY-MM` month; members with none are absent from the list. `db`: the caller's
+   * Meals each member who dines attended in a `YYYY-MM` month (the bill's inputs: a member with `dines: false` is
+   * not billed, whoever marked them); members with none are absent from the list. `db`: the caller's
    * transaction, to read inside it (as the other methods taking `db`).
    */
   presentCountsByMember(month: string, db?: DbOrTx): Promise<MemberMeals[]> {

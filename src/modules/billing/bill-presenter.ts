@@ -5,6 +5,7 @@ import { BillingService, BillView } from './billing.service';
 import type { ShareMethod } from './cost-shares';
 import type { BillDto, MyShareResponse } from './dto/billing.dto';
 import { MonthCache } from './month-cache';
+import { billLines } from './month-charges';
 
 /**
  * The bill at the HTTP edge: rupees, the JSON envelope already serialised and the CSV, cached with the bill (a
@@ -31,13 +32,25 @@ export class BillPresenter {
     return this.cache.get(`bill.csv:${month}:${method}`, [month], async () => {
       const view = await this.billing.bill(month, method, { nested: true });
       return csvDocument([
-        ['month', 'member_id', 'full_name', 'meals', 'share_inr', 'method', 'closed'],
-        ...view.bill.shares.map((s) => [
+        [
+          'month',
+          'member_id',
+          'full_name',
+          'meals',
+          'share_inr',
+          'extras_inr',
+          'total_inr',
+          'method',
+          'closed',
+        ],
+        ...billLines(view.bill, view.extras).map((line) => [
           month,
-          s.userId,
-          view.names.get(s.userId) ?? '',
-          String(s.meals),
-          (s.sharePaise / 100).toFixed(2),
+          line.userId,
+          view.names.get(line.userId) ?? '',
+          String(line.meals),
+          (line.sharePaise / 100).toFixed(2),
+          (line.extrasPaise / 100).toFixed(2),
+          (line.totalPaise / 100).toFixed(2),
           method,
           String(view.closed),
         ]),
@@ -46,15 +59,19 @@ export class BillPresenter {
   }
 
   async myShare(userId: string, month: string, method: ShareMethod): Promise<MyShareResponse> {
-    const { bill, closed } = await this.billing.bill(month, method);
+    const { bill, extras, closed } = await this.billing.bill(month, method);
     const line = bill.shares.find((s) => s.userId === userId);
+    const sharePaise = line?.sharePaise ?? 0;
+    const extrasPaise = extras.get(userId) ?? 0;
     return {
       success: true,
       month,
       method,
       closed,
       meals: line?.meals ?? 0,
-      share: toRupees(line?.sharePaise ?? 0),
+      share: toRupees(sharePaise),
+      extras: toRupees(extrasPaise),
+      total: toRupees(sharePaise + extrasPaise),
       totalExpenses: toRupees(bill.totalPaise),
       activeMembers: bill.activeMembers,
       totalMeals: bill.totalMeals,
@@ -64,6 +81,7 @@ export class BillPresenter {
 
 export function toBillDto(view: BillView): BillDto {
   const { bill } = view;
+  const extrasPaise = [...view.extras.values()].reduce((sum, paise) => sum + paise, 0);
   return {
     month: view.month,
     method: bill.method,
@@ -72,13 +90,17 @@ export function toBillDto(view: BillView): BillDto {
     totalMeals: bill.totalMeals,
     allocated: toRupees(bill.allocatedPaise),
     unallocated: toRupees(bill.unallocatedPaise),
+    totalExtras: toRupees(extrasPaise),
+    totalBilled: toRupees(bill.allocatedPaise + extrasPaise),
     closed: view.closed,
     computedAt: view.computedAt,
-    shares: bill.shares.map((s) => ({
-      userId: s.userId,
-      fullName: view.names.get(s.userId) ?? '',
-      meals: s.meals,
-      share: toRupees(s.sharePaise),
+    shares: billLines(bill, view.extras).map((line) => ({
+      userId: line.userId,
+      fullName: view.names.get(line.userId) ?? '',
+      meals: line.meals,
+      share: toRupees(line.sharePaise),
+      extras: toRupees(line.extrasPaise),
+      total: toRupees(line.totalPaise),
     })),
   };
 }

@@ -32,7 +32,9 @@ const METHODS_DESCRIPTION =
   'meals / all meals); its shares add up to total / active members, the rest is `unallocated`. ' +
   'method=proportional: total × member meals / all meals, which recovers the whole total. Shares are rounded to ' +
   'the paisa with the leftover paise assigned to the largest remainders, so allocated + unallocated = ' +
-  'totalExpenses exactly.';
+  "totalExpenses exactly. Each line also gives the member's `extras` of the month and `total` = share + extras " +
+  '(what a close charges); members with extras and no meals follow with share 0; `totalBilled` = allocated + ' +
+  '`totalExtras`. Members who do not dine (`dines: false`) are not on the bill, whoever marked their meals.';
 
 /** The bill and the month's close, under /analytics as the contract placed them. */
 @ApiTags('Analytics')

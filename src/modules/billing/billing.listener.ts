@@ -4,8 +4,10 @@ import {
   DomainEvents,
   type AttendanceEvent,
   type ExpenseEvent,
+  type ExtraEvent,
   type FeedbackEvent,
   type LeaveEvent,
+  type MemberEvent,
 } from '../../common/events/domain-events';
 import { monthOf, monthsBetween } from '../../common/time/dates';
 import { MonthCache } from './month-cache';
@@ -43,9 +45,21 @@ export class BillingListener {
     this.cache.invalidate(monthsBetween(monthOf(event.startDate), monthOf(event.endDate)));
   }
 
-  /** Approvals, rejections, role and dining changes move `totalMembers` (and the headcount) of every month. */
+  /** The bill reads extras when it is computed (they are not among the stored inputs): its cached answers go. */
+  @OnEvent(DomainEvents.ExtraRecorded)
+  @OnEvent(DomainEvents.ExtraDeleted)
+  onExtra(event: ExtraEvent): void {
+    this.cache.invalidate([event.month]);
+  }
+
+  /**
+   * Approvals, rejections, role and dining changes move `totalMembers` (and the headcount) of every month; a dining
+   * change also moves who is billed, so every month's stored inputs are rebuilt before their next read. (This
+   * process first, then the invalidation: the other replicas rebuild on 'all' too.)
+   */
   @OnEvent(DomainEvents.MemberChanged)
-  onMemberChanged(): void {
+  onMemberChanged(event: MemberEvent): void {
+    if (event.change === 'dines') this.recalculator.markAllStale();
     this.cache.invalidateAll();
   }
 

@@ -3,6 +3,7 @@ import { AccountsModule } from '../accounts/accounts.module';
 import { AttendanceModule } from '../attendance/attendance.module';
 import { AuditModule } from '../audit/audit.module';
 import { ExpensesModule } from '../expenses/expenses.module';
+import { ExtrasModule } from '../extras/extras.module';
 import { MessConfigModule } from '../mess-config/mess-config.module';
 import { UsersModule } from '../users/users.module';
 import { BillPresenter } from './bill-presenter';
@@ -16,7 +17,15 @@ import { ShareRecalculator } from './share-recalculator';
 
 /** The monthly bill in paise, its cache and recalculation, the month's close and reopen, and posting to accounts. */
 @Module({
-  imports: [UsersModule, MessConfigModule, ExpensesModule, AttendanceModule, AccountsModule, AuditModule],
+  imports: [
+    UsersModule,
+    MessConfigModule,
+    ExpensesModule,
+    ExtrasModule,
+    AttendanceModule,
+    AccountsModule,
+    AuditModule,
+  ],
   controllers: [BillingController],
   providers: [
     BillingRepository,

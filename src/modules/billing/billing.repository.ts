@@ -64,7 +64,7 @@ export class BillingRepository {
   /**
    * Runs `work` in one transaction that holds the month's lock: recalculations and the close of one month run one
    * after the other, on every replica (a transaction-scoped advisory lock; PGlite has them too). With `pauseWrites`
-   * it also takes SHARE locks on expenses and attendance (waiting for writes in flight and holding off new ones until
+   * it also takes SHARE locks on expenses, attendance and extras (waiting for writes in flight and holding off new ones until
    * commit), so what `work` reads is every committed write and nothing can slip in before it commits. `work` must do
    * every read and write through `tx`: a query on another connection could wait for a writer that waits for us (and
    * on PGlite, whose transactions are exclusive, it would wait for ever).
@@ -74,7 +74,7 @@ export class BillingRepository {
       await tx.execute(
         sql`select pg_advisory_xact_lock(${MONTH_LOCK_NAMESPACE}::int, ${monthKey(month)}::int)`,
       );
-      if (options.pauseWrites) await tx.execute(sql`lock table expenses, attendance in share mode`);
+      if (options.pauseWrites) await tx.execute(sql`lock table expenses, attendance, extras in share mode`);
       return work(tx);
     });
   }

@@ -5,6 +5,7 @@ import { AppConfig } from '../../config/app-config';
 import type { DbOrTx } from '../../database/database';
 import { AttendanceQueries } from '../attendance/attendance.queries';
 import { ExpensesQueries } from '../expenses/expenses.queries';
+import { ExtrasQueries } from '../extras/extras.queries';
 import { MessConfigService } from '../mess-config/mess-config.service';
 import { BillingRepository, MealTypeFigures, MonthInputs } from './billing.repository';
 import { computeShares, MonthBill, ShareMethod } from './cost-shares';
@@ -18,12 +19,17 @@ export interface FrozenBill {
   bills: Record<ShareMethod, MonthBill>;
   /** Absent on months closed before accounts existed (nothing was charged then). */
   chargeMethod?: ShareMethod;
+  /** Each member's extras at the close, in paise; absent on months closed before extras existed (none). */
+  extras?: Record<string, number>;
 }
 
 /** A month's bill under one method, in paise, with each member's name: what every bill view is made from. */
 export interface BillView {
   month: string;
   bill: MonthBill;
+  /** Each billed member's extras of the month in paise (diners only); members with none are absent. */
+  extras: ReadonlyMap<string, number>;
+  /** Names of every member on the bill: those with meals and those with extras only. */
   names: ReadonlyMap<string, string>;
   closed: boolean;
   computedAt: string;
@@ -44,12 +50,15 @@ export class BillingService implements OnModuleInit {
     private readonly messConfig: MessConfigService,
     private readonly clock: Clock,
     private readonly config: AppConfig,
+    private readonly extras: ExtrasQueries,
   ) {}
 
   onModuleInit(): void {
     this.recalculator.use((month) => this.recalculate(month));
     // Another replica's write: its months' stored inputs are rebuilt there, but a reader here must not wait for it.
-    this.cache.onRemoteInvalidation((months) => months !== 'all' && this.recalculator.markStale(months));
+    this.cache.onRemoteInvalidation((months) =>
+      months === 'all' ? this.recalculator.markAllStale() : this.recalculator.markStale(months),
+    );
   }
 
   /**
@@ -101,17 +110,20 @@ export class BillingService implements OnModuleInit {
           return {
             month,
             bill: frozen.bills[method],
+            extras: new Map(Object.entries(frozen.extras ?? {})),
             names: new Map(Object.entries(frozen.names)),
             closed: true,
             computedAt: frozen.computedAt,
           };
         }
         const snapshot = await this.freshSnapshot(month);
+        const extras = await this.extrasOf(month);
         return {
           month,
           bill: computeShares(snapshot.totalPaise, snapshot.members, method),
-          // The names came in the same statement (the users module's memberNames).
-          names: new Map(snapshot.members.map((m) => [m.userId, m.fullName])),
+          extras: extras.paise,
+          // The names came with the figures (the users module's memberNames).
+          names: new Map([...extras.names, ...snapshot.members.map((m) => [m.userId, m.fullName] as const)]),
           closed: false,
           computedAt: snapshot.computedAt.toISOString(),
         };
@@ -120,13 +132,28 @@ export class BillingService implements OnModuleInit {
     );
   }
 
-  /** The mess's `chargeMethod`: what a close posts, and the bill endpoints' default. */
+  /**
+   * Each diner's extras of the month in paise, and their names, read through the extras module; `db`: the caller's
+   * transaction (the close reads in it).
+   */
+  async extrasOf(
+    month: string,
+    db?: DbOrTx,
+  ): Promise<{ paise: ReadonlyMap<string, number>; names: ReadonlyMap<string, string> }> {
+    const rows = await this.extras.monthTotalsByMember(month, db);
+    return {
+      paise: new Map(rows.map((r) => [r.userId, r.amountPaise])),
+      names: new Map(rows.map((r) => [r.userId, r.fullName])),
+    };
+  }
+
   /** Of `months`, those that are closed (their bill frozen): leave that touches one is refused. */
   async closedAmong(months: string[]): Promise<string[]> {
     const closed = new Set(await this.repository.closedMonths());
     return months.filter((month) => closed.has(month));
   }
 
+  /** The mess's `chargeMethod`: what a close posts, and the bill endpoints' default. */
   async chargeMethod(): Promise<ShareMethod> {
     return (await this.messConfig.settings()).chargeMethod;
   }

@@ -1,5 +1,5 @@
 import { computeShares } from './cost-shares';
-import { monthCharges } from './month-charges';
+import { billLines, monthCharges } from './month-charges';
 
 describe('monthCharges', () => {
   const members = [
@@ -32,5 +32,27 @@ describe('monthCharges', () => {
       { userId: 'b', sharePaise: 0, extrasPaise: 1_500, amountPaise: 1_500 },
       { userId: 'z', sharePaise: 0, extrasPaise: 700, amountPaise: 700 },
     ]);
+  });
+
+  it('lists members with meals in bill order, then extras-only members by id, each total = share + extras', () => {
+    const bill = computeShares(600, members, 'proportional');
+    const lines = billLines(
+      bill,
+      new Map([
+        ['z', 700],
+        ['c', 5],
+        ['y', 1],
+      ]),
+    );
+    expect(lines).toEqual([
+      { userId: 'a', meals: 3, sharePaise: 300, extrasPaise: 0, totalPaise: 300 },
+      { userId: 'b', meals: 2, sharePaise: 200, extrasPaise: 0, totalPaise: 200 },
+      { userId: 'c', meals: 1, sharePaise: 100, extrasPaise: 5, totalPaise: 105 },
+      { userId: 'y', meals: 0, sharePaise: 0, extrasPaise: 1, totalPaise: 1 },
+      { userId: 'z', meals: 0, sharePaise: 0, extrasPaise: 700, totalPaise: 700 },
+    ]);
+    expect(monthCharges(bill, new Map([['z', 700]])).reduce((sum, c) => sum + c.amountPaise, 0)).toBe(
+      bill.allocatedPaise + 700,
+    );
   });
 });

@@ -1,11 +1,51 @@
 import type { MonthBill } from './cost-shares';
 
+/** One member's line of a month's bill: their share, their extras and what they owe for the month, in paise. */
+export interface BillLine {
+  userId: string;
+  meals: number;
+  sharePaise: number;
+  extrasPaise: number;
+  /** share + extras */
+  totalPaise: number;
+}
+
 /** One member's charge for a closed month: their share plus their extras (issue 11), in paise. */
 export interface MonthCharge {
   userId: string;
   sharePaise: number;
   extrasPaise: number;
   amountPaise: number;
+}
+
+/**
+ * Every line of the bill: the members with meals in the bill's order, each with their extras, then the members
+ * with extras and no meals (share 0: extras do not make a member active), by id. What the bill JSON, its CSV and
+ * the close's charges are all made from, so they agree to the paisa.
+ */
+export function billLines(bill: MonthBill, extrasPaise: ReadonlyMap<string, number> = new Map()): BillLine[] {
+  const lines = bill.shares.map((share) => {
+    const extras = extrasPaise.get(share.userId) ?? 0;
+    return {
+      userId: share.userId,
+      meals: share.meals,
+      sharePaise: share.sharePaise,
+      extrasPaise: extras,
+      totalPaise: share.sharePaise + extras,
+    };
+  });
+  const billed = new Set(bill.shares.map((share) => share.userId));
+  const extrasOnly = [...extrasPaise]
+    .filter(([userId]) => !billed.has(userId))
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([userId, extras]) => ({
+      userId,
+      meals: 0,
+      sharePaise: 0,
+      extrasPaise: extras,
+      totalPaise: extras,
+    }));
+  return [...lines, ...extrasOnly];
 }
 
 /**
@@ -17,20 +57,12 @@ export function monthCharges(
   bill: MonthBill,
   extrasPaise: ReadonlyMap<string, number> = new Map(),
 ): MonthCharge[] {
-  const charges = new Map<string, MonthCharge>();
-  for (const share of bill.shares) {
-    charges.set(share.userId, {
-      userId: share.userId,
-      sharePaise: share.sharePaise,
-      extrasPaise: 0,
-      amountPaise: share.sharePaise,
-    });
-  }
-  for (const [userId, extras] of extrasPaise) {
-    const charge = charges.get(userId) ?? { userId, sharePaise: 0, extrasPaise: 0, amountPaise: 0 };
-    charge.extrasPaise += extras;
-    charge.amountPaise += extras;
-    charges.set(userId, charge);
-  }
-  return [...charges.values()].filter((c) => c.amountPaise > 0);
+  return billLines(bill, extrasPaise)
+    .filter((line) => line.totalPaise > 0)
+    .map((line) => ({
+      userId: line.userId,
+      sharePaise: line.sharePaise,
+      extrasPaise: line.extrasPaise,
+      amountPaise: line.totalPaise,
+    }));
 }

@@ -22,6 +22,7 @@ describe('Billing month boundaries', () => {
       messConfig as never,
       clock,
       { messTimezone: timezone } as AppConfig,
+      {} as never,
     );
   const closing = (timezone: string) => {
     const unused = {} as never;

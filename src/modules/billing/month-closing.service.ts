@@ -2,7 +2,6 @@ import { Injectable, Logger } from '@nestjs/common';
 import { badRequest, conflict } from '../../common/errors/api-error';
 import { Clock } from '../../common/time/clock';
 import { monthBounds, monthOf } from '../../common/time/dates';
-import type { DbOrTx } from '../../database/database';
 import { AccountsService } from '../accounts/accounts.service';
 import { AuditService } from '../audit/audit.service';
 import { UsersService } from '../users/users.service';
@@ -55,7 +54,7 @@ export class MonthClosingService {
   ) {}
 
   /**
-   * One transaction, on both engines, holding the month's lock and pausing expense and attendance writes: the bill's
+   * One transaction, on both engines, holding the month's lock and pausing expense, attendance and extras writes: the bill's
    * reads, the month's stored inputs (so attendance and health figures agree with the frozen bill), the closure
    * with its log row and the members' charges commit together. Every read runs on the transaction.
    */
@@ -66,22 +65,25 @@ export class MonthClosingService {
     await this.repository.monthTransaction(month, { pauseWrites: true }, async (tx) => {
       if (await this.repository.findClosure(month, tx)) throw conflict(BillingErrors.alreadyClosed(month));
       const inputs = await this.billing.readInputs(month, tx);
+      // The extras as they are now, frozen with the bill: writes of them are paused until this commits.
+      const extras = await this.billing.extrasOf(month, tx);
       const names = await this.users.namesOf(
         inputs.members.map((m) => m.userId),
         tx,
       );
       const frozen: FrozenBill = {
         computedAt: this.clock.now().toISOString(),
-        names: Object.fromEntries(names),
+        names: Object.fromEntries([...extras.names, ...names]),
         bills: {
           spec: computeShares(inputs.totalPaise, inputs.members, 'spec'),
           proportional: computeShares(inputs.totalPaise, inputs.members, 'proportional'),
         },
         chargeMethod,
+        extras: Object.fromEntries(extras.paise),
       };
       await this.repository.replaceMonth(tx, month, inputs);
       await this.repository.insertClosure(tx, month, actorId, frozen);
-      const charges = monthCharges(frozen.bills[chargeMethod], await this.extrasOf(month, tx));
+      const charges = monthCharges(frozen.bills[chargeMethod], extras.paise);
       await this.accounts.postMonthCharges(tx, { month, date: monthBounds(month).last, actorId, charges });
       const bill = frozen.bills[chargeMethod];
       await this.audit.record(tx, {
@@ -93,6 +95,7 @@ export class MonthClosingService {
           chargeMethod,
           totalPaise: bill.totalPaise,
           allocatedPaise: bill.allocatedPaise,
+          extrasPaise: [...extras.paise.values()].reduce((sum, paise) => sum + paise, 0),
           charges: charges.length,
           chargedPaise: charges.reduce((sum, c) => sum + c.amountPaise, 0),
         },
@@ -162,10 +165,5 @@ export class MonthClosingService {
         closedBy: r.closedBy ? { id: r.closedBy, fullName: names.get(r.closedBy) ?? '' } : null,
       })),
     };
-  }
-
-  /** Each member's extras of the month in paise: none until extras exist (issue 11 reads them here, in `tx`). */
-  private extrasOf(_month: string, _tx: DbOrTx): Promise<ReadonlyMap<string, number>> {
-    return Promise.resolve(new Map());
   }
 }

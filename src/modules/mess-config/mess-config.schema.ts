@@ -36,6 +36,17 @@ export interface MarkingWindow {
   closesMinutesAfterEnd: number;
 }
 
+/** Extension 2.1: a priced extra of the catalogue (an egg, a sweet, a guest meal); the price in paise. */
+export interface ExtraItem {
+  name: string;
+  pricePaise: number;
+}
+
+/** Catalogue limits: item names, how many items, the dearest price (₹10,000, far beyond a guest meal). */
+export const EXTRA_ITEM_NAME_MAX = 50;
+export const EXTRA_ITEMS_MAX = 100;
+export const EXTRA_PRICE_MAX_PAISE = 1_000_000;
+
 /** The mess's one configuration record; `singleton` makes a second row impossible. */
 export const messConfig = pgTable(
   'mess_config',
@@ -56,6 +67,8 @@ export const messConfig = pgTable(
     leavePolicy: jsonb('leave_policy').$type<LeavePolicy>(),
     /** Null: no window, members mark any date. */
     markingWindow: jsonb('marking_window').$type<MarkingWindow>(),
+    /** The extras catalogue; empty until the mess prices some. */
+    extraItems: jsonb('extra_items').$type<ExtraItem[]>().notNull().default([]),
     createdBy: uuid('created_by').references(() => users.id, { onDelete: 'set null' }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),

@@ -4,10 +4,17 @@ import { badRequest, conflict, FieldError, notFound } from '../../common/errors/
 import { MessConfigDto, SetupMessDto } from './dto/mess-config.dto';
 import { MESS_ALREADY_SET_UP, MESS_NOT_SET_UP } from './mess-config.errors';
 import { MessConfigRepository } from './mess-config.repository';
-import { ChargeMethod, LeavePolicy, MarkingWindow, MealTime, MessConfigRow } from './mess-config.schema';
+import {
+  ChargeMethod,
+  ExtraItem,
+  LeavePolicy,
+  MarkingWindow,
+  MealTime,
+  MessConfigRow,
+} from './mess-config.schema';
 import { normalizeIndianPhone } from '../users/phone';
 import { AuditService } from '../audit/audit.service';
-import { decimalTextToPaise } from '../../common/money/money';
+import { decimalTextToPaise, toPaise, toRupees } from '../../common/money/money';
 
 /** The leave rules of a mess that has not set its own (extension 2.1). */
 export const DEFAULT_LEAVE_POLICY: LeavePolicy = {
@@ -32,6 +39,7 @@ export const DEFAULT_MESS_CONFIG = {
   monthlyBudget: null as number | null,
   chargeMethod: 'proportional' as ChargeMethod,
   leavePolicy: DEFAULT_LEAVE_POLICY,
+  extraItems: [] as ExtraItem[],
 };
 
 /**
@@ -48,6 +56,8 @@ export interface MessSettings {
   monthlyBudget: number | null;
   chargeMethod: ChargeMethod;
   leavePolicy: LeavePolicy;
+  /** The extras catalogue, prices in paise. */
+  extraItems: ExtraItem[];
   /** Undefined: members mark any date. */
   markingWindow?: MarkingWindow;
 }
@@ -68,7 +78,13 @@ export class MessConfigService {
 
   async read(): Promise<MessConfigDto> {
     const row = await this.row();
-    return row ? toDto(row) : { ...DEFAULT_MESS_CONFIG, configured: false };
+    return row
+      ? toDto(row)
+      : {
+          ...DEFAULT_MESS_CONFIG,
+          extraItems: DEFAULT_MESS_CONFIG.extraItems.map(toItemDto),
+          configured: false,
+        };
   }
 
   /** The settings other modules validate against: stored ones, or the defaults. */
@@ -82,8 +98,27 @@ export class MessConfigService {
       monthlyBudget: row.monthlyBudget === null ? null : Number(row.monthlyBudget),
       chargeMethod: row.chargeMethod,
       leavePolicy: row.leavePolicy ?? DEFAULT_LEAVE_POLICY,
+      extraItems: row.extraItems,
       ...(row.markingWindow ? { markingWindow: row.markingWindow } : {}),
     };
+  }
+
+  /** The catalogue item named `name` ignoring case (its own spelling and price), or 400 naming `field`. */
+  async extraItem(name: string, field = 'item'): Promise<ExtraItem> {
+    const { extraItems } = await this.settings();
+    const key = name.toLowerCase();
+    const item = extraItems.find((i) => i.name.toLowerCase() === key);
+    if (!item) {
+      throw badRequest('Validation failed', [
+        {
+          field,
+          message: extraItems.length
+            ? `${field} must be one of ${extraItems.map((i) => i.name).join(', ')}`
+            : `${field}: the mess has no extras priced (extraItems in the mess configuration)`,
+        },
+      ]);
+    }
+    return item;
   }
 
   /** The configured meal time named `mealType`, or undefined. */
@@ -203,10 +238,14 @@ const values = (body: SetupMessDto) => ({
         closesMinutesAfterEnd: body.markingWindow.closesMinutesAfterEnd,
       }
     : null,
+  // The DTO has refused anything that is not whole paise.
+  extraItems: (body.extraItems ?? []).map((i) => ({ name: i.name, pricePaise: toPaise(i.price)! })),
 });
 
 /** Rules across fields that the DTO cannot say: start before end, no duplicate names or categories. */
-export function validateSemantics(body: Pick<SetupMessDto, 'mealTimes' | 'expenseCategories'>): void {
+export function validateSemantics(
+  body: Pick<SetupMessDto, 'mealTimes' | 'expenseCategories' | 'extraItems'>,
+): void {
   const details: FieldError[] = [];
   const names = new Set<string>();
   body.mealTimes.forEach((meal, i) => {
@@ -226,6 +265,14 @@ export function validateSemantics(body: Pick<SetupMessDto, 'mealTimes' | 'expens
     }
     categories.add(key);
   });
+  const items = new Set<string>();
+  (body.extraItems ?? []).forEach((item, i) => {
+    const key = item.name.toLowerCase();
+    if (items.has(key)) {
+      details.push({ field: `extraItems.${i}.name`, message: `item "${item.name}" is repeated` });
+    }
+    items.add(key);
+  });
   if (details.length) throw badRequest('Validation failed', details);
 }
 
@@ -242,6 +289,7 @@ const toDto = (row: MessConfigRow): MessConfigDto => ({
   chargeMethod: row.chargeMethod,
   leavePolicy: row.leavePolicy ?? DEFAULT_LEAVE_POLICY,
   ...(row.markingWindow ? { markingWindow: row.markingWindow } : {}),
+  extraItems: row.extraItems.map(toItemDto),
   configured: true,
   createdBy: row.createdBy,
   createdAt: row.createdAt.toISOString(),
@@ -258,4 +306,7 @@ const auditSnapshot = (row: MessConfigRow) => ({
   mealTimes: row.mealTimes,
   monthlyBudgetPaise: row.monthlyBudget === null ? null : (decimalTextToPaise(row.monthlyBudget) ?? null),
   chargeMethod: row.chargeMethod,
+  extraItems: row.extraItems,
 });
+
+const toItemDto = (item: ExtraItem) => ({ name: item.name, price: toRupees(item.pricePaise) });

@@ -21,7 +21,12 @@ export class MemberShareDto {
   @ApiProperty() userId: string;
   @ApiProperty() fullName: string;
   @ApiProperty({ description: 'Meals marked present in the month' }) meals: number;
-  @ApiProperty({ description: 'Rupees, to the paisa' }) share: number;
+  @ApiProperty({ description: 'Rupees, to the paisa; 0 for a member with extras and no meals' })
+  share: number;
+  @ApiProperty({ description: "The member's extras of the month, rupees (priced when recorded)" })
+  extras: number;
+  @ApiProperty({ description: 'share + extras, rupees: what a close charges the member under this method' })
+  total: number;
 }
 
 export class BillDto {
@@ -35,6 +40,9 @@ export class BillDto {
     description: 'totalExpenses − allocated, rupees (the spec method leaves most of the month here)',
   })
   unallocated: number;
+  @ApiProperty({ description: "Sum of the members' extras, rupees" }) totalExtras: number;
+  @ApiProperty({ description: "allocated + totalExtras, rupees: the sum of every member's total" })
+  totalBilled: number;
   @ApiProperty({ description: 'true once a treasurer or admin closed the month: the bill is frozen' })
   closed: boolean;
   @ApiProperty({
@@ -42,7 +50,13 @@ export class BillDto {
     description: 'When the inputs were last recalculated (or the month closed)',
   })
   computedAt: string;
-  @ApiProperty({ type: [MemberShareDto] }) shares: MemberShareDto[];
+  @ApiProperty({
+    type: [MemberShareDto],
+    description:
+      'Members with meals (most meals first), then members with extras and no meals; members who do not dine ' +
+      'are never on the bill',
+  })
+  shares: MemberShareDto[];
 }
 
 export class BillResponse extends BillDto {
@@ -56,6 +70,8 @@ export class MyShareResponse {
   @ApiProperty() closed: boolean;
   @ApiProperty({ description: 'Meals marked present' }) meals: number;
   @ApiProperty({ description: 'Rupees; 0 when the member ate no meal' }) share: number;
+  @ApiProperty({ description: "The member's extras of the month, rupees" }) extras: number;
+  @ApiProperty({ description: 'share + extras, rupees' }) total: number;
   @ApiProperty() totalExpenses: number;
   @ApiProperty() activeMembers: number;
   @ApiProperty() totalMeals: number;

@@ -22,7 +22,13 @@ import {
   Optional,
   TextField,
 } from '../../../common/http/fields';
-import { CHARGE_METHODS, type ChargeMethod } from '../mess-config.schema';
+import {
+  CHARGE_METHODS,
+  type ChargeMethod,
+  EXTRA_ITEM_NAME_MAX,
+  EXTRA_ITEMS_MAX,
+  EXTRA_PRICE_MAX_PAISE,
+} from '../mess-config.schema';
 
 const HH_MM = /^([01]\d|2[0-3]):[0-5]\d$/;
 const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
@@ -119,6 +125,26 @@ export class MarkingWindowDto {
   closesMinutesAfterEnd: number;
 }
 
+export class ExtraItemDto {
+  @TextField(1, EXTRA_ITEM_NAME_MAX, { example: 'Egg' })
+  name: string;
+
+  @ApiProperty({
+    type: Number,
+    minimum: 0.01,
+    maximum: EXTRA_PRICE_MAX_PAISE / 100,
+    example: 12.5,
+    description: 'Rupees, more than 0, at most two decimals',
+  })
+  @Max(EXTRA_PRICE_MAX_PAISE / 100, { message: `price must be at most ${EXTRA_PRICE_MAX_PAISE / 100}` })
+  @Min(0.01, { message: 'price must be more than 0' })
+  @IsNumber(
+    { maxDecimalPlaces: 2, allowNaN: false, allowInfinity: false },
+    { message: 'price must be a number with at most two decimals' },
+  )
+  price: number;
+}
+
 export class SetupMessDto {
   @TextField(1, 100, { example: 'Hostel 7 Mess' })
   messName: string;
@@ -193,6 +219,20 @@ export class SetupMessDto {
   @Type(() => MarkingWindowDto)
   @Optional()
   markingWindow?: MarkingWindowDto;
+
+  @ApiPropertyOptional({
+    type: [ExtraItemDto],
+    maxItems: EXTRA_ITEMS_MAX,
+    description:
+      'The priced extras managers record for members (POST /extras), charged on top of the share; names unique ' +
+      'ignoring case. Left out: none. A price change applies to extras recorded after it.',
+  })
+  @IsArray()
+  @ArrayMaxSize(EXTRA_ITEMS_MAX)
+  @ValidateNested({ each: true })
+  @Type(() => ExtraItemDto)
+  @Optional()
+  extraItems?: ExtraItemDto[];
 }
 
 export class MessConfigDto {
@@ -208,6 +248,8 @@ export class MessConfigDto {
   @ApiProperty({ type: LeavePolicyDto }) leavePolicy: LeavePolicyDto;
   @ApiPropertyOptional({ type: MarkingWindowDto, description: 'Absent when members may mark any date' })
   markingWindow?: MarkingWindowDto;
+  @ApiProperty({ type: [ExtraItemDto], description: 'The extras catalogue, prices in rupees' })
+  extraItems: ExtraItemDto[];
   @ApiProperty({ description: 'false while the defaults apply (before POST /auth/admin/setup)' })
   configured: boolean;
   @ApiPropertyOptional({

@@ -1,0 +1,21 @@
+import { Injectable } from '@nestjs/common';
+import { monthBounds } from '../../common/time/dates';
+import type { DbOrTx } from '../../database/database';
+import { ExtrasRepository, MemberExtras } from './extras.repository';
+
+export type { MemberExtras } from './extras.repository';
+
+/** The read-only view of extras that billing uses: one aggregate query, exact integer paise. */
+@Injectable()
+export class ExtrasQueries {
+  constructor(private readonly repository: ExtrasRepository) {}
+
+  /**
+   * Each diner's extras of a `YYYY-MM` month with their name; members with none are absent. `db`: the caller's
+   * transaction, to read inside it (the month's close).
+   */
+  monthTotalsByMember(month: string, db?: DbOrTx): Promise<MemberExtras[]> {
+    const { first, last } = monthBounds(month);
+    return this.repository.memberTotals(first, last, db);
+  }
+}
