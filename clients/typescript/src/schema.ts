@@ -6686,7 +6686,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description The body is not JSON (text/plain, XML, multipart) */
+            /** @description The body is not JSON (text/plain, XML, multipart), or is declared in a charset other than UTF-8 */
             415: {
                 headers: {
                     [name: string]: unknown;
