@@ -142,12 +142,16 @@ export const Messages = {
 
   costSummary: (
     month: string,
-    share: { meals: number; sharePaise: number; totalPaise: number },
+    line: { meals: number; sharePaise: number; extrasPaise: number; totalPaise: number },
+    messTotalPaise: number,
   ): Message => ({
-    title: `Your mess bill for ${month}: ${formatRupees(share.sharePaise)}`,
+    title: `Your mess bill for ${month}: ${formatRupees(line.totalPaise)}`,
     content:
-      `In ${month} you attended ${share.meals} meal${share.meals === 1 ? '' : 's'}. ` +
-      `The mess spent ${formatRupees(share.totalPaise)} in total; your share is ${formatRupees(share.sharePaise)}.`,
+      `In ${month} you attended ${line.meals} meal${line.meals === 1 ? '' : 's'}. ` +
+      `The mess spent ${formatRupees(messTotalPaise)} in total; your share is ${formatRupees(line.sharePaise)}` +
+      (line.extrasPaise > 0
+        ? `, your extras ${formatRupees(line.extrasPaise)}: ${formatRupees(line.totalPaise)} in all.`
+        : '.'),
   }),
 
   paymentDue: (month: string, duePaise: number, dueDate: string): Message => ({

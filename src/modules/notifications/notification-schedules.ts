@@ -11,16 +11,18 @@ import { Messages } from './messages';
 import type { NotificationType } from './notification-types';
 import { NotificationsService } from './notifications.service';
 
-/** One member's part of a month's bill, as the billing module computes it (paise). */
+/** One member's line of a month's bill, as the billing module computes it (paise): share + extras = total. */
 export interface MemberBill {
   userId: string;
   meals: number;
   sharePaise: number;
+  extrasPaise: number;
+  totalPaise: number;
 }
 
 /** What the monthly schedules need from billing and accounts: a month's bill, and who owes how much now. */
 export interface MonthlyBills {
-  bill(month: string): Promise<{ totalPaise: number; shares: MemberBill[] }>;
+  bill(month: string): Promise<{ totalPaise: number; lines: MemberBill[] }>;
   dues(): Promise<{ userId: string; balancePaise: number }[]>;
 }
 export const MONTHLY_BILLS = Symbol('MONTHLY_BILLS');
@@ -150,7 +152,7 @@ export class NotificationSchedules {
     return queued;
   }
 
-  /** COST_SUMMARY on the 1st: each member's meals and share of the month before. */
+  /** COST_SUMMARY on the 1st: each billed member's meals, share, extras and total of the month before. */
   async costSummaries(now: Date = this.clock.now()): Promise<number> {
     const due = this.monthlyDue(now, 1);
     if (!due) return 0;
@@ -158,13 +160,13 @@ export class NotificationSchedules {
       const bill = await this.billOf(due.month);
       if (!bill) return 0;
       const created = await this.notifications.notify(
-        bill.shares
-          .filter((share) => share.meals > 0)
-          .map((share) => ({
-            userId: share.userId,
+        bill.lines
+          .filter((line) => line.totalPaise > 0 || line.meals > 0)
+          .map((line) => ({
+            userId: line.userId,
             type: 'COST_SUMMARY' as const,
-            ...Messages.costSummary(due.month, { ...share, totalPaise: bill.totalPaise }),
-            dedupeKey: `COST_SUMMARY:${due.month}:${share.userId}`,
+            ...Messages.costSummary(due.month, line, bill.totalPaise),
+            dedupeKey: `COST_SUMMARY:${due.month}:${line.userId}`,
           })),
       );
       return created.length;

@@ -4,6 +4,7 @@ import { AccountsModule } from '../accounts/accounts.module';
 import { AccountsService } from '../accounts/accounts.service';
 import { BillingModule } from '../billing/billing.module';
 import { BillingService } from '../billing/billing.service';
+import { billLines } from '../billing/month-charges';
 import { AttendanceModule } from '../attendance/attendance.module';
 import { ExpensesModule } from '../expenses/expenses.module';
 import { MealsModule } from '../meals/meals.module';
@@ -54,8 +55,8 @@ import './notifications.errors';
       useFactory: (billing: BillingService, accounts: AccountsService, config: AppConfig): MonthlyBills => ({
         async bill(month) {
           const method = config.notifications.schedules.shareMethod ?? (await billing.chargeMethod());
-          const { bill } = await billing.bill(month, method);
-          return { totalPaise: bill.totalPaise, shares: bill.shares };
+          const { bill, extras } = await billing.bill(month, method);
+          return { totalPaise: bill.totalPaise, lines: billLines(bill, extras) };
         },
         dues: () => accounts.dueBalances(),
       }),
