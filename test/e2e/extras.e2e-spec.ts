@@ -215,7 +215,7 @@ describe('Extras', () => {
   });
 
   it('bills extras beside the share: JSON, CSV and the charges of the close agree to the paisa', async () => {
-    // March: ₹9,001.01 spent; A 3 meals, B 2; C only a guest meal; D does not dine but the kitchen marked them
+    // March: ₹9,001.01 spent; A 3 meals, B 2; C only a guest meal; D does not dine: nobody marks them present
     expect((await t.put(`/users/${d.id}/dines`, { dines: false }, { token: admin })).status).toBe(200);
     for (const [amount, date] of [
       [6000, '2025-03-05'],
@@ -228,8 +228,13 @@ describe('Extras', () => {
       );
       expect(res.status).toBe(201);
     }
-    expect((await present([a, b, d], '2025-03-01', 'Lunch')).status).toBe(201);
-    expect((await present([a, b, d], '2025-03-02', 'Lunch')).status).toBe(201);
+    const withD = await present([a, b, d], '2025-03-01', 'Lunch');
+    expect(withD.status).toBe(400);
+    expect(withD.body.details).toEqual([
+      { field: 'marks.2.userId', message: 'the member does not dine at the mess' },
+    ]);
+    expect((await present([a, b], '2025-03-01', 'Lunch')).status).toBe(201);
+    expect((await present([a, b], '2025-03-02', 'Lunch')).status).toBe(201);
     expect((await present([a], '2025-03-03', 'Dinner')).status).toBe(201);
     expect((await record({ userId: c.id, date: '2025-03-15', item: 'Guest meal', quantity: 1 })).status).toBe(
       201,
@@ -252,7 +257,7 @@ describe('Extras', () => {
       extras: 60,
       total: 60,
     });
-    // proportional over A's 3 and B's 2 meals only (D's two plates count for nobody)
+    // proportional over A's 3 and B's 2 meals
     expect(byId.get(a.id)!.share).toBe(5400.61);
     expect(byId.get(b.id)!.share).toBe(3600.4);
     for (const line of open.shares) expect(paise(line.total)).toBe(paise(line.share) + paise(line.extras));
@@ -322,7 +327,7 @@ describe('Extras', () => {
     expect((await t.put(`/users/${d.id}/dines`, { dines: false }, { token: admin })).status).toBe(200);
   });
 
-  it('leaves members who do not dine off an open bill, and bills them at once when they dine again', async () => {
+  it('keeps what a member ate and took while dining on the bill when they stop, and nobody marks them present after', async () => {
     expect(
       (
         await t.post(
@@ -332,19 +337,56 @@ describe('Extras', () => {
         )
       ).status,
     ).toBe(201);
-    expect((await present([a, d], '2025-04-01', 'Lunch')).status).toBe(201);
-    const without = await bill('2025-04');
-    expect(without.shares.map((s) => s.userId)).toEqual([a.id]);
-    expect(without.shares[0].share).toBe(1000);
-
     expect((await t.put(`/users/${d.id}/dines`, { dines: true }, { token: admin })).status).toBe(200);
-    const withD = await bill('2025-04');
-    expect(new Map(withD.shares.map((s) => [s.userId, s.share]))).toEqual(
+    expect((await present([a, d], '2025-04-01', 'Lunch')).status).toBe(201);
+    // two eggs at ₹14 (the catalogue's price since the test above)
+    expect((await record({ userId: d.id, date: '2025-04-01', item: 'Egg', quantity: 2 })).status).toBe(201);
+    const lines = async () =>
+      new Map((await bill('2025-04')).shares.map((s) => [s.userId, [s.share, s.extras]]));
+    const dining = await lines();
+    expect(dining).toEqual(
       new Map([
-        [a.id, 500],
-        [d.id, 500],
+        [a.id, [500, 0]],
+        [d.id, [500, 28]],
       ]),
     );
+
+    // D stops dining: April's bill (read from the cache or rebuilt) still bills their meal and eggs
+    expect((await t.put(`/users/${d.id}/dines`, { dines: false }, { token: admin })).status).toBe(200);
+    expect(await lines()).toEqual(dining);
+    // and from now on nobody marks them present or records extras for them; an absent mark is still taken
+    const single = await t.post(
+      '/attendance',
+      { userId: d.id, date: '2025-04-02', mealType: 'Lunch', status: 'present' },
+      { token: manager.token },
+    );
+    expect([single.status, single.body.error]).toEqual([409, 'The member does not dine at the mess']);
+    const bulk = await present([a, d], '2025-04-02', 'Lunch');
+    expect(bulk.status).toBe(400);
+    expect(bulk.body.details).toEqual([
+      { field: 'marks.1.userId', message: 'the member does not dine at the mess' },
+    ]);
+    const past = (await t.get(`/attendance?userId=${d.id}&date=2025-04-01`, { token: manager.token })).body
+      .attendance[0];
+    const absent = await t.put(`/attendance/${past._id}`, { status: 'absent' }, { token: manager.token });
+    expect(absent.status).toBe(200);
+    const back = await t.put(`/attendance/${past._id}`, { status: 'present' }, { token: manager.token });
+    expect([back.status, back.body.error]).toEqual([409, 'The member does not dine at the mess']);
+    expect((await record({ userId: d.id, date: '2025-04-02', item: 'Egg', quantity: 1 })).status).toBe(400);
+    // the correction moved D's meal off the bill: A carries the month, D keeps the eggs
+    expect(await lines()).toEqual(
+      new Map([
+        [a.id, [1000, 0]],
+        [d.id, [0, 28]],
+      ]),
+    );
+
+    // a cached bill follows extras recorded and deleted at once
+    const egg = await record({ userId: a.id, date: '2025-04-03', item: 'Egg', quantity: 1 });
+    expect(egg.status).toBe(201);
+    expect((await lines()).get(a.id)).toEqual([1000, 14]);
+    expect((await t.delete(`/extras/${egg.body.extra._id}`, { token: manager.token })).status).toBe(200);
+    expect((await lines()).get(a.id)).toEqual([1000, 0]);
   });
 
   it('serialises extras with a close: each one is in the frozen bill and charged, or refused 409', async () => {

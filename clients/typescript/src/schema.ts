@@ -344,7 +344,7 @@ export interface paths {
         };
         /**
          * The month's bill: every active member's meals and share
-         * @description Without `method`, the mess's `chargeMethod` (default proportional): what a close charges, so what a member sees is what they are charged. method=spec is the contract literally: (total / active members) × (member meals / all meals); its shares add up to total / active members, the rest is `unallocated`. method=proportional: total × member meals / all meals, which recovers the whole total. Shares are rounded to the paisa with the leftover paise assigned to the largest remainders, so allocated + unallocated = totalExpenses exactly. Each line also gives the member's `extras` of the month and `total` = share + extras (what a close charges); members with extras and no meals follow with share 0; `totalBilled` = allocated + `totalExtras`. Members who do not dine (`dines: false`) are not on the bill, whoever marked their meals.
+         * @description Without `method`, the mess's `chargeMethod` (default proportional): what a close charges, so what a member sees is what they are charged. method=spec is the contract literally: (total / active members) × (member meals / all meals); its shares add up to total / active members, the rest is `unallocated`. method=proportional: total × member meals / all meals, which recovers the whole total. Shares are rounded to the paisa with the leftover paise assigned to the largest remainders, so allocated + unallocated = totalExpenses exactly. Each line also gives the member's `extras` of the month and `total` = share + extras (what a close charges); members with extras and no meals follow with share 0; `totalBilled` = allocated + `totalExtras`. Every present mark and every extra is billed, whoever dines now: a member who stops dining keeps the meals and extras of when they dined, and nobody can mark present (or record extras for) a member with `dines: false`, so the admin and the like are never on the bill.
          */
         get: operations["listShares"];
         put?: never;
@@ -364,7 +364,7 @@ export interface paths {
         };
         /**
          * The bill as CSV (UTF-8 with BOM, one row per member), for spreadsheets
-         * @description Downloads as `mess-bill-<month>-<method>.csv` (Content-Disposition: attachment). Without `method`, the mess's `chargeMethod` (default proportional): what a close charges, so what a member sees is what they are charged. method=spec is the contract literally: (total / active members) × (member meals / all meals); its shares add up to total / active members, the rest is `unallocated`. method=proportional: total × member meals / all meals, which recovers the whole total. Shares are rounded to the paisa with the leftover paise assigned to the largest remainders, so allocated + unallocated = totalExpenses exactly. Each line also gives the member's `extras` of the month and `total` = share + extras (what a close charges); members with extras and no meals follow with share 0; `totalBilled` = allocated + `totalExtras`. Members who do not dine (`dines: false`) are not on the bill, whoever marked their meals.
+         * @description Downloads as `mess-bill-<month>-<method>.csv` (Content-Disposition: attachment). Without `method`, the mess's `chargeMethod` (default proportional): what a close charges, so what a member sees is what they are charged. method=spec is the contract literally: (total / active members) × (member meals / all meals); its shares add up to total / active members, the rest is `unallocated`. method=proportional: total × member meals / all meals, which recovers the whole total. Shares are rounded to the paisa with the leftover paise assigned to the largest remainders, so allocated + unallocated = totalExpenses exactly. Each line also gives the member's `extras` of the month and `total` = share + extras (what a close charges); members with extras and no meals follow with share 0; `totalBilled` = allocated + `totalExtras`. Every present mark and every extra is billed, whoever dines now: a member who stops dining keeps the meals and extras of when they dined, and nobody can mark present (or record extras for) a member with `dines: false`, so the admin and the like are never on the bill.
          */
         get: operations["downloadSharesCsv"];
         put?: never;
@@ -410,7 +410,7 @@ export interface paths {
         put?: never;
         /**
          * Mark attendance for a meal slot: an upsert of (member, date, mealType)
-         * @description 201 when the mark is new; 200 when it changed the stored status or re-stated it (a re-statement writes nothing). Safe to retry. `mealType` must be a configured meal time. Managers and admins may mark for another approved member with `userId` (unknown member 404, not approved 400); anyone else naming another member gets 403. A mark made for a member by a manager, an admin or the counter is the kitchen's record: the member's own mark cannot change it (409). With the mess's `markingWindow` set, a member marks their own meals only inside it (409). Members with `dines: false` cannot mark their own meals (409). Nobody marks a member present for a meal their approved leave covers (409 `On leave`).
+         * @description 201 when the mark is new; 200 when it changed the stored status or re-stated it (a re-statement writes nothing). Safe to retry. `mealType` must be a configured meal time. Managers and admins may mark for another approved member with `userId` (unknown member 404, not approved 400); anyone else naming another member gets 403. A mark made for a member by a manager, an admin or the counter is the kitchen's record: the member's own mark cannot change it (409). With the mess's `markingWindow` set, a member marks their own meals only inside it (409). Members with `dines: false` cannot mark their own meals (409), and nobody marks them present (409 `The member does not dine at the mess`). Nobody marks a member present for a meal their approved leave covers (409 `On leave`).
          */
         post: operations["markAttendance"];
         delete?: never;
@@ -470,7 +470,7 @@ export interface paths {
         put?: never;
         /**
          * The counter: mark a pass's member present for its meal (manager, admin)
-         * @description 201 `repeat: false` when it marked the member present (a new mark, an absent one changed, or the member's own present mark taken over as the kitchen's record); 200 `repeat: true` when the mess or the counter had already recorded them present (a second plate). 50 scans of one pass at once mark once. 400 `Invalid pass` for a forged, tampered, expired or not-yet-valid pass; 409 when the member is on approved leave for the meal or its month is closed.
+         * @description 201 `repeat: false` when it marked the member present (a new mark, an absent one changed, or the member's own present mark taken over as the kitchen's record); 200 `repeat: true` when the mess or the counter had already recorded them present (a second plate). 50 scans of one pass at once mark once. 400 `Invalid pass` for a forged, tampered, expired or not-yet-valid pass; 409 when the member is on approved leave for the meal, does not dine at the mess (`dines: false`), or its month is closed.
          */
         post: operations["scanMealPass"];
         delete?: never;
@@ -1239,7 +1239,7 @@ export interface paths {
         get?: never;
         /**
          * Say whether a member eats at the mess (admin)
-         * @description Members with `dines: false` (the admin the service creates at first start, for one) are left out of `totalMembers`, the headcount, the attendance rate and the bill, and cannot mark their own meals. The mess may still mark them (the kitchen's record of a plate), but the bill counts only the meals of members who dine, and extras are not recorded for them. Takes effect at once in every figure and in the bill of every open month; a closed month keeps its frozen bill and charges. Idempotent.
+         * @description Members with `dines: false` (the admin the service creates at first start, for one) are left out of `totalMembers`, the headcount and the attendance rate at once; from then on nobody marks them present (their own marks, a manager's, a bulk row and the counter are refused) and no extras are recorded for them, so they add nothing to a bill. What they ate or took while they dined stays billed: the change never re-bills the past. Idempotent.
          */
         put: operations["setUserDines"];
         post?: never;

@@ -17,6 +17,7 @@ import {
   INVALID_PASS,
   MARKING_CLOSED,
   MESS_MADE_MARK,
+  MEMBER_NOT_A_DINER,
   NOT_A_DINER,
   ON_LEAVE,
   PASS_MEAL_OVER,
@@ -70,7 +71,9 @@ export class AttendanceController {
       'another member gets 403. A mark made for a member by a manager, an admin or the counter is the ' +
       "kitchen's record: the member's own mark cannot change it (409). With the mess's `markingWindow` set, a " +
       'member marks their own meals only inside it (409). Members with `dines: false` cannot mark their own meals ' +
-      '(409). Nobody marks a member present for a meal their approved leave covers (409 `On leave`).',
+      '(409), and nobody marks them present (409 `' +
+      MEMBER_NOT_A_DINER +
+      '`). Nobody marks a member present for a meal their approved leave covers (409 `On leave`).',
   })
   @ApiCreatedResponse({ type: AttendanceEnvelopeDto, description: 'A new mark' })
   @ApiOkResponse({ type: AttendanceEnvelopeDto, description: 'An existing mark, changed or re-stated' })
@@ -78,7 +81,7 @@ export class AttendanceController {
     400,
     [403, 'You can only mark your own attendance'],
     [404, 'User not found'],
-    [409, MESS_MADE_MARK, MARKING_CLOSED, NOT_A_DINER, ON_LEAVE, MONTH_CLOSED],
+    [409, MESS_MADE_MARK, MARKING_CLOSED, NOT_A_DINER, MEMBER_NOT_A_DINER, ON_LEAVE, MONTH_CLOSED],
   )
   async mark(
     @CurrentUser() caller: CurrentMember,
@@ -147,14 +150,14 @@ export class AttendanceController {
       "member's own present mark taken over as the kitchen's record); 200 `repeat: true` when the mess or the " +
       'counter had already recorded them present (a second plate). 50 scans of one pass at once mark once. ' +
       '400 `Invalid pass` for a forged, tampered, expired or not-yet-valid pass; 409 when the member is on ' +
-      'approved leave for the meal or its month is closed.',
+      'approved leave for the meal, does not dine at the mess (`dines: false`), or its month is closed.',
   })
   @ApiBody({ type: ScanDto })
   @ApiCreatedResponse({ type: ScanResultDto, description: 'Marked present' })
   @ApiOkResponse({ type: ScanResultDto, description: 'Already recorded present: a second plate' })
   @ApiRoleAuth(
     [400, { error: INVALID_PASS, details: [{ field: 'pass', message: INVALID_PASS }] }],
-    [409, ON_LEAVE, MONTH_CLOSED],
+    [409, ON_LEAVE, MEMBER_NOT_A_DINER, MONTH_CLOSED],
   )
   async scan(@CurrentUser() caller: CurrentMember, @Body() body: ScanDto): Promise<Upserted<ScanResultDto>> {
     const { row, repeat } = await this.attendance.scan(caller, body.pass);
@@ -174,7 +177,7 @@ export class AttendanceController {
     400,
     [403, 'You can only change your own attendance'],
     [404, 'Attendance record not found'],
-    [409, MESS_MADE_MARK, MARKING_CLOSED, NOT_A_DINER, ON_LEAVE, MONTH_CLOSED],
+    [409, MESS_MADE_MARK, MARKING_CLOSED, NOT_A_DINER, MEMBER_NOT_A_DINER, ON_LEAVE, MONTH_CLOSED],
   )
   async changeStatus(
     @CurrentUser() caller: CurrentMember,

@@ -12,6 +12,8 @@ export const MESS_MADE_MARK = 'This mark was made by the mess; ask a manager to 
 export const MARKING_CLOSED = 'Marking for this meal is closed';
 /** A member with `dines: false` marking their own meal. */
 export const NOT_A_DINER = 'You do not dine at the mess, so you have no meals to mark';
+/** The mess marking present (or scanning) a member with `dines: false`: the bill counts every present mark. */
+export const MEMBER_NOT_A_DINER = 'The member does not dine at the mess';
 /** A present mark (or a scan) for a meal covered by the member's approved leave. */
 export const ON_LEAVE = 'On leave';
 /** A forged, tampered, expired or not-yet-valid pass at the counter. */

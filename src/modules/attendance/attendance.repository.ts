@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { and, asc, count, desc, eq, getTableColumns, gte, lte, ne, sql, SQL } from 'drizzle-orm';
 import { Database, DbOrTx } from '../../database/database';
-import { diningMembers, memberNames } from '../users/member-names';
+import { memberNames } from '../users/member-names';
 import { attendance, AttendanceRow, AttendanceStatus, MarkSource } from './attendance.schema';
 import { isAnyUuid } from '../../database/sql-arrays';
 
@@ -199,11 +199,11 @@ export class AttendanceRepository {
     to: string,
     db: DbOrTx = this.db,
   ): Promise<{ userId: string; meals: number }[]> {
-    // Members who do not dine are not billed: their marks stay the kitchen's record, but count for nobody's share.
+    // Every present mark is billed, whoever dines now: a member who stops dining keeps the meals they ate (nobody
+    // marks a non-diner present, so the admin and the like have none).
     return db
       .select({ userId: attendance.userId, meals: count() })
       .from(attendance)
-      .innerJoin(diningMembers, eq(diningMembers.memberId, attendance.userId))
       .where(and(eq(attendance.status, 'present'), gte(attendance.date, from), lte(attendance.date, to)))
       .groupBy(attendance.userId)
       .orderBy(asc(attendance.userId));

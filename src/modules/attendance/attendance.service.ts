@@ -40,6 +40,7 @@ import {
   INVALID_PASS,
   MARKING_CLOSED,
   MESS_MADE_MARK,
+  MEMBER_NOT_A_DINER,
   NOT_A_DINER,
   ON_LEAVE,
   PASS_MEAL_OVER,
@@ -118,13 +119,15 @@ export class AttendanceService {
     const userId = body.userId ?? caller.id;
     if (userId !== caller.id) {
       if (!marksForOthers(caller)) throw forbidden('You can only mark your own attendance');
-      const status = (await this.users.statusesOf([userId])).get(userId);
-      if (!status) throw notFound('User not found');
-      if (status !== 'approved') {
+      const standing = (await this.users.standingsOf([userId])).get(userId);
+      if (!standing) throw notFound('User not found');
+      if (standing.status !== 'approved') {
         throw badRequest('Validation failed', [
-          { field: 'userId', message: `the member is ${status}, not approved` },
+          { field: 'userId', message: `the member is ${standing.status}, not approved` },
         ]);
       }
+      // Every present mark is billed: nobody marks present a member who does not dine.
+      if (!standing.dines && body.status === 'present') throw conflict(MEMBER_NOT_A_DINER);
     }
     const meal = await this.messConfig.assertMealType(body.mealType);
     const writer = await this.writerFor(caller, userId, body.date, meal);
@@ -311,6 +314,10 @@ export class AttendanceService {
     const meal = (await this.messConfig.settings()).mealTimes.find((m) => m.name === existing.mealType);
     const writer = await this.writerFor(caller, existing.userId, existing.date, meal);
     if (writer === 'member' && existing.source !== 'member') throw conflict(MESS_MADE_MARK);
+    if (writer === 'mess' && status === 'present' && existing.userId !== caller.id) {
+      const standing = (await this.users.standingsOf([existing.userId])).get(existing.userId);
+      if (standing && !standing.dines) throw conflict(MEMBER_NOT_A_DINER);
+    }
     const mark: SlotMark = {
       userId: existing.userId,
       date: existing.date,
@@ -353,15 +360,20 @@ export class AttendanceService {
     const userIds = [...firstIndex.keys()];
     // Read before the transaction: the users module answers on its own connection, and the embedded engine queues
     // every other statement behind an open transaction. A member removed meanwhile still fails the foreign key.
-    const statuses = await this.users.statusesOf(userIds);
+    const standings = await this.users.standingsOf(userIds);
     const slotWrite = this.repository.transaction(async (tx) => {
       body.marks.forEach((mark, i) => {
         if (rowErrors.has(i)) return;
-        const status = statuses.get(mark.userId);
-        if (status === 'approved') return;
+        const standing = standings.get(mark.userId);
+        if (standing?.status === 'approved') {
+          // Every present mark is billed: nobody marks present a member who does not dine.
+          if (standing.dines || mark.status !== 'present') return;
+          rowErrors.set(i, { field: `marks.${i}.userId`, message: 'the member does not dine at the mess' });
+          return;
+        }
         rowErrors.set(i, {
           field: `marks.${i}.userId`,
-          message: status ? `the member is ${status}, not approved` : 'no member has this id',
+          message: standing ? `the member is ${standing.status}, not approved` : 'no member has this id',
         });
       });
       if (rowErrors.size) {
@@ -445,6 +457,7 @@ export class AttendanceService {
     if (standing?.status !== 'approved') {
       throw badRequest(INVALID_PASS, [{ field: 'pass', message: 'the member is not approved' }]);
     }
+    if (!standing.dines) throw conflict(MEMBER_NOT_A_DINER);
     const meal = (await this.messConfig.settings()).mealTimes.find((m) => m.name === claims.mealType);
     const mark: SlotMark = {
       userId: claims.userId,

@@ -34,7 +34,9 @@ const METHODS_DESCRIPTION =
   'the paisa with the leftover paise assigned to the largest remainders, so allocated + unallocated = ' +
   "totalExpenses exactly. Each line also gives the member's `extras` of the month and `total` = share + extras " +
   '(what a close charges); members with extras and no meals follow with share 0; `totalBilled` = allocated + ' +
-  '`totalExtras`. Members who do not dine (`dines: false`) are not on the bill, whoever marked their meals.';
+  '`totalExtras`. Every present mark and every extra is billed, whoever dines now: a member who stops dining ' +
+  'keeps the meals and extras of when they dined, and nobody can mark present (or record extras for) a member ' +
+  'with `dines: false`, so the admin and the like are never on the bill.';
 
 /** The bill and the month's close, under /analytics as the contract placed them. */
 @ApiTags('Analytics')

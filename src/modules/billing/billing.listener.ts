@@ -7,7 +7,6 @@ import {
   type ExtraEvent,
   type FeedbackEvent,
   type LeaveEvent,
-  type MemberEvent,
 } from '../../common/events/domain-events';
 import { monthOf, monthsBetween } from '../../common/time/dates';
 import { MonthCache } from './month-cache';
@@ -53,13 +52,11 @@ export class BillingListener {
   }
 
   /**
-   * Approvals, rejections, role and dining changes move `totalMembers` (and the headcount) of every month; a dining
-   * change also moves who is billed, so every month's stored inputs are rebuilt before their next read. (This
-   * process first, then the invalidation: the other replicas rebuild on 'all' too.)
+   * Approvals, rejections, role and dining changes move `totalMembers` (and the headcount) of every month. (Not the
+   * bill's inputs: every present mark and every extra is billed, whoever dines now; nobody marks a non-diner present.)
    */
   @OnEvent(DomainEvents.MemberChanged)
-  onMemberChanged(event: MemberEvent): void {
-    if (event.change === 'dines') this.recalculator.markAllStale();
+  onMemberChanged(): void {
     this.cache.invalidateAll();
   }
 

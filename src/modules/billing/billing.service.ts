@@ -56,9 +56,7 @@ export class BillingService implements OnModuleInit {
   onModuleInit(): void {
     this.recalculator.use((month) => this.recalculate(month));
     // Another replica's write: its months' stored inputs are rebuilt there, but a reader here must not wait for it.
-    this.cache.onRemoteInvalidation((months) =>
-      months === 'all' ? this.recalculator.markAllStale() : this.recalculator.markStale(months),
-    );
+    this.cache.onRemoteInvalidation((months) => months !== 'all' && this.recalculator.markStale(months));
   }
 
   /**

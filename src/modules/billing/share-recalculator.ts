@@ -13,9 +13,6 @@ export class ShareRecalculator implements OnModuleDestroy {
   private readonly logger = new Logger(ShareRecalculator.name);
   private readonly dirty = new Set<string>();
   private readonly running = new Map<string, Promise<void>>();
-  /** When each month's last rebuild here began, and the instant before which every rebuild is stale. */
-  private readonly builtAt = new Map<string, number>();
-  private staleBefore?: number;
   private timer?: NodeJS.Timeout;
   private firstMarkAt = 0;
   private recalculate: (month: string) => Promise<void> = async () => undefined;
@@ -48,27 +45,15 @@ export class ShareRecalculator implements OnModuleDestroy {
     for (const month of months) this.dirty.add(month);
   }
 
-  /**
-   * Every month's stored inputs may be out of date (who dines changed: the bill counts only diners' meals): each
-   * month is rebuilt before its next read, at once, with no scheduled run for months nobody reads.
-   */
-  markAllStale(): void {
-    this.staleBefore = performance.now();
-  }
-
   isDirty(month: string): boolean {
-    // A run that began at the very instant of markAllStale may have read before the change: stale too.
-    return (
-      this.dirty.has(month) ||
-      (this.staleBefore !== undefined && (this.builtAt.get(month) ?? -Infinity) <= this.staleBefore)
-    );
+    return this.dirty.has(month);
   }
 
   /** Recalculates `month` now if it is dirty (or `force`), joining a run already in progress. */
   async ensureFresh(month: string, force = false): Promise<void> {
     const inFlight = this.running.get(month);
     if (inFlight) await inFlight;
-    if (force || this.isDirty(month)) await this.run(month);
+    if (force || this.dirty.has(month)) await this.run(month);
   }
 
   async flush(): Promise<void> {
@@ -88,14 +73,12 @@ export class ShareRecalculator implements OnModuleDestroy {
     if (existing) return existing;
     this.dirty.delete(month);
     const started = performance.now();
-    this.builtAt.set(month, started);
     const work = this.recalculate(month)
       .then(() => {
         this.runs += 1;
         this.logger.debug({ month, ms: Math.round(performance.now() - started) }, 'Month recalculated');
       })
       .catch((error: unknown) => {
-        this.builtAt.delete(month);
         this.dirty.add(month); // try again on the next read or flush
         throw error;
       })

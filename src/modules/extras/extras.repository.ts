@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { and, asc, count, desc, eq, gte, lte, sql, SQL } from 'drizzle-orm';
 import { Database, DbOrTx } from '../../database/database';
-import { diningMembers, memberNames } from '../users/member-names';
+import { memberNames } from '../users/member-names';
 import { extras, ExtraRow, NewExtraRow } from './extras.schema';
 
 export interface ExtraListFilter {
@@ -78,14 +78,13 @@ export class ExtrasRepository {
   }
 
   /**
-   * Each member's extras between two dates, members who dine only (a non-diner is not billed), in one grouped
-   * statement. `db`: the caller's transaction (the month's close reads in it).
+   * Each member's extras between two dates, in one grouped statement: every extra recorded is billed, whoever dines
+   * now (none can be recorded for a non-diner). `db`: the caller's transaction (the month's close reads in it).
    */
   memberTotals(from: string, to: string, db: DbOrTx = this.db): Promise<MemberExtras[]> {
     return db
       .select({ userId: extras.userId, fullName: memberNames.fullName, amountPaise: sumPaise })
       .from(extras)
-      .innerJoin(diningMembers, eq(diningMembers.memberId, extras.userId))
       .innerJoin(memberNames, eq(memberNames.memberId, extras.userId))
       .where(and(gte(extras.date, from), lte(extras.date, to)))
       .groupBy(extras.userId, memberNames.fullName)

@@ -1,4 +1,4 @@
-import { eq, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import { QueryBuilder } from 'drizzle-orm/pg-core';
 import { users } from './users.schema';
 
@@ -24,13 +24,3 @@ export const memberDirectory = new QueryBuilder()
   })
   .from(users)
   .as('member_directory');
-
-/**
- * The members who dine at the mess (`dines: true`), whatever their status: the bill counts only their meals and
- * extras. Read-only, like `memberNames`.
- */
-export const diningMembers = new QueryBuilder()
-  .select({ memberId: users.id })
-  .from(users)
-  .where(eq(users.dines, true))
-  .as('dining_members');

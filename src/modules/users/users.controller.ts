@@ -88,10 +88,10 @@ export class UsersController {
     summary: 'Say whether a member eats at the mess (admin)',
     description:
       'Members with `dines: false` (the admin the service creates at first start, for one) are left out of ' +
-      '`totalMembers`, the headcount, the attendance rate and the bill, and cannot mark their own meals. The ' +
-      "mess may still mark them (the kitchen's record of a plate), but the bill counts only the meals of members " +
-      'who dine, and extras are not recorded for them. Takes effect at once in every figure and in the bill of ' +
-      'every open month; a closed month keeps its frozen bill and charges. Idempotent.',
+      '`totalMembers`, the headcount and the attendance rate at once; from then on nobody marks them present ' +
+      "(their own marks, a manager's, a bulk row and the counter are refused) and no extras are recorded for " +
+      'them, so they add nothing to a bill. What they ate or took while they dined stays billed: the change ' +
+      'never re-bills the past. Idempotent.',
   })
   @ApiOkResponse({ type: UserStatusChangeDto })
   @ApiRoleAuth(400, [404, 'User not found'])
