@@ -158,6 +158,15 @@ describe('The counter: meal passes and scans (extension 2.1)', () => {
     clock.set(ist('2030-03-10', '12:10'));
   });
 
+  it('refuses the scan of a member who does not dine (409), and marks nothing', async () => {
+    const member = await t.member('student');
+    const { pass } = (await passFor(member, 'Lunch')).body;
+    expect((await t.put(`/users/${member.id}/dines`, { dines: false }, { token: admin })).status).toBe(200);
+    const res = await scan(pass);
+    expect([res.status, res.body.error]).toEqual([409, 'The member does not dine at the mess']);
+    expect((await t.get(`/attendance?userId=${member.id}`, { token: admin })).body.attendance).toEqual([]);
+  });
+
   it('marks once under 50 concurrent scans of one pass: one 201, the rest repeats', async () => {
     const member = await t.member('student');
     const { pass } = (await passFor(member, 'Lunch')).body;
