@@ -28,6 +28,9 @@ import type { NotificationRow } from './notifications.schema';
 import { effectivePreferences } from './preferences';
 import { planRoute } from './routing';
 
+/** Notifications written (with their delivery jobs) per transaction. */
+const NOTIFY_BATCH = 200;
+
 export interface NotificationRequest {
   userId: string;
   type: NotificationType;
@@ -85,20 +88,29 @@ export class NotificationsService {
       return preferences.switches[NOTIFICATION_TYPE_INFO[request.type].switch];
     });
     if (!wanted.length) return [];
-    const created = await this.repository.transaction(async (tx) => {
-      const rows = await this.repository.insertNew(
-        wanted.map((r) => ({
-          userId: r.userId,
-          type: r.type,
-          title: r.title,
-          content: r.content,
-          dedupeKey: r.dedupeKey ?? null,
-        })),
-        tx,
-      );
-      await this.queue.enqueue(rows, tx);
-      return rows;
-    });
+    // In transactions of NOTIFY_BATCH rows, the event loop let through between them: a fan-out to every member
+    // does not hold the embedded engine's single connection (or a pooled one) for the whole batch. Rows with a
+    // dedupe key make a retry after a failure between batches create only what is missing.
+    const created: NotificationRow[] = [];
+    for (let start = 0; start < wanted.length; start += NOTIFY_BATCH) {
+      if (start) await new Promise((resolve) => setImmediate(resolve));
+      const batch = wanted.slice(start, start + NOTIFY_BATCH);
+      const rows = await this.repository.transaction(async (tx) => {
+        const inserted = await this.repository.insertNew(
+          batch.map((r) => ({
+            userId: r.userId,
+            type: r.type,
+            title: r.title,
+            content: r.content,
+            dedupeKey: r.dedupeKey ?? null,
+          })),
+          tx,
+        );
+        await this.queue.enqueue(inserted, tx);
+        return inserted;
+      });
+      created.push(...rows);
+    }
     if (created.length) {
       this.logger.log({ type: wanted[0].type, count: created.length }, 'Notifications queued');
     }
