@@ -305,8 +305,12 @@ async function storm(
   stormed.sort((a, b) => a - b);
   const result: StormResult = {
     engine,
-    idle: { p50: percentile(idle, 0.5), p99: percentile(idle, 0.99), requests: idle.length },
-    storm: { p50: percentile(stormed, 0.5), p99: percentile(stormed, 0.99), requests: stormed.length },
+    idle: { p50: round1(percentile(idle, 0.5)), p99: round1(percentile(idle, 0.99)), requests: idle.length },
+    storm: {
+      p50: round1(percentile(stormed, 0.5)),
+      p99: round1(percentile(stormed, 0.99)),
+      requests: stormed.length,
+    },
     ratio: 0,
     logins,
     readStatuses,
