@@ -106,8 +106,8 @@ const lastParts = new Map<string, { minute: number; parts: { date: string; time:
 /** The calendar date and `HH:MM` time at an instant in a time zone. */
 export function localParts(instant: Date, timeZone: string): { date: string; time: string } {
   const ms = instant.getTime();
-  // Since 1980 every zone's offset is a whole number of minutes (some older ones had seconds, e.g. Calcutta time
-  // until 1942), so one minute of UTC is one local minute.
+  // Since 1980 every zone's offset is a whole number of minutes (some older ones had seconds, e.g. Monrovia's
+  // −0:44:30 until 1972), so one minute of UTC is one local minute.
   if (!(ms >= SINCE_WHOLE_MINUTE_OFFSETS)) return formatLocalParts(instant, timeZone);
   const minute = Math.floor(ms / 60_000);
   const last = lastParts.get(timeZone);
