@@ -2,7 +2,8 @@
 // PostgreSQL server, then measures every analytics endpoint over HTTP (uncached and cached), one month's
 // recalculation, the bare SQL behind each endpoint and an authenticated no-op request, and writes bench/REPORT.md.
 // Options (environment): BENCH_MEMBERS (2000), BENCH_MONTHS (12), BENCH_ENGINES (embedded,server),
-// BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres: a fresh database is created beside it).
+// BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres: a fresh database is created beside it),
+// BENCH_SECTIONS (analytics,cost: `cost` is the per-request A/B and login storm of bench/cost.ts).
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { sql } from 'drizzle-orm';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -17,6 +18,7 @@ import { openDatabase } from '../src/database/database';
 import { rowsOf, seedDemo, type DemoSummary } from '../src/database/seed-demo';
 import { MonthCache } from '../src/modules/billing/month-cache';
 import { BillingService } from '../src/modules/billing/billing.service';
+import { benchCost, costReport, type CostResult } from './cost';
 import { benchCounter, counterReport, type CounterResult } from './counter';
 import { HttpClient, login, round, statsOf, timed, type Stats } from './support';
 
@@ -24,6 +26,7 @@ const MEMBERS = Number(process.env.BENCH_MEMBERS ?? 2000);
 const MONTHS = Number(process.env.BENCH_MONTHS ?? 12);
 const ENGINES = (process.env.BENCH_ENGINES ?? 'embedded,server').split(',');
 const SERVER_BASE = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const SECTIONS = (process.env.BENCH_SECTIONS ?? 'analytics,cost').split(',');
 const UNCACHED_RUNS = 60;
 const CACHED_RUNS = 300;
 const SQL_RUNS = 60;
@@ -414,17 +417,23 @@ function explanation(name: string): string {
 
 async function main(): Promise<void> {
   const results: EngineResult[] = [];
-  for (const engine of ENGINES) {
+  for (const engine of SECTIONS.includes('analytics') ? ENGINES : []) {
     if (engine === 'server' && !(await serverAvailable())) {
       console.log(`[server] no PostgreSQL at ${SERVER_BASE}; skipped`);
       continue;
     }
     results.push(await benchEngine(engine as 'embedded' | 'server'));
   }
+  let cost: CostResult | undefined;
+  if (SECTIONS.includes('cost'))
+    cost = await benchCost({
+      serverBase: (await serverAvailable()) ? SERVER_BASE : undefined,
+      engines: ENGINES,
+    });
   mkdirSync('bench', { recursive: true });
-  writeFileSync('bench/REPORT.md', `${report(results)}\n`);
+  writeFileSync('bench/REPORT.md', `${report(results)}\n${cost ? `\n${costReport(cost)}\n` : ''}`);
   mkdirSync('bench/out', { recursive: true });
-  writeFileSync('bench/out/results.json', `${JSON.stringify(results, null, 2)}\n`);
+  writeFileSync('bench/out/results.json', `${JSON.stringify({ analytics: results, cost }, null, 2)}\n`);
   console.log('Wrote bench/REPORT.md');
 }
 

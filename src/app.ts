@@ -1,4 +1,3 @@
-import fastifyHelmet from '@fastify/helmet';
 import { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -10,6 +9,10 @@ import { AppConfig } from './config/app-config';
 import { AppModule } from './app.module';
 import { addSharedErrorResponses, finishDocument, operationId } from './common/http/api-docs';
 import { corsOptions, refuseForeignPreflight } from './common/http/cors';
+import { registerAdmission } from './common/http/admission';
+import { registerSecurityHeaders } from './common/http/security-headers';
+import { WorkLimiter } from './common/concurrency/work-limiter';
+import { Database } from './database/database';
 import { PrometheusMetrics } from './common/stats/prometheus';
 import {
   assertUtf8Charset,
@@ -75,22 +78,16 @@ export async function configureApp(app: NestFastifyApplication, config: AppConfi
   app.useLogger(app.get(Logger));
   app.setGlobalPrefix(API_PREFIX);
   app.enableCors(corsOptions(config.corsOrigins));
-  await app.register(fastifyHelmet, {
-    contentSecurityPolicy: {
-      directives: {
-        defaultSrc: ["'self'"],
-        scriptSrc: ["'self'"],
-        styleSrc: ["'self'", "'unsafe-inline'"],
-        imgSrc: ["'self'", 'data:'],
-        // Helmet's default would make a browser fetch the docs' assets over https even when the service is
-        // reached over plain HTTP (a LAN address, a port-forward), and /api/docs would render blank. Transport
-        // security belongs to the TLS terminator in front, which can send HSTS.
-        upgradeInsecureRequests: null,
-      },
-    },
-  });
 
   const fastify = app.getHttpAdapter().getInstance();
+  registerSecurityHeaders(fastify);
+  if (app.get(Database).kind === 'embedded') {
+    const { embeddedConcurrency, embeddedQueueTimeoutMs, embeddedMaxQueue } = config.db;
+    registerAdmission(
+      fastify,
+      new WorkLimiter(embeddedConcurrency, embeddedQueueTimeoutMs, embeddedMaxQueue),
+    );
+  }
   // The API speaks JSON only: without this, a text/plain body reaches validation as a string and answers a
   // confusing 400 about every field; now it is 415 like any other content type.
   fastify.removeContentTypeParser('text/plain');

@@ -100,6 +100,10 @@ export abstract class AppConfig {
     connectionTimeoutMs: number;
     /** Client-side deadline of every query on the server engine: a silent database answers 503 after this. */
     queryTimeoutMs: number;
+    /** Embedded engine: requests served at once, the longest wait for a turn and the most waiting (then 503). */
+    embeddedConcurrency: number;
+    embeddedQueueTimeoutMs: number;
+    embeddedMaxQueue: number;
   };
   declare readonly readyTimeoutMs: number;
   /** METRICS_TOKEN: when set, GET /api/metrics/prometheus asks for `Authorization: Bearer <it>`; else it is public. */
@@ -229,6 +233,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       statementTimeoutMs,
       connectionTimeoutMs: int('DB_CONNECTION_TIMEOUT_MS', 1_500, 100, 60_000),
       queryTimeoutMs,
+      embeddedConcurrency: int('EMBEDDED_CONCURRENCY', 8, 1, 256),
+      embeddedQueueTimeoutMs: int('EMBEDDED_QUEUE_TIMEOUT_MS', 500, 50, 60_000),
+      embeddedMaxQueue: int('EMBEDDED_MAX_QUEUE', 256, 1, 100_000),
     },
     readyTimeoutMs: int('READY_TIMEOUT_MS', 1_500, 100, 60_000),
     metricsToken: str('METRICS_TOKEN'),

@@ -69,4 +69,36 @@ describe('WorkLimiter', () => {
   it('needs at least one slot', () => {
     expect(() => new WorkLimiter(0, 100)).toThrow();
   });
+
+  it('refuses at once, without queueing, when `maxWaiting` are already waiting', async () => {
+    const limiter = new WorkLimiter(1, 10_000, 1);
+    const busy = gate();
+    const first = limiter.run(() => busy.done);
+    const queued = limiter.run(async () => 'queued');
+    const started = performance.now();
+    await expect(limiter.run(async () => 'third')).rejects.toBeInstanceOf(WorkQueueTimeoutError);
+    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(limiter.load).toEqual({ running: 1, waiting: 1 });
+    busy.open();
+    await first;
+    expect(await queued).toBe('queued');
+  });
+
+  it('hands out slots whose release is idempotent (enter)', async () => {
+    const limiter = new WorkLimiter(1, 10_000);
+    const release = await limiter.enter();
+    let second = false;
+    const next = limiter.enter().then((r) => {
+      second = true;
+      return r;
+    });
+    await tick();
+    expect(second).toBe(false);
+    release();
+    release(); // a second call must not free a slot that is not ours
+    const releaseNext = await next;
+    expect(limiter.load).toEqual({ running: 1, waiting: 0 });
+    releaseNext();
+    expect(limiter.load).toEqual({ running: 0, waiting: 0 });
+  });
 });

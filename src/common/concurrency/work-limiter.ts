@@ -25,6 +25,8 @@ export class WorkLimiter {
   constructor(
     readonly concurrency: number,
     readonly maxWaitMs: number,
+    /** Beyond this many waiting, new work is refused at once (503) rather than queued to time out later. */
+    readonly maxWaiting = Number.POSITIVE_INFINITY,
   ) {
     if (!Number.isInteger(concurrency) || concurrency < 1) throw new Error('concurrency must be at least 1');
   }
@@ -43,11 +45,31 @@ export class WorkLimiter {
     }
   }
 
+  /**
+   * A slot for work whose end is not a promise (an HTTP request, ended by its response): resolves with the function
+   * that gives the slot back (calling it again does nothing), or rejects like `run`.
+   */
+  async enter(): Promise<() => void> {
+    await this.acquire();
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.release();
+    };
+  }
+
+  private retryAfter(): number {
+    return Math.max(1, Math.ceil(this.maxWaitMs / 1000));
+  }
+
   private acquire(): Promise<void> {
     if (this.running < this.concurrency) {
       this.running += 1;
       return Promise.resolve();
     }
+    if (this.waiting.length >= this.maxWaiting)
+      return Promise.reject(new WorkQueueTimeoutError(this.retryAfter()));
     return new Promise<void>((resolve, reject) => {
       const entry = {
         start: () => {
@@ -57,7 +79,7 @@ export class WorkLimiter {
       };
       const timer = setTimeout(() => {
         this.waiting.splice(this.waiting.indexOf(entry), 1);
-        reject(new WorkQueueTimeoutError(Math.max(1, Math.ceil(this.maxWaitMs / 1000))));
+        reject(new WorkQueueTimeoutError(this.retryAfter()));
       }, this.maxWaitMs);
       this.waiting.push(entry);
     });

@@ -111,6 +111,14 @@ export class RateLimitGuard extends ThrottlerGuard {
     }
   }
 
+  /**
+   * The throttler's own key (route, throttler, client) without the SHA-256 it hashes it with: a hash per request
+   * and throttler bought nothing, since the key stays in this process's bounded map or, prefixed, in Redis.
+   */
+  protected override generateKey(context: ExecutionContext, suffix: string, name: string): string {
+    return `${context.getClass().name}-${context.getHandler().name}-${name}-${suffix}`;
+  }
+
   protected override async throwThrottlingException(
     _context: ExecutionContext,
     detail: ThrottlerLimitDetail,

@@ -61,3 +61,28 @@ describe('calendar dates', () => {
     );
   });
 });
+
+describe('localParts, asked many times a minute', () => {
+  it('answers each zone and each minute for itself, and a caller cannot change a later answer', () => {
+    const at = new Date('2026-11-23T18:29:59Z');
+    const first = localParts(at, 'Asia/Kolkata');
+    expect(first).toEqual({ date: '2026-11-23', time: '23:59' });
+    first.date = 'changed';
+    expect(localParts(new Date('2026-11-23T18:29:30Z'), 'Asia/Kolkata')).toEqual({
+      date: '2026-11-23',
+      time: '23:59',
+    });
+    expect(localParts(new Date('2026-11-23T18:30:00Z'), 'Asia/Kolkata')).toEqual({
+      date: '2026-11-24',
+      time: '00:00',
+    });
+    expect(localParts(at, 'UTC')).toEqual({ date: '2026-11-23', time: '18:29' });
+    expect(localParts(at, 'America/St_Johns')).toEqual({ date: '2026-11-23', time: '14:59' });
+  });
+
+  it('keeps the seconds of old offsets (Monrovia was UTC−0:44:30 until 1972)', () => {
+    // Within one UTC minute, local midnight: 00:44:20Z is 23:59:50 local, 00:44:40Z is 00:00:10.
+    expect(localParts(new Date('1960-01-01T00:44:20Z'), 'Africa/Monrovia').date).toBe('1959-12-31');
+    expect(localParts(new Date('1960-01-01T00:44:40Z'), 'Africa/Monrovia').date).toBe('1960-01-01');
+  });
+});

@@ -76,19 +76,61 @@ export function isoWeekDays(year: number, week: number): string[] {
   return Array.from({ length: 7 }, (_, i) => addDays(first, i));
 }
 
+/**
+ * One formatter per time zone, built on first use: constructing an Intl.DateTimeFormat costs ~0.1–0.2 ms and a lot of
+ * garbage (it loads the zone's ICU data), formatting with one costs a few µs, and "today" is asked on every menu read.
+ */
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+function formatterFor(timeZone: string): Intl.DateTimeFormat {
+  let formatter = formatters.get(timeZone);
+  if (!formatter) {
+    formatter = new Intl.DateTimeFormat('en-CA', {
+      timeZone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      hourCycle: 'h23',
+    });
+    formatters.set(timeZone, formatter);
+  }
+  return formatter;
+}
+
+const SINCE_WHOLE_MINUTE_OFFSETS = Date.UTC(1980, 0, 1);
+/** The last answer per time zone, by minute: most callers ask about "now", many times a minute. */
+const lastParts = new Map<string, { minute: number; parts: { date: string; time: string } }>();
+
 /** The calendar date and `HH:MM` time at an instant in a time zone. */
 export function localParts(instant: Date, timeZone: string): { date: string; time: string } {
-  const parts = new Intl.DateTimeFormat('en-CA', {
-    timeZone,
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    hourCycle: 'h23',
-  }).formatToParts(instant);
-  const get = (type: string) => parts.find((p) => p.type === type)!.value;
-  return { date: `${get('year')}-${get('month')}-${get('day')}`, time: `${get('hour')}:${get('minute')}` };
+  const ms = instant.getTime();
+  // Since 1980 every zone's offset is a whole number of minutes (some older ones had seconds, e.g. Monrovia's
+  // −0:44:30 until 1972), so one minute of UTC is one local minute.
+  if (!(ms >= SINCE_WHOLE_MINUTE_OFFSETS)) return formatLocalParts(instant, timeZone);
+  const minute = Math.floor(ms / 60_000);
+  const last = lastParts.get(timeZone);
+  if (last && last.minute === minute) return { ...last.parts };
+  const parts = formatLocalParts(instant, timeZone);
+  lastParts.set(timeZone, { minute, parts });
+  return { ...parts };
+}
+
+function formatLocalParts(instant: Date, timeZone: string): { date: string; time: string } {
+  let year = '';
+  let month = '';
+  let day = '';
+  let hour = '';
+  let minute = '';
+  for (const part of formatterFor(timeZone).formatToParts(instant)) {
+    if (part.type === 'year') year = part.value;
+    else if (part.type === 'month') month = part.value;
+    else if (part.type === 'day') day = part.value;
+    else if (part.type === 'hour') hour = part.value;
+    else if (part.type === 'minute') minute = part.value;
+  }
+  return { date: `${year}-${month}-${day}`, time: `${hour}:${minute}` };
 }
 
 /** The instant at which a local date and `HH:MM` occur in a time zone. */

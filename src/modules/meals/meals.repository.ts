@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { and, asc, eq, gte, lte, SQL } from 'drizzle-orm';
+import { and, asc, eq, gte, lte, sql } from 'drizzle-orm';
 import { Database } from '../../database/database';
 import { memberNames } from '../users/member-names';
 import { meals, MealRow, NewMealRow } from './meals.schema';
@@ -24,7 +24,25 @@ const withCreator = { meal: meals, creatorName: memberNames.fullName };
 /** The only code that queries `meals`. */
 @Injectable()
 export class MealsRepository {
-  constructor(private readonly database: Database) {}
+  /** The menu read, built and named once (it runs on every menu page): with and without a meal type. */
+  private readonly between;
+  private readonly betweenOfType;
+
+  constructor(private readonly database: Database) {
+    this.between = this.prepareBetween(false);
+    this.betweenOfType = this.prepareBetween(true);
+  }
+
+  private prepareBetween(ofType: boolean) {
+    const inPeriod = and(gte(meals.date, sql.placeholder('first')), lte(meals.date, sql.placeholder('last')));
+    return this.database.db
+      .select(withCreator)
+      .from(meals)
+      .leftJoin(memberNames, eq(memberNames.memberId, meals.createdBy))
+      .where(ofType ? and(inPeriod, eq(meals.mealType, sql.placeholder('mealType'))) : inPeriod)
+      .orderBy(asc(meals.date), asc(meals.mealType))
+      .prepare(ofType ? 'meals_between_of_type' : 'meals_between');
+  }
 
   private get db() {
     return this.database.db;
@@ -56,14 +74,9 @@ export class MealsRepository {
 
   /** The menus of a period (a day or a week, so always a handful), by date and meal type. */
   async listBetween(filter: MealListFilter): Promise<MealWithCreator[]> {
-    const conditions: SQL[] = [gte(meals.date, filter.first), lte(meals.date, filter.last)];
-    if (filter.mealType !== undefined) conditions.push(eq(meals.mealType, filter.mealType));
-    return this.db
-      .select(withCreator)
-      .from(meals)
-      .leftJoin(memberNames, eq(memberNames.memberId, meals.createdBy))
-      .where(and(...conditions))
-      .orderBy(asc(meals.date), asc(meals.mealType));
+    return filter.mealType === undefined
+      ? this.between.execute({ first: filter.first, last: filter.last })
+      : this.betweenOfType.execute({ first: filter.first, last: filter.last, mealType: filter.mealType });
   }
 
   /** A second menu for the same (date, meal type), also under a race, is a unique violation (409). */
