@@ -234,7 +234,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       connectionTimeoutMs: int('DB_CONNECTION_TIMEOUT_MS', 1_500, 100, 60_000),
       queryTimeoutMs,
       embeddedConcurrency: int('EMBEDDED_CONCURRENCY', 8, 1, 256),
-      embeddedQueueTimeoutMs: int('EMBEDDED_QUEUE_TIMEOUT_MS', 500, 50, 60_000),
+      embeddedQueueTimeoutMs: int('EMBEDDED_QUEUE_TIMEOUT_MS', 1_000, 50, 60_000),
       embeddedMaxQueue: int('EMBEDDED_MAX_QUEUE', 256, 1, 100_000),
     },
     readyTimeoutMs: int('READY_TIMEOUT_MS', 1_500, 100, 60_000),

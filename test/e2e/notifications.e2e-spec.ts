@@ -658,15 +658,15 @@ describe('Notifications with both providers configured', () => {
         expect((await historyOf(m))[0]).toMatchObject({ status: 'retrying', attempts: 1 });
       }
 
-      // within NOTIFY_JOB_EXPIRE_SECONDS of its last change a row is left alone
-      await tickAt(new Date(Date.now() + 60_000));
-      await n.settle();
-      expect((await historyOf(lost))[0]).toMatchObject({ status: 'retrying' });
-
-      // later: new jobs for the first two, delivered once; a second tick adds nothing. (The ticks run every
-      // schedule at that hour: a meal reminder may join the history, so each row is found by its id.)
+      // within NOTIFY_JOB_EXPIRE_SECONDS of its last change a row is left alone. (A tick runs every schedule of its
+      // hour: a meal reminder may join a member's history, so each row is found by its id.)
       const rowOf = async (m: { token: string }, id: string) =>
         (await historyOf(m)).find((row: { _id: string }) => row._id === id);
+      await tickAt(new Date(Date.now() + 60_000));
+      await n.settle();
+      expect(await rowOf(lost, rows[0].id)).toMatchObject({ status: 'retrying' });
+
+      // later: new jobs for the first two, delivered once; a second tick adds nothing
       await database.db.execute(
         sql`update notifications set created_at = now() - interval '25 hours' where id = ${rows[2].id}`,
       );

@@ -111,6 +111,10 @@ export class TestApp {
       RATE_LIMIT_PER_MINUTE: '100000',
       // Suites register and log in many members at once on a busy machine: no 503 from the hashing queue.
       BCRYPT_QUEUE_TIMEOUT_MS: '60000',
+      // Likewise the embedded engine's admission: suites fire bursts of 50 requests while another suite shares the
+      // two cores, and a functional test must not meet the overload 503 (admission.spec.ts and `npm run load
+      // -- --engine embedded` exercise it).
+      EMBEDDED_QUEUE_TIMEOUT_MS: '30000',
       ...(db.url ? { DATABASE_URL: db.url } : {}),
       ...env,
     });
