@@ -93,7 +93,19 @@ function compile(outDir) {
   return { count: parsed.fileNames.length, errors };
 }
 
-function main() {
+/** Whether dist/ is missing or older than the sources (a hash of them, no TypeScript loaded). Used by start.js. */
+function isBuildCurrent() {
+  const outDir = join(ROOT, 'dist');
+  const stampFile = join(outDir, STAMP_NAME);
+  return (
+    existsSync(join(outDir, 'main.js')) &&
+    existsSync(stampFile) &&
+    readFileSync(stampFile, 'utf8').trim() === fingerprint(sourceFiles())
+  );
+}
+
+/** Compiles when the sources changed since the last build (or with --force); exits 1 on a syntax error. */
+function buildIfChanged() {
   const started = performance.now();
   const outDir = join(ROOT, 'dist');
   const stampFile = join(outDir, STAMP_NAME);
@@ -115,4 +127,6 @@ function main() {
   );
 }
 
-main();
+module.exports = { isBuildCurrent };
+
+if (require.main === module) buildIfChanged();

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 /**
- * `npm start`'s prestart on a copy of the project: it compiles when dist/ is missing or a source changed, and
+ * `npm start`'s build check (scripts/start.js runs it) on a copy of the project: it compiles when dist/ is missing or a source changed, and
  * does nothing (no file written) when nothing did, whatever the files' times say.
  */
 describe('npm start compiles only when the sources changed', () => {
