@@ -299,6 +299,34 @@ describe('Notification triggers and schedules', () => {
     expect(await received(managerBoth, 'DISCREPANCY_ALERT')).toHaveLength(3);
   });
 
+  it('DISCREPANCY_ALERT for a meal being served without a menu is one per slot, however many plates are marked', async () => {
+    const { manager, student, studentWhatsApp, studentQuiet } = members;
+    const day = addDays(today(), 5);
+    const slotAlerts = async () =>
+      (await received(manager, 'DISCREPANCY_ALERT')).filter(
+        (x) => x.title === `Attendance discrepancy: Lunch on ${day}`,
+      );
+    fixClock(t, zonedInstant(day, '13:00', TZ)); // Lunch (12:30–14:30) is being served; no menu was published
+    try {
+      for (const m of [student, studentWhatsApp, studentQuiet]) {
+        const res = await t.post(
+          '/attendance',
+          { date: day, mealType: 'Lunch', status: 'present', userId: m.id },
+          { token: members.managerBoth.token },
+        );
+        expect(res.status).toBe(201);
+        await n.settle();
+      }
+    } finally {
+      restoreClock(t);
+    }
+    const alerts = await slotAlerts();
+    expect(alerts).toHaveLength(1);
+    expect(alerts[0].content).toBe(
+      `${student.fullName} is marked present for Lunch on ${day}, but no menu was published for that meal.`,
+    );
+  });
+
   it('MEAL_UPDATE announces every change (Dal → Rajma → Dal is three) and a withdrawn menu', async () => {
     const { manager, student } = members;
     const day = addDays(today(), 4);

@@ -4,12 +4,14 @@ import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
  * Coalesces recalculation of monthly bills. Writes mark their month dirty; a dirty month is recalculated once after
  * a short quiet period (DEBOUNCE_MS, at most MAX_WAIT_MS after the first mark), however many writes came in. A reader
  * that needs a dirty month recalculates it at once instead of waiting, and concurrent requests for the same month
- * share one run.
+ * share one run. MAX_WAIT_MS bounds only how stale the stored inputs get while nobody reads them: during a rush of
+ * writes (the counter at dinner: a scan a second or more) a rebuild every second (~0.1 s of database CPU for a month
+ * of 2,000 members) took the CPU the scans needed (scan p95 195 → 49 ms with it out of the way).
  */
 @Injectable()
 export class ShareRecalculator implements OnModuleDestroy {
   static readonly DEBOUNCE_MS = 200;
-  static readonly MAX_WAIT_MS = 1_000;
+  static readonly MAX_WAIT_MS = 15_000;
   private readonly logger = new Logger(ShareRecalculator.name);
   private readonly dirty = new Set<string>();
   private readonly running = new Map<string, Promise<void>>();

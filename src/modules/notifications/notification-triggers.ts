@@ -183,7 +183,8 @@ export class NotificationTriggers {
    * DISCREPANCY_ALERT to the managers (but the one who marked) when marks of one meal slot are created or changed
    * after its meal ended, or members are marked present for a meal that has begun without a published menu. One
    * alert per manager for a whole bulk request, summarising its marks; settings, menu, managers and names are read
-   * once. Keyed on the mark's (or the batch's) version, so every later change is reported and none twice.
+   * once. Keyed on the mark's (or the batch's) version, so every later change is reported and none twice; a meal
+   * in progress without a menu on its slot, so it is reported once.
    */
   async slotDiscrepancies(batch: AttendanceBulkEvent): Promise<number> {
     const { mealTimes } = await this.messConfig.settings();
@@ -211,9 +212,13 @@ export class NotificationTriggers {
     const message = single
       ? Messages.discrepancy(single, reasons)
       : Messages.slotDiscrepancies(batch, marks, reasons);
-    const version = single
-      ? `${single.attendanceId}:${single.markedAt ?? batch.markedAt}:${single.status}`
-      : `${batch.date}:${batch.mealType}:${batch.markedAt}`;
+    // A meal being served without a menu is one alert per slot and manager, however many plates are marked or
+    // scanned (a dinner rush would otherwise send one per plate); marks after the meal are reported one by one.
+    const version = !afterMeal
+      ? `no-menu:${batch.date}:${batch.mealType}`
+      : single
+        ? `${single.attendanceId}:${single.markedAt ?? batch.markedAt}:${single.status}`
+        : `${batch.date}:${batch.mealType}:${batch.markedAt}`;
     const created = await this.notifications.notify(
       managers
         .filter((manager) => manager.id !== batch.actorId)
