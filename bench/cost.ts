@@ -16,11 +16,10 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from 'pg';
 import { localParts } from '../src/common/time/dates';
 import { openDatabase } from '../src/database/database';
 import { seedDemo } from '../src/database/seed-demo';
-import { login as loginAt } from './support';
+import { freshServerDatabase, login as loginAt } from './support';
 
 const root = join(__dirname, '..', '..');
 const ROUNDS = Number(process.env.COST_ROUNDS ?? 2);
@@ -316,23 +315,6 @@ async function storm(
   return result;
 }
 
-async function freshServerDatabase(serverBase: string): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `mess_cost_${randomBytes(4).toString('hex')}`;
-  const admin = async (statement: string) => {
-    const client = new Client({ connectionString: serverBase });
-    await client.connect();
-    try {
-      await client.query(statement);
-    } finally {
-      await client.end();
-    }
-  };
-  await admin(`create database "${name}"`);
-  const url = new URL(serverBase);
-  url.pathname = `/${name}`;
-  return { url: url.toString(), drop: () => admin(`drop database if exists "${name}" with (force)`) };
-}
-
 /** A small demo (300 members, 2 months: what one menu read touches does not grow with the year). */
 async function seed(database: { url: string } | { dataDir: string }) {
   const today = localParts(new Date(), 'Asia/Kolkata').date;
@@ -363,7 +345,7 @@ export async function benchCost(options: { serverBase?: string; engines: string[
     (_, i) => `member${String(i + 10).padStart(5, '0')}@mess.local`,
   );
   if (options.serverBase) {
-    const server = await freshServerDatabase(options.serverBase);
+    const server = await freshServerDatabase(options.serverBase, 'mess_cost');
     try {
       const { summary, path } = await seed({ url: server.url });
       result.ab = await abRounds(server.url, path, emails[0], summary.memberPassword);

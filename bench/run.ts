@@ -20,7 +20,7 @@ import { MonthCache } from '../src/modules/billing/month-cache';
 import { BillingService } from '../src/modules/billing/billing.service';
 import { benchCost, costReport, type CostResult } from './cost';
 import { benchCounter, counterReport, type CounterResult } from './counter';
-import { HttpClient, login, round, statsOf, timed, type Stats } from './support';
+import { freshServerDatabase, HttpClient, login, round, statsOf, timed, type Stats } from './support';
 
 const MEMBERS = Number(process.env.BENCH_MEMBERS ?? 2000);
 const MONTHS = Number(process.env.BENCH_MONTHS ?? 12);
@@ -73,7 +73,7 @@ async function benchEngine(engine: 'embedded' | 'server'): Promise<EngineResult>
   let dataDir: string | undefined;
   let serverDb: { url: string; drop: () => Promise<void> } | undefined;
   if (engine === 'embedded') dataDir = mkdtempSync(join(tmpdir(), 'mess-bench-'));
-  else serverDb = await freshServerDatabase();
+  else serverDb = await freshServerDatabase(SERVER_BASE, 'mess_bench');
 
   // A bulk load outlasts the service's statement timeout.
   try {
@@ -295,23 +295,6 @@ async function benchAccounts(
     `[${engine}] accounts: close p95 ${close.p95} ms (${charges} charges over ${months.length} months), list p95 ${list.p95} ms, statement p95 ${statement.p95} ms, payment p95 ${payment.p95} ms\n`,
   );
   return { closedMonths: months.length, charges, close, payments, list, statement, payment };
-}
-
-async function freshServerDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `mess_bench_${Date.now()}`;
-  const admin = async (statement: string) => {
-    const client = new Client({ connectionString: SERVER_BASE });
-    await client.connect();
-    try {
-      await client.query(statement);
-    } finally {
-      await client.end();
-    }
-  };
-  await admin(`create database "${name}"`);
-  const url = new URL(SERVER_BASE);
-  url.pathname = `/${name}`;
-  return { url: url.toString(), drop: () => admin(`drop database if exists "${name}" with (force)`) };
 }
 
 async function serverAvailable(): Promise<boolean> {

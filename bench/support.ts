@@ -1,6 +1,8 @@
 // What every section of `npm run bench` shares: timing statistics, the HTTP client in its worker thread, logging in.
+import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { Client } from 'pg';
 import type { LoadJob, LoadResult } from './client-worker';
 
 export interface Stats {
@@ -111,4 +113,25 @@ export async function login(base: string, email: string, password: string): Prom
   });
   if (res.status !== 200) throw new Error(`login failed: ${res.status} ${await res.text()}`);
   return ((await res.json()) as { token: string }).token;
+}
+
+/** A new, empty database beside `serverBase` (same server and credentials), and how to drop it. */
+export async function freshServerDatabase(
+  serverBase: string,
+  prefix: string,
+): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `${prefix}_${randomBytes(4).toString('hex')}`;
+  const admin = async (statement: string) => {
+    const client = new Client({ connectionString: serverBase });
+    await client.connect();
+    try {
+      await client.query(statement);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`create database "${name}"`);
+  const url = new URL(serverBase);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: () => admin(`drop database if exists "${name}" with (force)`) };
 }
