@@ -22,8 +22,9 @@ export class LeaveCalendar {
   }
 
   /** Every member whose approved leave covers the meal starting at `mealStart`. */
-  membersOnLeave(mealStart: Date): Promise<string[]> {
-    return this.repository.approvedAt(mealStart, undefined);
+  async membersOnLeave(mealStart: Date): Promise<string[]> {
+    const [members] = await this.repository.approvedAtEach([mealStart]);
+    return members;
   }
 
   /** For each meal start, every member whose approved leave covers it (one read for a day's meals). */

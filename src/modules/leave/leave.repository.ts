@@ -74,37 +74,24 @@ export class LeaveRepository {
 
   /** The member's pending and approved leaves that share an instant with [startsAt, endsAt). */
   activeOverlapping(userId: string, startsAt: Date, endsAt: Date, db: DbOrTx): Promise<LeaveRow[]> {
-    return db
-      .select()
-      .from(leaves)
-      .where(
-        and(
-          eq(leaves.userId, userId),
-          inArray(leaves.status, ACTIVE_LEAVE_STATUSES),
-          lt(leaves.startsAt, endsAt),
-          gt(leaves.endsAt, startsAt),
-        ),
-      );
+    return this.active(userId, [lt(leaves.startsAt, endsAt), gt(leaves.endsAt, startsAt)], db);
   }
 
   /** The member's pending and approved leaves with a day in [from, to] (the monthly cap counts their days). */
   activeBetweenDates(userId: string, from: string, to: string, db: DbOrTx): Promise<LeaveRow[]> {
+    return this.active(userId, [lte(leaves.startDate, to), gte(leaves.endDate, from)], db);
+  }
+
+  private active(userId: string, within: SQL[], db: DbOrTx): Promise<LeaveRow[]> {
     return db
       .select()
       .from(leaves)
-      .where(
-        and(
-          eq(leaves.userId, userId),
-          inArray(leaves.status, ACTIVE_LEAVE_STATUSES),
-          lte(leaves.startDate, to),
-          gte(leaves.endDate, from),
-        ),
-      );
+      .where(and(eq(leaves.userId, userId), inArray(leaves.status, ACTIVE_LEAVE_STATUSES), ...within));
   }
 
-  /** Of `userIds` (all members when undefined), those on approved leave at `instant`. */
-  async approvedAt(instant: Date, userIds: string[] | undefined, db: DbOrTx = this.db): Promise<string[]> {
-    if (userIds && !userIds.length) return [];
+  /** Of `userIds`, those on approved leave at `instant`. */
+  async approvedAt(instant: Date, userIds: string[], db: DbOrTx = this.db): Promise<string[]> {
+    if (!userIds.length) return [];
     const rows = await db
       .selectDistinct({ userId: leaves.userId })
       .from(leaves)
@@ -113,7 +100,7 @@ export class LeaveRepository {
           eq(leaves.status, 'approved'),
           lte(leaves.startsAt, instant),
           gt(leaves.endsAt, instant),
-          userIds ? isAnyUuid(leaves.userId, userIds) : undefined,
+          isAnyUuid(leaves.userId, userIds),
         ),
       );
     return rows.map((r) => r.userId);
