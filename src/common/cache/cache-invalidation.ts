@@ -1,4 +1,4 @@
-import { Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { BeforeApplicationShutdown, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { sql } from 'drizzle-orm';
 import type Redis from 'ioredis';
 import type * as IoRedis from 'ioredis';
@@ -31,27 +31,63 @@ const RECONNECT_MS = 1_000;
  * is down a replica may miss some, so when it comes back every subscriber drops everything, and the caches keep
  * their time limits as a last resort.
  */
-export abstract class CacheInvalidation implements OnModuleInit, OnApplicationShutdown {
+export abstract class CacheInvalidation
+  implements OnModuleInit, BeforeApplicationShutdown, OnApplicationShutdown
+{
   abstract readonly transport: 'redis' | 'postgres' | 'none';
   protected readonly logger = new Logger('CacheInvalidation');
   protected readonly origin = randomUUID();
   private readonly handlers = new Map<string, InvalidationHandler[]>();
+  /** What waits to be published, by topic. */
+  private readonly queued = new Map<string, Set<string> | 'all'>();
+  private flushTimer?: NodeJS.Timeout;
+  static readonly COALESCE_MS = 20;
 
   /** `handler` runs for every change of `topic` published by another process. */
   subscribe(topic: string, handler: InvalidationHandler): void {
     this.handlers.set(topic, [...(this.handlers.get(topic) ?? []), handler]);
   }
 
-  /** Tells the other replicas; never throws (a failure is logged, and the caches' time limits still apply). */
+  /**
+   * Tells the other replicas, within COALESCE_MS: what is published meanwhile travels in the same message, one per
+   * topic (at the counter's dinner rush every scan invalidates its month; one NOTIFY per scan took a statement and
+   * the notify queue's lock at every commit). Never throws: a failure is logged, and the caches' time limits still
+   * apply.
+   */
   publish(topic: string, keys: Invalidated): void {
     if (Array.isArray(keys) && !keys.length) return;
-    const message: Message = { origin: this.origin, topic, keys };
-    this.send(JSON.stringify(message)).catch((error: unknown) =>
-      this.logger.warn({ reason: (error as Error).message, topic }, 'Could not publish a cache invalidation'),
+    const queued = this.queued.get(topic);
+    if (keys === 'all' || queued === 'all') this.queued.set(topic, 'all');
+    else this.queued.set(topic, new Set([...(queued ?? []), ...keys]));
+    if (!this.flushTimer) {
+      this.flushTimer = setTimeout(() => void this.flush(), CacheInvalidation.COALESCE_MS);
+      this.flushTimer.unref();
+    }
+  }
+
+  /** Sends what is queued now (also before shutdown, while the database and Redis are still open). */
+  async flush(): Promise<void> {
+    clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    const batch = [...this.queued];
+    this.queued.clear();
+    await Promise.all(
+      batch.map(([topic, keys]) => {
+        const message: Message = { origin: this.origin, topic, keys: keys === 'all' ? 'all' : [...keys] };
+        return this.send(JSON.stringify(message)).catch((error: unknown) =>
+          this.logger.warn(
+            { reason: (error as Error).message, topic },
+            'Could not publish a cache invalidation',
+          ),
+        );
+      }),
     );
   }
 
   async onModuleInit(): Promise<void> {}
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.flush();
+  }
   async onApplicationShutdown(): Promise<void> {}
 
   protected abstract send(payload: string): Promise<void>;

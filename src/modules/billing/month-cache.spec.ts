@@ -28,13 +28,30 @@ describe('MonthCache', () => {
   });
 
   describe('across replicas', () => {
-    it('publishes the months it invalidates, and everything on invalidateAll', () => {
+    it('publishes the months it invalidates, and everything on invalidateAll', async () => {
       cache.invalidate(['2025-03', '2025-03', '2025-04']);
+      await wire.flush();
       cache.invalidateAll();
+      await wire.flush();
       expect(wire.sent).toEqual([
         { origin: expect.any(String), topic: 'analytics', keys: ['2025-03', '2025-04'] },
         { origin: expect.any(String), topic: 'analytics', keys: 'all' },
       ]);
+    });
+
+    it('sends what is invalidated within a few milliseconds as one message', async () => {
+      cache.invalidate(['2025-03']);
+      cache.invalidate(['2025-04', '2025-03']);
+      expect(wire.sent).toEqual([]);
+      await new Promise((resolve) => setTimeout(resolve, CacheInvalidation.COALESCE_MS + 30));
+      expect(wire.sent).toEqual([
+        { origin: expect.any(String), topic: 'analytics', keys: ['2025-03', '2025-04'] },
+      ]);
+      cache.invalidate(['2025-05']);
+      cache.invalidateAll();
+      await wire.flush();
+      expect(wire.sent.at(-1)).toEqual({ origin: expect.any(String), topic: 'analytics', keys: 'all' });
+      expect(wire.sent).toHaveLength(2);
     });
 
     it("drops the months another replica's write touched, keeps the others, and ignores its own echo", async () => {
