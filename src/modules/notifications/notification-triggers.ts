@@ -33,6 +33,17 @@ import { PendingWork } from './pending-work';
 export class NotificationTriggers {
   private readonly logger = new Logger('NotificationTriggers');
   private readonly pending = new PendingWork(this.logger);
+  /**
+   * Meal slots served without a menu that were already reported (their alert is one per slot and manager), and
+   * slots whose menu was seen published, until when: a dinner rush scans a plate a second, and each would otherwise
+   * read the menu (or, without one, the managers and the member's name) again after its answer. Only slots of meals
+   * in progress are kept, so both stay small; a menu withdrawn here forgets its slot at once, one withdrawn through
+   * another replica within MENU_SEEN_MS.
+   */
+  private readonly reportedNoMenu = new Set<string>();
+  private readonly menuSeen = new Map<string, number>();
+  static readonly MENU_SEEN_MS = 10_000;
+  private static readonly SLOTS_KEPT = 500;
 
   constructor(
     private readonly notifications: NotificationsService,
@@ -69,11 +80,13 @@ export class NotificationTriggers {
 
   @OnEvent(DomainEvents.MealChanged)
   onMealChanged(event: MealEvent): void {
+    this.menuSeen.clear(); // a menu moved to another slot leaves its old one without
     this.pending.track('menu changed', () => this.mealUpdate(event, 'changed'));
   }
 
   @OnEvent(DomainEvents.MealDeleted)
   onMealDeleted(event: MealEvent): void {
+    this.menuSeen.delete(`${event.date}:${event.mealType}`);
     this.pending.track('menu withdrawn', () => this.mealUpdate(event, 'withdrawn'));
   }
 
@@ -194,10 +207,10 @@ export class NotificationTriggers {
     const tz = this.config.messTimezone;
     const afterMeal = zonedInstant(batch.date, meal.endTime, tz) <= now;
     const begun = zonedInstant(batch.date, meal.startTime, tz) <= now;
-    const noMenu =
-      begun &&
-      batch.marks.some((mark) => mark.status === 'present') &&
-      !(await this.meals.exists(batch.date, batch.mealType));
+    const slot = `${batch.date}:${batch.mealType}`;
+    const presentNow = begun && batch.marks.some((mark) => mark.status === 'present');
+    if (presentNow && !afterMeal && this.reportedNoMenu.has(slot)) return 0;
+    const noMenu = presentNow && !(await this.hasMenu(slot, batch));
     if (!afterMeal && !noMenu) return 0;
     const reasons: ('after-meal' | 'no-menu')[] = [
       ...(afterMeal ? (['after-meal'] as const) : []),
@@ -229,6 +242,25 @@ export class NotificationTriggers {
           dedupeKey: `DISCREPANCY_ALERT:${version}:${manager.id}`,
         })),
     );
+    if (!afterMeal) remember(this.reportedNoMenu, slot, NotificationTriggers.SLOTS_KEPT);
     return created.length;
   }
+
+  /** Whether the slot's menu is published: read at most every MENU_SEEN_MS while it is. */
+  private async hasMenu(slot: string, batch: AttendanceBulkEvent): Promise<boolean> {
+    const now = Date.now();
+    if ((this.menuSeen.get(slot) ?? 0) > now) return true;
+    const published = await this.meals.exists(batch.date, batch.mealType);
+    if (published) {
+      if (this.menuSeen.size >= NotificationTriggers.SLOTS_KEPT) this.menuSeen.clear();
+      this.menuSeen.set(slot, now + NotificationTriggers.MENU_SEEN_MS);
+    }
+    return published;
+  }
+}
+
+/** Adds `key` to a set kept under `limit` entries (emptied when full: the slots it holds are of meals now served). */
+function remember(set: Set<string>, key: string, limit: number): void {
+  if (set.size >= limit) set.clear();
+  set.add(key);
 }
