@@ -81,6 +81,8 @@ describe('Auth: the contract walked as a new member would', () => {
     expect(profile.body.user).toMatchObject({ fullName: 'Asha V.', phone: '+919123456780' });
     expect(profile.body.user.password).toBeUndefined();
     expect(profile.body.user.passwordHash).toBeUndefined();
+    // the token's holder is read again after the change: the new name at once
+    expect((await t.get('/auth/verify', { token })).body.user.fullName).toBe('Asha V.');
 
     // admin sets the mess up once; the second time is 409
     const setup = {
@@ -121,6 +123,8 @@ describe('Auth: the contract walked as a new member would', () => {
     // password change makes every older token 401
     const older1 = await t.login('asha.verma@college.edu', 'first-password');
     const older2 = await t.login('asha.verma@college.edu', 'first-password');
+    // used once (remembered by the token-holder cache), then ended by the change
+    expect((await t.get('/auth/verify', { token: older2 })).status).toBe(200);
     const changed = await t.post(
       '/auth/password',
       { currentPassword: 'first-password', newPassword: 'second-password' },
@@ -322,6 +326,9 @@ describe('Auth: the contract walked as a new member would', () => {
       const admin = await t.adminToken();
       await t.put(`/users/${manager.id}/role`, { role: 'manager' }, { token: admin });
       expect((await t.get(`/users/${member.id}`, { token: manager.token })).status).toBe(200);
+      // rejected: the token just used is refused at once
+      await t.put(`/users/${manager.id}/reject`, undefined, { token: admin });
+      expect((await t.get(`/users/${member.id}`, { token: manager.token })).status).toBe(401);
     });
 
     it('rejects a wrong current password on change and keeps the old password', async () => {

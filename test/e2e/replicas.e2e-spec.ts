@@ -129,6 +129,23 @@ describeReplicas('Three replicas on one PostgreSQL database and Redis', () => {
     }
   });
 
+  it('ends a session on every replica within 1 s: a logout through one, a rejection through another', async () => {
+    const verify = async (r: ServiceProcess, token: string) =>
+      (await r.request('GET', '/auth/verify', { token })).status;
+    const first = await registerMember(a, admin, 'student', 30, clientIp());
+    const second = await registerMember(b, admin, 'student', 31, clientIp());
+    // Every replica has both tokens' holders cached (each used twice).
+    for (const r of replicas)
+      for (const { token } of [first, second])
+        for (let i = 0; i < 2; i += 1) expect(await verify(r, token)).toBe(200);
+    expect((await a.request('POST', '/auth/logout', { token: first.token })).status).toBe(200);
+    for (const r of [b, c])
+      expect(await within(1000, async () => (await verify(r, first.token)) === 401)).toBeLessThan(1000);
+    expect((await c.request('PUT', `/users/${second.id}/reject`, { token: admin })).status).toBe(200);
+    for (const r of [a, b])
+      expect(await within(1000, async () => (await verify(r, second.token)) === 401)).toBeLessThan(1000);
+  });
+
   it('delivers each scheduled notification exactly once, whichever replica ticks first', async () => {
     // Every replica's cron ticks each minute and finds the Supper reminder due; the SMTP server counts.
     const remindersTo = (email: string) =>

@@ -17,6 +17,8 @@ export const DomainEvents = {
   FeedbackSubmitted: 'feedback.submitted',
   /** A member's approval status, role or dining changed (who counts as an approved member or a diner). */
   MemberChanged: 'member.changed',
+  /** Any write of a member's row (also name, password, role, status): who a token names must be read again. */
+  MemberUpdated: 'member.updated',
   /** A payment was recorded on a member's account. */
   PaymentRecorded: 'account.payment-recorded',
   /** A leave was decided (approved or rejected by a manager, or approved at once) or cancelled. */
@@ -89,6 +91,10 @@ export interface MemberEvent {
   /** Whether the member eats at the mess (counted in totalMembers, the headcount and the bill). */
   dines: boolean;
   actorId: string;
+}
+
+export interface MemberUpdatedEvent {
+  userId: string;
 }
 
 /** A payment recorded on a member's account (not sent for a replayed Idempotency-Key repeat). */

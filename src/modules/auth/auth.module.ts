@@ -8,6 +8,7 @@ import { AuthGuard } from './auth.guard';
 import { AuthService } from './auth.service';
 import { IdpVerifier } from './idp-verifier';
 import { RevokedTokensRepository } from './revoked-tokens.repository';
+import { TokenHolderCache } from './token-holder-cache';
 import { TokenService } from './token.service';
 
 @Module({
@@ -26,7 +27,7 @@ import { TokenService } from './token.service';
     }),
   ],
   controllers: [AuthController],
-  providers: [AuthService, TokenService, RevokedTokensRepository, IdpVerifier, AuthGuard],
+  providers: [AuthService, TokenService, TokenHolderCache, RevokedTokensRepository, IdpVerifier, AuthGuard],
   exports: [TokenService, AuthGuard],
 })
 export class AuthModule {}

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { CurrentMember } from '../../common/auth/auth.decorators';
 import { UserRow } from '../users/users.schema';
 import { RevokedTokensRepository } from './revoked-tokens.repository';
+import { TokenHolderCache } from './token-holder-cache';
 
 export const TOKEN_LIFETIME_SECONDS = 7 * 24 * 60 * 60;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -25,6 +26,7 @@ export class TokenService implements OnModuleInit, OnModuleDestroy {
   constructor(
     private readonly jwt: JwtService,
     private readonly revoked: RevokedTokensRepository,
+    private readonly holders: TokenHolderCache,
   ) {}
 
   onModuleInit(): void {
@@ -67,7 +69,9 @@ export class TokenService implements OnModuleInit, OnModuleDestroy {
     ) {
       return undefined;
     }
-    const user = await this.revoked.tokenHolder(claims.sub, claims.jti);
+    const user = await this.holders.holder(claims.sub, claims.jti, () =>
+      this.revoked.tokenHolder(claims.sub, claims.jti),
+    );
     if (!user || user.revoked || user.status !== 'approved' || user.tokenVersion !== claims.ver)
       return undefined;
     return {
@@ -81,7 +85,8 @@ export class TokenService implements OnModuleInit, OnModuleDestroy {
     };
   }
 
-  revoke(member: CurrentMember): Promise<void> {
-    return this.revoked.revoke(member.tokenId, member.id, member.tokenExpiresAt);
+  async revoke(member: CurrentMember): Promise<void> {
+    await this.revoked.revoke(member.tokenId, member.id, member.tokenExpiresAt);
+    this.holders.forget([member.id]);
   }
 }

@@ -90,7 +90,7 @@ export class UsersService {
   }
 
   async linkIdp(userId: string, idpId: string): Promise<UserRow> {
-    const row = await this.repository.update(userId, { idpId });
+    const row = this.updated(await this.repository.update(userId, { idpId }));
     if (!row) throw notFound('User not found');
     return row;
   }
@@ -103,9 +103,9 @@ export class UsersService {
 
   /** Sets a new password and ends every token issued before it. */
   async changePassword(user: UserRow, newPassword: string): Promise<UserRow> {
-    const row = await this.repository.updateAndRevokeTokens(user.id, {
-      passwordHash: await this.hash(newPassword),
-    });
+    const row = this.updated(
+      await this.repository.updateAndRevokeTokens(user.id, { passwordHash: await this.hash(newPassword) }),
+    );
     if (!row) throw notFound('User not found');
     return row;
   }
@@ -142,7 +142,7 @@ export class UsersService {
         await audit(tx, row!, existing);
         return row!;
       });
-      return { user, created: false };
+      return { user: this.updated(user), created: false };
     }
     try {
       const user = await this.repository.transaction(async (tx) => {
@@ -227,17 +227,19 @@ export class UsersService {
         { field: 'body', message: 'send at least one of fullName, phone, room' },
       ]);
     }
-    const row = await this.repository.update(id, {
-      ...(fullName !== undefined ? { fullName } : {}),
-      ...(phone !== undefined ? { phone } : {}),
-      ...(room !== undefined ? { room } : {}),
-    });
+    const row = this.updated(
+      await this.repository.update(id, {
+        ...(fullName !== undefined ? { fullName } : {}),
+        ...(phone !== undefined ? { phone } : {}),
+        ...(room !== undefined ? { room } : {}),
+      }),
+    );
     if (!row) throw notFound('User not found');
     return row;
   }
 
   async setPhone(caller: CurrentMember, phone: string): Promise<UserRow> {
-    const row = await this.repository.update(caller.id, { phone });
+    const row = this.updated(await this.repository.update(caller.id, { phone }));
     if (!row) throw notFound('User not found');
     return row;
   }
@@ -284,7 +286,7 @@ export class UsersService {
   ): Promise<{ before: UserRow; after: UserRow }> {
     const mayRemoveAnAdmin =
       values.role !== undefined ? values.role !== 'admin' : values.status !== 'approved';
-    return this.repository.transaction(async (tx) => {
+    const change = await this.repository.transaction(async (tx) => {
       const { member, approvedAdminIds } = await this.repository.lockForChange(tx, id, {
         approvedAdmins: mayRemoveAnAdmin,
       });
@@ -314,6 +316,8 @@ export class UsersService {
       });
       return { before: member, after };
     });
+    if (change.after !== change.before) this.updated(change.after);
+    return change;
   }
 
   /** Admins say who eats at the mess; a change moves every figure that counts diners at once. */
@@ -335,7 +339,17 @@ export class UsersService {
       return updated;
     });
     this.logger.log({ by: caller.id, userId: id, dines }, 'Dining changed');
+    this.updated(row);
     this.publishChange(row, 'dines', caller.id);
+    return row;
+  }
+
+  /**
+   * After the commit of any write of a member's row: who their tokens name is read again (auth's token-holder
+   * cache, on every replica). Returns the row.
+   */
+  private updated<T extends UserRow | undefined>(row: T): T {
+    if (row) publishDomainEvent(this.events, DomainEvents.MemberUpdated, { userId: row.id });
     return row;
   }
 
