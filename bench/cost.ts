@@ -84,7 +84,8 @@ interface Spawned {
 }
 
 async function spawnAndWait(script: string, env: Record<string, string>, ready: string): Promise<Spawned> {
-  const port = 4100 + Math.floor(Math.random() * 800);
+  // Away from the 4000s, where NATS (4222) and other local services listen.
+  const port = 21000 + Math.floor(Math.random() * 8000);
   const child = spawn(process.execPath, [script], {
     cwd: root,
     stdio: ['ignore', 'ignore', 'inherit'],
