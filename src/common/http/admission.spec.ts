@@ -71,4 +71,32 @@ describe('registerAdmission', () => {
       await app.close();
     }
   });
+
+  it('gives back at once the slot of a client that went away while it waited for one', async () => {
+    const limiter = new WorkLimiter(1, 5_000);
+    const { app, address, gates, handled } = await serverWith(limiter);
+    try {
+      const first = fetch(`${address}/api/slow`);
+      await until(() => handled() === 1);
+      const abort = new AbortController();
+      const gone = fetch(`${address}/api/slow`, { signal: abort.signal }).catch(() => undefined);
+      await until(() => limiter.load.waiting === 1);
+      abort.abort(); // leaves while still queued
+      await gone;
+      await new Promise((r) => setTimeout(r, 50)); // the server sees the connection close
+      gates[0]();
+      expect((await first).status).toBe(200);
+      // The slot passed to the departed request comes straight back: nothing is held, the next request is served.
+      await until(() => limiter.load.running === 0);
+      expect(limiter.load).toEqual({ running: 0, waiting: 0 });
+      expect(handled()).toBe(1);
+      const next = fetch(`${address}/api/slow`);
+      await until(() => handled() === 2);
+      gates[1]();
+      expect((await next).status).toBe(200);
+    } finally {
+      gates.forEach((open) => open());
+      await app.close();
+    }
+  });
 });

@@ -56,13 +56,25 @@ export function registerAdmission(fastify: FastifyInstance, limiter: WorkLimiter
     arrivals += 1;
     if (arrivals > limiter.concurrency && performance.now() - lastTick > limiter.maxWaitMs)
       return refuse(reply, Math.max(1, Math.ceil(limiter.maxWaitMs / 1000)));
+    // 'close' comes after the response is sent, and also when the client goes away, perhaps while the request still
+    // waits for its turn: watched from now on, so that a turn given to a request already gone is given back at once
+    // (watched only from the turn, it was never given back, and after enough clients left in a queue every request
+    // was refused).
+    let closed = false;
+    let release: (() => void) | undefined;
+    reply.raw.once('close', () => {
+      closed = true;
+      release?.();
+    });
     limiter.enter().then(
-      (release) => {
-        // 'close' comes after the response is sent and also when the client goes away first.
-        reply.raw.once('close', release);
+      (giveBack) => {
+        if (closed) return giveBack();
+        release = giveBack;
         done();
       },
-      (error: unknown) => refuse(reply, error instanceof WorkQueueTimeoutError ? error.retryAfter : 1),
+      (error: unknown) => {
+        if (!closed) refuse(reply, error instanceof WorkQueueTimeoutError ? error.retryAfter : 1);
+      },
     );
   });
 }
