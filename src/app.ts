@@ -81,6 +81,16 @@ export async function configureApp(app: NestFastifyApplication, config: AppConfi
 
   const fastify = app.getHttpAdapter().getInstance();
   registerSecurityHeaders(fastify);
+  const metrics = app.get(RequestMetrics);
+  const prometheus = app.get(PrometheusMetrics);
+  fastify.addHook('onRequest', (request, reply, done) => {
+    // The same id in the response and, through the raw request, in every log line of the request; before the
+    // admission below, so that a request it sheds (503) has its id and is counted in and out like any other.
+    (request.raw as { id?: string }).id = request.id;
+    void reply.header('x-request-id', request.id);
+    prometheus.requestStarted();
+    done();
+  });
   if (app.get(Database).kind === 'embedded') {
     const { embeddedConcurrency, embeddedQueueTimeoutMs, embeddedMaxQueue } = config.db;
     registerAdmission(
@@ -107,15 +117,6 @@ export async function configureApp(app: NestFastifyApplication, config: AppConfi
       done(null, parseFormBody(body));
     },
   );
-  const metrics = app.get(RequestMetrics);
-  const prometheus = app.get(PrometheusMetrics);
-  fastify.addHook('onRequest', (request, reply, done) => {
-    // The same id in the response and, through the raw request, in every log line of the request.
-    (request.raw as { id?: string }).id = request.id;
-    void reply.header('x-request-id', request.id);
-    prometheus.requestStarted();
-    done();
-  });
   fastify.addHook('onResponse', (request, reply, done) => {
     metrics.record(reply.elapsedTime, reply.statusCode);
     // The route's template (`/api/expenses/:id`), never the URL: label values stay bounded.
