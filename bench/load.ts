@@ -12,7 +12,7 @@
 import autocannon from 'autocannon';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -34,6 +34,8 @@ if (ENGINE !== 'server' && ENGINE !== 'embedded') throw new Error('--engine is s
 const SERVER_BASE = process.env.LOAD_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 /** The month the workload writes expenses into, so the check after the run counts only them. */
 const WRITE_MONTH = '2024-02';
+/** LOAD_SERVICE_LOG=<file>: the started service logs every request (level info) there instead of warnings here. */
+const SERVICE_LOG = process.env.LOAD_SERVICE_LOG;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -72,11 +74,11 @@ async function startService(): Promise<Started> {
   const url = new URL(SERVER_BASE);
   url.pathname = `/${name}`;
   if (!dataDir) await adminQuery(`create database "${name}"`);
-  const port = 3900 + Math.floor(Math.random() * 500);
+  const port = 21000 + Math.floor(Math.random() * 8000);
   const admin = { email: 'load-admin@mess.local', password: 'load-admin-password' };
   const child: ChildProcess = spawn(process.execPath, [join(root, 'dist', 'main.js')], {
     cwd: root,
-    stdio: ['ignore', 'inherit', 'inherit'],
+    stdio: ['ignore', SERVICE_LOG ? openSync(SERVICE_LOG, 'w') : 'inherit', 'inherit'],
     env: {
       PATH: process.env.PATH,
       // Production requires a server URL; the embedded engine runs as a developer starts it.
@@ -86,7 +88,7 @@ async function startService(): Promise<Started> {
       JWT_SECRET: randomBytes(32).toString('hex'),
       PORT: String(port),
       HOST: '127.0.0.1',
-      LOG_LEVEL: 'warn',
+      LOG_LEVEL: SERVICE_LOG ? 'info' : 'warn',
       ADMIN_EMAIL: admin.email,
       ADMIN_PASSWORD: admin.password,
       // One client address makes all the load: the per-IP limits would measure themselves.
@@ -160,14 +162,19 @@ async function prepare(base: string, admin: { email: string; password: string })
   return { treasurer, students };
 }
 
+/** The month's expense count; asked again while the service sheds load (503) after the run, for up to 30 s. */
 async function expenseCount(base: string, token: string): Promise<number> {
-  const res = await api(
-    base,
-    'GET',
-    `/expenses?startDate=${WRITE_MONTH}-01&endDate=${WRITE_MONTH}-29&limit=1`,
-    token,
-  );
-  return res.body.pagination.total as number;
+  for (const deadline = Date.now() + 30_000; ; await sleep(1000)) {
+    const res = await api(
+      base,
+      'GET',
+      `/expenses?startDate=${WRITE_MONTH}-01&endDate=${WRITE_MONTH}-29&limit=1`,
+      token,
+    );
+    if (res.status === 200) return res.body.pagination.total as number;
+    if (res.status !== 503 || Date.now() > deadline)
+      throw new Error(`counting expenses: ${res.status} ${JSON.stringify(res.body)}`);
+  }
 }
 
 const percentile = (sorted: number[], p: number) =>
@@ -282,10 +289,24 @@ async function main(): Promise<void> {
     let expenseAnswered = 0;
     let expenseSent = 0;
     let shed = 0;
+    // Every request carries its own x-request-id (the service echoes it and logs it), so a request that got no answer
+    // is named by route, and can be looked up in the service's log (LOAD_SERVICE_LOG).
+    const unanswered = new Map<string, { route: string; at: number }>();
+    let sentCount = 0;
     const requests = routes.map(({ name, request }) => ({
       ...request,
+      setupRequest: (req: autocannon.Request, context: object) => {
+        const own = request.setupRequest as
+          ((r: autocannon.Request, c: object) => autocannon.Request) | undefined;
+        const prepared = own ? own(req, context) : req;
+        const id = `load-${(sentCount += 1)}`;
+        unanswered.set(id, { route: name, at: performance.now() });
+        return { ...prepared, headers: { ...(prepared.headers ?? request.headers), 'x-request-id': id } };
+      },
       onResponse: (status: number, _body: string, _context: unknown, headers?: Record<string, unknown>) => {
         lastRoute = name;
+        const echoed = headers && Object.entries(headers).find(([h]) => h.toLowerCase() === 'x-request-id');
+        if (echoed) unanswered.delete(String(echoed[1]));
         // Deliberate load shedding: 503 with Retry-After (the busy answer), not a failure.
         if (status === 503 && headers && Object.keys(headers).some((h) => h.toLowerCase() === 'retry-after'))
           shed += 1;
@@ -308,6 +329,10 @@ async function main(): Promise<void> {
       instance.on('response', (_client, _status, _bytes, ms) => latencies.get(lastRoute)?.push(ms));
     });
     const load2 = loadavg()[0];
+    const finishedAt = performance.now();
+    // Sent more than TIMEOUT s before the end and never answered: the requests autocannon counted as timeouts.
+    const timedOut = [...unanswered].filter(([, r]) => r.at < finishedAt - TIMEOUT * 1000);
+    const timedOutOn = (route: string) => timedOut.filter(([, r]) => r.route === route).length;
     await sleep(500);
     const stored = (await expenseCount(started.base, treasurer)) - before;
 
@@ -335,13 +360,22 @@ async function main(): Promise<void> {
           ? 'every acknowledged write is stored (unanswered ones may be too)'
           : 'MISMATCH: fewer stored than acknowledged, or more than were sent'),
       '',
-      '| route | requests | p50 ms | p99 ms | statuses |',
-      '|---|---:|---:|---:|---|',
+      '| route | requests | p50 ms | p99 ms | statuses | no answer in 10 s |',
+      '|---|---:|---:|---:|---|---:|',
       ...routes.map(({ name }) => {
         const sorted = [...latencies.get(name)!].sort((a, b) => a - b);
         const counts = [...statuses.get(name)!].sort(([a], [b]) => a - b).map(([s, n]) => `${s}: ${n}`);
-        return `| ${name} | ${sorted.length} | ${percentile(sorted, 50).toFixed(0)} | ${percentile(sorted, 99).toFixed(0)} | ${counts.join(', ')} |`;
+        return `| ${name} | ${sorted.length} | ${percentile(sorted, 50).toFixed(0)} | ${percentile(sorted, 99).toFixed(0)} | ${counts.join(', ')} | ${timedOutOn(name)} |`;
       }),
+      ...(timedOut.length
+        ? [
+            '',
+            `Unanswered request ids (x-request-id, first 10): ${timedOut
+              .slice(0, 10)
+              .map(([id]) => id)
+              .join(', ')}`,
+          ]
+        : []),
       '',
       '| status | count |',
       '|---|---:|',
