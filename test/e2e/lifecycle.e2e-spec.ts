@@ -53,7 +53,9 @@ describe('Graceful shutdown', () => {
     const base = `http://127.0.0.1:${port}/api`;
     expect((await fetch(`${base}/live`)).status).toBe(200);
 
-    // a login spends real time in bcrypt: close once its bytes have reached the server
+    // a login spends real time in bcrypt: close as soon as the server has the request (a fixed 30 ms wait was too
+    // short on a busy machine: the close came first and the login was rightly answered 503)
+    const arrived = new Promise<void>((resolve) => t.app.getHttpServer().once('request', () => resolve()));
     const inFlight = new Promise<{ status: number; body: string }>((resolve, reject) => {
       const req = request(
         `${base}/auth/login`,
@@ -67,7 +69,7 @@ describe('Graceful shutdown', () => {
       req.on('error', reject);
       req.end(JSON.stringify(ADMIN));
     });
-    await new Promise((r) => setTimeout(r, 30));
+    await arrived;
     await t.close();
     const response = await inFlight;
     expect(response.status).toBe(200);

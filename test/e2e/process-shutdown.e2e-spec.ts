@@ -3,6 +3,7 @@ import { request } from 'node:http';
 import { join } from 'node:path';
 import { ADMIN } from '../support/app';
 import { freshDatabase, type TestDatabase } from '../support/database';
+import { parseExposition } from '../support/prometheus-text';
 import { buildIfStale, ENTRY as entry, freePort, ServiceProcess } from '../support/service-process';
 
 /**
@@ -107,7 +108,15 @@ describe('The server process on SIGTERM', () => {
       onSent: sent,
     });
     await requestSent;
-    await sleep(50); // the server has read the body and is in bcrypt
+    // Until the server counts the registration among its requests in flight (the scrape is the other one): it is then
+    // past the point where a closing server answers 503, and in bcrypt for most of a second. (A fixed 50 ms wait was
+    // too short on a busy machine: the signal came first and the registration was rightly answered 503.)
+    for (;;) {
+      const scrape = await call(`${base}/metrics/prometheus`);
+      const inFlightNow = parseExposition(scrape.body).get('mess_http_requests_in_flight')?.samples[0]?.value;
+      if ((inFlightNow ?? 0) >= 2) break;
+      await sleep(10);
+    }
     const signalledAt = Date.now();
     server!.kill('SIGTERM');
 

@@ -21,10 +21,9 @@ afterAll(async () => {
   while (startsInFlight.size) await Promise.allSettled([...startsInFlight]);
 });
 
-/** The template dump, read once per test file. */
-let templateDump: Blob | undefined | null = null;
-const template = (): Blob | undefined =>
-  templateDump === null ? (templateDump = loadPgliteTemplate()) : templateDump;
+/** The template dump, opened once per test file. */
+let templateDump: Promise<Blob | undefined> | undefined;
+const template = (): Promise<Blob | undefined> => (templateDump ??= loadPgliteTemplate());
 
 export const ADMIN = { email: 'admin@test.local', password: 'admin-password-1' };
 /**
@@ -120,7 +119,9 @@ export class TestApp {
     });
     // An in-memory engine starts from the migrated template of global setup (a server database is copied from one).
     const config =
-      base.dataDir === IN_MEMORY && !base.databaseUrl ? { ...base, embeddedTemplate: template() } : base;
+      base.dataDir === IN_MEMORY && !base.databaseUrl
+        ? { ...base, embeddedTemplate: await template() }
+        : base;
     const app = await createApp(config);
     try {
       await app.init();
