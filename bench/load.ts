@@ -15,7 +15,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { Client } from 'pg';
+import { freshServerDatabase, login } from './support';
 
 const root = join(__dirname, '..', '..');
 
@@ -60,20 +60,8 @@ interface Started {
 
 /** The built service on the server engine (a fresh database) or on the embedded one (a fresh data directory). */
 async function startService(): Promise<Started> {
-  const name = `mess_load_${randomBytes(4).toString('hex')}`;
-  const adminQuery = async (sql: string) => {
-    const client = new Client({ connectionString: SERVER_BASE });
-    await client.connect();
-    try {
-      await client.query(sql);
-    } finally {
-      await client.end();
-    }
-  };
   const dataDir = ENGINE === 'embedded' ? mkdtempSync(join(tmpdir(), 'mess-load-')) : undefined;
-  const url = new URL(SERVER_BASE);
-  url.pathname = `/${name}`;
-  if (!dataDir) await adminQuery(`create database "${name}"`);
+  const server = dataDir ? undefined : await freshServerDatabase(SERVER_BASE, 'mess_load');
   const port = 21000 + Math.floor(Math.random() * 8000);
   const admin = { email: 'load-admin@mess.local', password: 'load-admin-password' };
   const child: ChildProcess = spawn(process.execPath, [join(root, 'dist', 'main.js')], {
@@ -84,7 +72,7 @@ async function startService(): Promise<Started> {
       // Production requires a server URL; the embedded engine runs as a developer starts it.
       ...(dataDir
         ? { NODE_ENV: 'development', DATA_DIR: dataDir }
-        : { NODE_ENV: 'production', DATABASE_URL: url.toString() }),
+        : { NODE_ENV: 'production', DATABASE_URL: server!.url }),
       JWT_SECRET: randomBytes(32).toString('hex'),
       PORT: String(port),
       HOST: '127.0.0.1',
@@ -111,15 +99,9 @@ async function startService(): Promise<Started> {
       child.kill('SIGTERM');
       await new Promise((r) => child.once('exit', r));
       if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-      else await adminQuery(`drop database if exists "${name}" with (force)`);
+      await server?.drop();
     },
   };
-}
-
-async function login(base: string, email: string, password: string): Promise<string> {
-  const res = await api(base, 'POST', '/auth/login', undefined, { email, password });
-  if (res.status !== 200) throw new Error(`login of ${email}: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body.token;
 }
 
 /** A treasurer and some students, approved and logged in; the mess set up when it is not. */
