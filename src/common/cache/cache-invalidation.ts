@@ -58,7 +58,8 @@ export abstract class CacheInvalidation
     if (Array.isArray(keys) && !keys.length) return;
     const queued = this.queued.get(topic);
     if (keys === 'all' || queued === 'all') this.queued.set(topic, 'all');
-    else this.queued.set(topic, new Set([...(queued ?? []), ...keys]));
+    else if (queued) for (const key of keys) queued.add(key);
+    else this.queued.set(topic, new Set(keys));
     if (!this.flushTimer) {
       this.flushTimer = setTimeout(() => void this.flush(), CacheInvalidation.COALESCE_MS);
       this.flushTimer.unref();
