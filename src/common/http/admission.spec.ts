@@ -20,6 +20,20 @@ async function serverWith(limiter: WorkLimiter) {
   return { app, address, gates, handled: () => handled };
 }
 
+/** Runs `test` against a fresh server with this limiter; opens every gate and closes the server after. */
+async function withServer(
+  limiter: WorkLimiter,
+  test: (server: Awaited<ReturnType<typeof serverWith>>) => Promise<void>,
+): Promise<void> {
+  const server = await serverWith(limiter);
+  try {
+    await test(server);
+  } finally {
+    server.gates.forEach((open) => open());
+    await server.app.close();
+  }
+}
+
 const until = async (check: () => boolean) => {
   for (let i = 0; i < 200 && !check(); i += 1) await new Promise((r) => setTimeout(r, 10));
 };
@@ -27,8 +41,7 @@ const until = async (check: () => boolean) => {
 describe('registerAdmission', () => {
   it('serves `concurrency` requests at once, sheds the one that waits past the deadline with 503 and Retry-After', async () => {
     const limiter = new WorkLimiter(1, 100);
-    const { app, address, gates, handled } = await serverWith(limiter);
-    try {
+    await withServer(limiter, async ({ address, gates, handled }) => {
       const first = fetch(`${address}/api/slow`);
       await until(() => handled() === 1);
       const started = performance.now();
@@ -45,16 +58,12 @@ describe('registerAdmission', () => {
       expect((await first).status).toBe(200);
       await until(() => limiter.load.running === 0);
       expect(limiter.load).toEqual({ running: 0, waiting: 0 });
-    } finally {
-      gates.forEach((open) => open());
-      await app.close();
-    }
+    });
   });
 
   it('lets a waiting request in when a slot frees, and frees the slot of a client that went away', async () => {
     const limiter = new WorkLimiter(1, 5_000);
-    const { app, address, gates, handled } = await serverWith(limiter);
-    try {
+    await withServer(limiter, async ({ address, gates, handled }) => {
       const abort = new AbortController();
       const gone = fetch(`${address}/api/slow`, { signal: abort.signal }).catch(() => undefined);
       await until(() => handled() === 1);
@@ -66,16 +75,12 @@ describe('registerAdmission', () => {
       expect(handled()).toBe(2);
       gates[1]();
       expect((await waiting).status).toBe(200);
-    } finally {
-      gates.forEach((open) => open());
-      await app.close();
-    }
+    });
   });
 
   it('gives back at once the slot of a client that went away while it waited for one', async () => {
     const limiter = new WorkLimiter(1, 5_000);
-    const { app, address, gates, handled } = await serverWith(limiter);
-    try {
+    await withServer(limiter, async ({ address, gates, handled }) => {
       const first = fetch(`${address}/api/slow`);
       await until(() => handled() === 1);
       const abort = new AbortController();
@@ -94,9 +99,6 @@ describe('registerAdmission', () => {
       await until(() => handled() === 2);
       gates[1]();
       expect((await next).status).toBe(200);
-    } finally {
-      gates.forEach((open) => open());
-      await app.close();
-    }
+    });
   });
 });
