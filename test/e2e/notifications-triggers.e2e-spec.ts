@@ -327,6 +327,45 @@ describe('Notification triggers and schedules', () => {
     );
   });
 
+  it('DISCREPANCY_ALERT when a meal goes on being served after its menu was withdrawn (the menu seen is not trusted after)', async () => {
+    const { manager, managerBoth, student, studentWhatsApp } = members;
+    const day = addDays(today(), 6);
+    const published = await t.post(
+      '/meals',
+      { date: day, mealType: 'Lunch', dishes: ['Rice', 'Dal'] },
+      { token: manager.token },
+    );
+    expect(published.status).toBe(201);
+    await n.settle();
+    const id = published.body.meal?._id ?? published.body._id;
+    const slotAlerts = async () =>
+      (await received(manager, 'DISCREPANCY_ALERT')).filter(
+        (x) => x.title === `Attendance discrepancy: Lunch on ${day}`,
+      );
+    fixClock(t, zonedInstant(day, '13:00', TZ)); // Lunch is being served
+    try {
+      const mark = async (userId: string) => {
+        const res = await t.post(
+          '/attendance',
+          { date: day, mealType: 'Lunch', status: 'present', userId },
+          { token: managerBoth.token },
+        );
+        expect(res.status).toBe(201);
+        await n.settle();
+      };
+      await mark(student.id); // the menu is there (and now remembered): no alert
+      expect(await slotAlerts()).toHaveLength(0);
+      expect((await t.delete(`/meals/${id}`, { token: manager.token })).status).toBe(200);
+      await n.settle();
+      await mark(studentWhatsApp.id); // the remembered menu is gone with it: served without one
+    } finally {
+      restoreClock(t);
+    }
+    const alerts = await slotAlerts();
+    expect(alerts).toHaveLength(1);
+    expect(alerts[0].content).toContain('but no menu was published for that meal');
+  });
+
   it('MEAL_UPDATE announces every change (Dal → Rajma → Dal is three) and a withdrawn menu', async () => {
     const { manager, student } = members;
     const day = addDays(today(), 4);
