@@ -116,7 +116,9 @@ export async function benchCounter({ app, base, query, seed, clearCache }: Conte
   if (menu.status !== 201) throw new Error(`menu: ${menu.status} ${await menu.text()}`);
   // The menu went out to every member before the rush (MEAL_UPDATE, ~2,000 notifications through the delivery
   // worker): measured after it, as at a real dinner, not while it is being sent.
-  await settled(query);
+  const { meal } = (await menu.json()) as { meal: { _id: string } };
+  const mealId = meal._id;
+  await settled(query, mealId, members.length);
 
   // Members fetching their passes: 50 of them at once, 10 fetches each.
   const holders = members.filter((m) => !away.includes(m)).slice(0, PASS_HOLDERS);
@@ -199,14 +201,19 @@ export function counterReport(c: CounterResult): string[] {
   return lines;
 }
 
-/** Waits until no notification waits for delivery (at most two minutes). */
-async function settled(query: Context['query']): Promise<void> {
-  for (const deadline = Date.now() + 120_000; Date.now() < deadline;) {
-    const [{ n }] = rowsOf<{ n: number }>(
-      await query(`select count(*)::int as n from notifications where status in ('queued', 'retrying')`),
+/**
+ * Waits until the menu's MEAL_UPDATE went out: the fan-out (queued after the menu's response, in batches) has created
+ * one per diner, and none waits for delivery (at most two minutes).
+ */
+async function settled(query: Context['query'], mealId: string, diners: number): Promise<void> {
+  for (const deadline = Date.now() + 120_000; Date.now() < deadline; ) {
+    const [{ created, waiting }] = rowsOf<{ created: number; waiting: number }>(
+      await query(`select count(*) filter (where dedupe_key like 'MEAL_UPDATE:${mealId}:%')::int as created,
+          count(*) filter (where status in ('queued', 'retrying'))::int as waiting
+        from notifications`),
     );
-    if (n === 0) return;
+    if (created >= diners && waiting === 0) return;
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
-  throw new Error('notifications still waiting for delivery after 2 minutes');
+  throw new Error("the menu's MEAL_UPDATE notifications were not all created and delivered within 2 minutes");
 }
