@@ -133,8 +133,23 @@ function formatLocalParts(instant: Date, timeZone: string): { date: string; time
   return { date: `${year}-${month}-${day}`, time: `${hour}:${minute}` };
 }
 
+/** Instants already worked out, by zone, date and time: every mark and pass asks for its meal's start and end. */
+const zoned = new Map<string, number>();
+const ZONED_MAX = 4096;
+
 /** The instant at which a local date and `HH:MM` occur in a time zone. */
 export function zonedInstant(date: string, time: string, timeZone: string): Date {
+  const key = `${timeZone} ${date} ${time}`;
+  let instant = zoned.get(key);
+  if (instant === undefined) {
+    instant = computeZonedInstant(date, time, timeZone);
+    if (zoned.size >= ZONED_MAX) zoned.clear();
+    zoned.set(key, instant);
+  }
+  return new Date(instant);
+}
+
+function computeZonedInstant(date: string, time: string, timeZone: string): number {
   const [y, mo, d] = date.split('-').map(Number);
   const [h, mi] = time.split(':').map(Number);
   const guess = Date.UTC(y, mo - 1, d, h, mi);
@@ -146,7 +161,7 @@ export function zonedInstant(date: string, time: string, timeZone: string): Date
     const [lh, lmi] = local.time.split(':').map(Number);
     instant += guess - Date.UTC(ly, lmo - 1, ld, lh, lmi);
   }
-  return new Date(instant);
+  return instant;
 }
 
 /** When a meal of a local date starts and ends, as instants. */
