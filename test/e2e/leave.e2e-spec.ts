@@ -1,3 +1,4 @@
+import { Client } from 'pg';
 import { LeaveDecidedListener } from '../../src/modules/notifications/leave-decided.listener';
 import { messSetup, TestApp } from '../support/app';
 import { fixClock } from '../support/notifications';
@@ -357,6 +358,42 @@ describe('Leave (extension 2.1)', () => {
       }
       const stored = await t.get(`/leaves?userId=${ravi.id}&status=pending`, { token: manager.token });
       expect(stored.body.pagination.total).toBe(3);
+    });
+
+    it('refuses a present mark that waited for an approval holding the leave lock, once the approval commits', async () => {
+      // The embedded engine runs one transaction at a time: a mark cannot be waiting while an approval is open.
+      if (!t.databaseUrl) return;
+      const approval = new Client({ connectionString: t.databaseUrl });
+      await approval.connect();
+      try {
+        // An approval as the leave module makes one: the member's leave lock (exclusive), then the approved leave.
+        await approval.query('begin');
+        await approval.query(`select pg_advisory_xact_lock(hashtextextended('mess.leave:' || $1, 0))`, [
+          meera.id,
+        ]);
+        await approval.query(
+          `insert into leaves (user_id, start_date, end_date, start_meal_type, end_meal_type, starts_at, ends_at,
+             days, status, requested_by, decided_by, decided_at)
+           values ($1, '2030-03-12', '2030-03-12', 'Breakfast', 'Dinner', $2, $3, 1, 'approved', $1, $1, now())`,
+          [meera.id, ist('2030-03-12', '00:00'), ist('2030-03-13', '00:00')],
+        );
+        const marking = mark(meera.token, '2030-03-12', 'Lunch', 'present');
+        // The mark waits for the lock: the leave it must see is not committed yet.
+        for (let waiting = 0; waiting === 0; ) {
+          await new Promise((resolve) => setTimeout(resolve, 10));
+          const { rows } = await approval.query(
+            `select count(*)::int as n from pg_locks where locktype = 'advisory' and not granted`,
+          );
+          waiting = rows[0].n;
+        }
+        await approval.query('commit');
+        const res = await marking;
+        expect(res.status).toBe(409);
+        expect(res.body.error).toBe('On leave');
+        expect((await marksOf(meera))['2030-03-12 Lunch']).toBeUndefined();
+      } finally {
+        await approval.end();
+      }
     });
   });
 });

@@ -197,6 +197,11 @@ export class TestApp {
 
   private static counter = 0;
 
+  /** The app's database on the PostgreSQL server; undefined on the embedded engine. */
+  get databaseUrl(): string | undefined {
+    return this.database.url;
+  }
+
   async close(): Promise<void> {
     await this.app.close();
     await this.database.drop();

@@ -115,13 +115,18 @@ export class AttendanceRepository {
       writer === 'member'
         ? sql`${changes} and ${attendance.source} = 'member'`
         : sql`${changes} or (${attendance.source} = 'member' and excluded.source <> 'member')`;
+    // In one order (the members'), so two batches of one slot lock its rows in turn rather than deadlock.
+    const ordered = [...marks].sort((a, b) => (a.userId < b.userId ? -1 : a.userId > b.userId ? 1 : 0));
     return (
       db
         .insert(attendance)
-        .values(marks.map((mark) => ({ ...mark, updatedAt: mark.markedAt })))
+        .values(ordered.map((mark) => ({ ...mark, updatedAt: mark.markedAt })))
         .onConflictDoUpdate({
           target: [attendance.userId, attendance.date, attendance.mealType],
           set: {
+            // The stored row's status, as locked by this statement: what the mark was before (exact under
+            // concurrent writers, unlike a read before the write).
+            previousStatus: sql`${attendance.status}`,
             status: sql`excluded.status`,
             source: sql`excluded.source`,
             markedBy: sql`excluded.marked_by`,
@@ -172,7 +177,7 @@ export class AttendanceRepository {
     if (!ids.length) return Promise.resolve([]);
     return tx
       .update(attendance)
-      .set({ status: 'absent', markedBy, markedAt, updatedAt: markedAt })
+      .set({ status: 'absent', previousStatus: 'present', markedBy, markedAt, updatedAt: markedAt })
       .where(and(isAnyUuid(attendance.id, ids), eq(attendance.status, 'present')))
       .returning();
   }
@@ -186,7 +191,7 @@ export class AttendanceRepository {
   ): Promise<AttendanceRow | undefined> {
     const [row] = await this.db
       .update(attendance)
-      .set({ status, markedBy, markedAt, updatedAt: markedAt })
+      .set({ status, previousStatus: sql`${attendance.status}`, markedBy, markedAt, updatedAt: markedAt })
       .where(and(eq(attendance.id, id), ne(attendance.status, status)))
       .returning();
     return row;

@@ -24,6 +24,11 @@ export const attendance = pgTable(
     /** The name of a configured meal time, checked when the mark is written. */
     mealType: text('meal_type').notNull(),
     status: text('status').$type<AttendanceStatus>().notNull(),
+    /**
+     * The status the mark held before its last write (null: never written since it was made). The write sets it from
+     * the row it locks, so RETURNING tells a changed status from a taken-over one without a locked read first.
+     */
+    previousStatus: text('previous_status').$type<AttendanceStatus>(),
     /** Who set the current status: the member, or a manager/admin marking for them. */
     markedBy: uuid('marked_by').references(() => users.id, { onDelete: 'set null' }),
     source: text('source').$type<MarkSource>().notNull().default('member'),
@@ -39,6 +44,7 @@ export const attendance = pgTable(
     index('attendance_date_status_idx').on(t.date, t.status),
     check('attendance_status_check', sql`${t.status} in ('present', 'absent')`),
     check('attendance_source_check', sql`${t.source} in ('member', 'mess', 'counter')`),
+    check('attendance_previous_status_check', sql`${t.previousStatus} in ('present', 'absent')`),
   ],
 );
 

@@ -51,8 +51,8 @@ import { optionalPackage } from '../../common/runtime/optional-package';
 /** A pass is valid from this long before its meal starts. */
 export const PASS_LEAD_MINUTES = 30;
 
-/** A written mark and the status it had before (undefined when created). */
-export type WrittenMark = StoredMark & { previousStatus?: AttendanceStatus };
+/** A written mark: `created`, or `previousStatus` holds the status it had before this write. */
+export type WrittenMark = StoredMark;
 
 export interface MarkOutcome {
   row: AttendanceRow;
@@ -179,9 +179,10 @@ export class AttendanceService {
   }
 
   /**
-   * Writes marks of one meal slot in one transaction: the leave locks of the members marked present (shared), the
-   * refusal of any whose approved leave covers the meal, the slot's stored marks (locked, to tell a changed status
-   * from a taken-over one), then the upsert. Only marks whose status changed are returned as changed.
+   * Writes marks of one meal slot in one transaction: the leave locks of the members marked present (shared) and
+   * the refusal of any whose approved leave covers the meal (one statement), then the upsert, which returns each
+   * written row with the status it held before (to tell a changed status from a taken-over one). Marks that wrote
+   * nothing are not returned.
    */
   private writeSlot(
     marks: SlotMark[],
@@ -193,9 +194,8 @@ export class AttendanceService {
     const work = async (tx: DbOrTx): Promise<WrittenMark[]> => {
       const present = marks.filter((mark) => mark.status === 'present').map((mark) => mark.userId);
       if (present.length && meal) {
-        await this.leave.lockShared(tx, present);
         const { start } = mealSpan(marks[0].date, meal, this.config.messTimezone);
-        const onLeave = await this.leave.onLeave(present, start, tx);
+        const onLeave = await this.leave.lockAndFindOnLeave(tx, present, start);
         if (onLeave.size) {
           throw new ApiError(
             409,
@@ -212,17 +212,7 @@ export class AttendanceService {
           );
         }
       }
-      const ids = marks.map((mark) => mark.userId);
-      const before = new Map(
-        (await this.repository.findSlots(marks[0].date, marks[0].mealType, ids, tx, true)).map((row) => [
-          row.userId,
-          row.status,
-        ]),
-      );
-      const written = (await this.repository.upsertMarks(marks, tx, writer)).map((row) => ({
-        ...row,
-        previousStatus: row.created ? undefined : before.get(row.userId),
-      }));
+      const written = await this.repository.upsertMarks(marks, tx, writer);
       await this.recordAfterMeal(tx, written, meal);
       return written;
     };
@@ -494,7 +484,7 @@ export class AttendanceService {
   /** Sets these present marks absent in `tx`; publish the result with announceLeaveChanges after commit. */
   async setAbsentForLeave(ids: string[], actorId: string, tx: DbOrTx): Promise<WrittenMark[]> {
     const rows = await this.repository.setAbsent(ids, actorId, this.clock.now(), tx);
-    return rows.map((row) => ({ ...row, created: false, previousStatus: 'present' as const }));
+    return rows.map((row) => ({ ...row, created: false }));
   }
 
   announceLeaveChanges(rows: WrittenMark[], actorId: string): void {

@@ -11,14 +11,12 @@ import { LeaveRepository } from './leave.repository';
 export class LeaveCalendar {
   constructor(private readonly repository: LeaveRepository) {}
 
-  /** Holds the members' leave locks (shared) until `tx` ends. */
-  lockShared(tx: DbOrTx, userIds: string[]): Promise<void> {
-    return this.repository.lockMembersShared(tx, [...new Set(userIds)].sort());
-  }
-
-  /** Of `userIds`, those whose approved leave covers the meal starting at `mealStart`. */
-  async onLeave(userIds: string[], mealStart: Date, db?: DbOrTx): Promise<Set<string>> {
-    return new Set(await this.repository.approvedAt(mealStart, userIds, db));
+  /**
+   * Holds the members' leave locks (shared) until `tx` ends, and answers which of them are on approved leave for the
+   * meal starting at `mealStart`, as seen once the locks are held.
+   */
+  async lockAndFindOnLeave(tx: DbOrTx, userIds: string[], mealStart: Date): Promise<Set<string>> {
+    return new Set(await this.repository.lockSharedAndFindApproved(tx, [...new Set(userIds)], mealStart));
   }
 
   /** Every member whose approved leave covers the meal starting at `mealStart`. */

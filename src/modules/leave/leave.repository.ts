@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { and, asc, count, desc, eq, getTableColumns, gt, gte, inArray, lt, lte, sql, SQL } from 'drizzle-orm';
 import { Database, DbOrTx } from '../../database/database';
-import { isAnyUuid, uuidArray } from '../../database/sql-arrays';
+import { uuidArray } from '../../database/sql-arrays';
 import { memberNames } from '../users/member-names';
 import { ACTIVE_LEAVE_STATUSES, leaves, LeaveRow, LeaveStatus, NewLeaveRow } from './leave.schema';
 
@@ -19,7 +19,10 @@ export interface LeaveListRow extends LeaveRow {
   fullName: string | null;
 }
 
-/** The one lock space for a member's leave: asking, deciding, and marks that must not land inside a leave. */
+/**
+ * The one lock space for a member's leave: asking, deciding, and marks that must not land inside a leave. The function
+ * leave_lock_shared_approved_at (migration 0015) computes the same key.
+ */
 const memberKey = (userId: string | SQL) => sql`hashtextextended('mess.leave:' || ${userId}, 0)`;
 
 /** The only code that queries `leaves`. */
@@ -44,13 +47,19 @@ export class LeaveRepository {
     await tx.execute(sql`select ${lock}(${memberKey(userId)})`);
   }
 
-  /** Shared locks of many members, in one statement and one order (no deadlock between two batches). */
-  async lockMembersShared(tx: DbOrTx, userIds: string[]): Promise<void> {
-    if (!userIds.length) return;
-    await tx.execute(
-      sql`select pg_advisory_xact_lock_shared(${memberKey(sql`id::text`)})
-          from unnest(${uuidArray(userIds)}) as id order by id`,
-    );
+  /**
+   * Shared leave locks of many members (in one order: no deadlock between two batches), then those of them whose
+   * approved leave covers `instant`, in one round trip: the function (migration 0015) reads after the locks are held,
+   * with a snapshot of its own, so an approval that committed while the locks were awaited is seen.
+   */
+  async lockSharedAndFindApproved(tx: DbOrTx, userIds: string[], instant: Date): Promise<string[]> {
+    if (!userIds.length) return [];
+    const rows = await tx
+      .select({ userId: sql<string>`approved.user_id` })
+      .from(
+        sql`leave_lock_shared_approved_at(${uuidArray(userIds)}, ${instant.toISOString()}::timestamptz) as approved(user_id)`,
+      );
+    return rows.map((row) => row.userId);
   }
 
   async insert(values: NewLeaveRow, db: DbOrTx = this.db): Promise<LeaveRow> {
@@ -87,23 +96,6 @@ export class LeaveRepository {
       .select()
       .from(leaves)
       .where(and(eq(leaves.userId, userId), inArray(leaves.status, ACTIVE_LEAVE_STATUSES), ...within));
-  }
-
-  /** Of `userIds`, those on approved leave at `instant`. */
-  async approvedAt(instant: Date, userIds: string[], db: DbOrTx = this.db): Promise<string[]> {
-    if (!userIds.length) return [];
-    const rows = await db
-      .selectDistinct({ userId: leaves.userId })
-      .from(leaves)
-      .where(
-        and(
-          eq(leaves.status, 'approved'),
-          lte(leaves.startsAt, instant),
-          gt(leaves.endsAt, instant),
-          isAnyUuid(leaves.userId, userIds),
-        ),
-      );
-    return rows.map((r) => r.userId);
   }
 
   /**
