@@ -9,7 +9,8 @@
 //    idle and storm phases (2 × 10 s each); the read's p99 during the storm over its idle p99.
 //
 // The load generator (autocannon) runs in this process, on the same machine: every figure includes that.
-// COST_SERVICE=<path of a built main.js> measures another build of the service (a before/after comparison).
+// COST_SERVICE=<path of a built main.js> measures another build of the service (a before/after comparison);
+// COST_PROFILE=<dir> has each service process write a CPU profile there.
 import autocannon from 'autocannon';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -83,10 +84,15 @@ interface Spawned {
   stop: () => Promise<void>;
 }
 
-async function spawnAndWait(script: string, env: Record<string, string>, ready: string): Promise<Spawned> {
+async function spawnAndWait(
+  script: string,
+  env: Record<string, string>,
+  ready: string,
+  nodeArgs: string[] = [],
+): Promise<Spawned> {
   // Away from the 4000s, where NATS (4222) and other local services listen.
   const port = 21000 + Math.floor(Math.random() * 8000);
-  const child = spawn(process.execPath, [script], {
+  const child = spawn(process.execPath, [...nodeArgs, script], {
     cwd: root,
     stdio: ['ignore', 'ignore', 'inherit'],
     env: { PATH: process.env.PATH ?? '', PORT: String(port), HOST: '127.0.0.1', ...env },
@@ -132,6 +138,9 @@ function startService(database: { url: string } | { dataDir: string }): Promise<
       NOTIFY_SCHEDULES_ENABLED: 'false',
     },
     '/api/live',
+    // COST_PROFILE=<dir>: each service process writes a V8 CPU profile there when it stops (read it with
+    // scripts/cpuprofile-top.mjs).
+    process.env.COST_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.COST_PROFILE}`] : [],
   );
 }
 
