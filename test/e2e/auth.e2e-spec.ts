@@ -312,6 +312,16 @@ describe('Auth: the contract walked as a new member would', () => {
       expect((await t.get('/auth/verify', { token: member.token })).status).toBe(200);
     });
 
+    it('refuses a token once it has expired, though it was accepted a moment before', async () => {
+      const exp = Math.floor(Date.now() / 1000) + 2;
+      const token = hs256({ ...decodePayload(member.token), exp }, TEST_JWT_SECRET);
+      expect((await t.get('/auth/verify', { token })).status).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, exp * 1000 - Date.now() + 50));
+      const res = await t.get('/auth/verify', { token });
+      expect(res.status).toBe(401);
+      expect(res.body).toEqual({ error: 'Invalid token' });
+    });
+
     it('403 Forbidden for a role check a student fails; admin passes every role check', async () => {
       const res = await t.get('/users', { token: member.token });
       expect(res.status).toBe(403);
