@@ -11,7 +11,6 @@ import { RequestContextInterceptor } from './common/context/request-context.inte
 import { AllExceptionsFilter } from './common/errors/http-exception.filter';
 import { logSafeError } from './common/errors/log-safe-error';
 import {
-  LoginFailureInterceptor,
   RateLimitGuard,
   rateLimitStorage,
   throttlerOptions,
@@ -97,7 +96,6 @@ export class AppModule {
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
         // First, so every handler (and what it awaits) runs inside its request's context (the audit's request id).
         { provide: APP_INTERCEPTOR, useClass: RequestContextInterceptor },
-        { provide: APP_INTERCEPTOR, useClass: LoginFailureInterceptor },
         { provide: APP_PIPE, useValue: new RequestValidationPipe() },
       ],
     };

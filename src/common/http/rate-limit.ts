@@ -8,6 +8,8 @@ import {
   NestInterceptor,
   OnModuleDestroy,
   SetMetadata,
+  UseInterceptors,
+  applyDecorators,
 } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import {
@@ -30,8 +32,12 @@ type ThrottlerStorageRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>
 
 const LOGIN_THROTTLE = 'mess:login-throttle';
 
-/** Routes that take credentials: also limited per IP and per email, on top of the general limit. */
-export const LoginThrottle = () => SetMetadata(LOGIN_THROTTLE, true);
+/**
+ * Routes that take credentials: also limited per IP and per email, on top of the general limit. The interceptor that
+ * counts failed attempts is applied here, on these routes alone, rather than wrapping every request of the service.
+ */
+export const LoginThrottle = () =>
+  applyDecorators(SetMetadata(LOGIN_THROTTLE, true), UseInterceptors(LoginFailureInterceptor));
 
 const isLoginRoute = (context: ExecutionContext): boolean =>
   Reflect.getMetadata(LOGIN_THROTTLE, context.getHandler()) === true;
@@ -138,7 +144,6 @@ export class LoginFailureInterceptor implements NestInterceptor {
   ) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    if (!isLoginRoute(context)) return next.handle();
     const request = context.switchToHttp().getRequest<LoginRequest>();
     return next.handle().pipe(
       catchError((error: unknown) => {
