@@ -10,7 +10,7 @@
 //
 // The load generator (autocannon) runs in this process, on the same machine: every figure includes that.
 // COST_SERVICE=<path of a built main.js> measures another build of the service (a before/after comparison);
-// COST_PROFILE=<dir> has each service process write a CPU profile there.
+// COST_PROFILE=<dir> has each service process write a CPU profile there; COST_LOG_LEVEL (info) sets its LOG_LEVEL.
 import autocannon from 'autocannon';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -130,7 +130,7 @@ function startService(database: { url: string } | { dataDir: string }): Promise<
       ...('url' in database ? { DATABASE_URL: database.url } : { DATA_DIR: database.dataDir }),
       JWT_SECRET,
       // The default level: a log line per request is part of what a request costs.
-      LOG_LEVEL: 'info',
+      LOG_LEVEL: process.env.COST_LOG_LEVEL ?? 'info',
       // One client address makes all the load: the limits stay on (their cost is measured), their ceilings up.
       RATE_LIMIT_PER_MINUTE: '1000000',
       LOGIN_RATE_LIMIT_PER_MINUTE: '100000',

@@ -4,12 +4,10 @@ import { EventEmitterModule } from '@nestjs/event-emitter';
 import { ScheduleModule } from '@nestjs/schedule';
 import { ThrottlerModule } from '@nestjs/throttler';
 import { LoggerModule } from 'nestjs-pino';
-import { randomUUID } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
 import { CacheInvalidationModule } from './common/cache/cache-invalidation.module';
 import { RequestContextInterceptor } from './common/context/request-context.interceptor';
 import { AllExceptionsFilter } from './common/errors/http-exception.filter';
-import { logSafeError } from './common/errors/log-safe-error';
+import { loggerOptions } from './common/logging/request-log';
 import {
   RateLimitGuard,
   rateLimitStorage,
@@ -36,8 +34,6 @@ import { MessConfigModule } from './modules/mess-config/mess-config.module';
 import { NotificationsModule } from './modules/notifications/notifications.module';
 import { UsersModule } from './modules/users/users.module';
 
-const QUIET_PATHS = new Set(['/api/live', '/api/ready', '/api/metrics/prometheus']);
-
 @Module({})
 export class AppModule {
   static register(config: AppConfig): DynamicModule {
@@ -46,27 +42,9 @@ export class AppModule {
       imports: [
         CoreModule.register(config),
         LoggerModule.forRoot({
-          pinoHttp: {
-            level: config.logLevel,
-            // Fastify assigns the id (see app.ts); the logger reuses it.
-            genReqId: (req: IncomingMessage & { id?: string }) => req.id ?? randomUUID(),
-            // Never log credentials, tokens or personal numbers.
-            redact: {
-              paths: ['req.headers.authorization', 'req.headers.cookie', '*.password', '*.token', '*.phone'],
-              censor: '[redacted]',
-            },
-            serializers: {
-              req: (req: { id: string; method: string; url: string }) => ({
-                id: req.id,
-                method: req.method,
-                url: req.url,
-              }),
-              res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
-              // Database errors without their SQL text and parameters (password hashes, phones); see log-safe-error.ts.
-              err: logSafeError,
-            },
-            autoLogging: { ignore: (req: IncomingMessage) => QUIET_PATHS.has((req.url ?? '').split('?')[0]) },
-          },
+          // No pino-http middleware: the request line is written by a Fastify hook (see request-log.ts).
+          forRoutes: [],
+          pinoHttp: loggerOptions(config.logLevel),
         }),
         DatabaseModule,
         CacheInvalidationModule,

@@ -4,12 +4,13 @@ import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { Logger } from 'nestjs-pino';
+import { Logger, PinoLogger } from 'nestjs-pino';
 import { AppConfig } from './config/app-config';
 import { AppModule } from './app.module';
 import { addSharedErrorResponses, finishDocument, operationId } from './common/http/api-docs';
 import { corsOptions, refuseForeignPreflight } from './common/http/cors';
 import { registerAdmission } from './common/http/admission';
+import { registerRequestLog } from './common/logging/request-log';
 import { registerSecurityHeaders } from './common/http/security-headers';
 import { WorkLimiter } from './common/concurrency/work-limiter';
 import { Database } from './database/database';
@@ -80,13 +81,14 @@ export async function configureApp(app: NestFastifyApplication, config: AppConfi
   app.enableCors(corsOptions(config.corsOrigins));
 
   const fastify = app.getHttpAdapter().getInstance();
+  // The root logger exists once the app is initialised (nestjs-pino sets it up then); requests come after.
+  registerRequestLog(fastify, () => PinoLogger.root);
   registerSecurityHeaders(fastify);
   const metrics = app.get(RequestMetrics);
   const prometheus = app.get(PrometheusMetrics);
   fastify.addHook('onRequest', (request, reply, done) => {
-    // The same id in the response and, through the raw request, in every log line of the request; before the
-    // admission below, so that a request it sheds (503) has its id and is counted in and out like any other.
-    (request.raw as { id?: string }).id = request.id;
+    // The id (also in the request's log lines, see request-log.ts) in the response; before the admission below, so
+    // that a request it sheds (503) has its id and is counted in and out like any other.
     void reply.header('x-request-id', request.id);
     prometheus.requestStarted();
     done();
