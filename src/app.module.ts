@@ -1,11 +1,10 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { EventEmitterModule } from '@nestjs/event-emitter';
 import { ScheduleModule } from '@nestjs/schedule';
 import { ThrottlerModule } from '@nestjs/throttler';
 import { LoggerModule } from 'nestjs-pino';
 import { CacheInvalidationModule } from './common/cache/cache-invalidation.module';
-import { RequestContextInterceptor } from './common/context/request-context.interceptor';
 import { AllExceptionsFilter } from './common/errors/http-exception.filter';
 import { loggerOptions } from './common/logging/request-log';
 import {
@@ -72,8 +71,6 @@ export class AppModule {
         { provide: APP_GUARD, useClass: RateLimitGuard },
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
-        // First, so every handler (and what it awaits) runs inside its request's context (the audit's request id).
-        { provide: APP_INTERCEPTOR, useClass: RequestContextInterceptor },
         { provide: APP_PIPE, useValue: new RequestValidationPipe() },
       ],
     };

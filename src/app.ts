@@ -10,6 +10,7 @@ import { AppModule } from './app.module';
 import { addSharedErrorResponses, finishDocument, operationId } from './common/http/api-docs';
 import { corsOptions, refuseForeignPreflight } from './common/http/cors';
 import { registerAdmission } from './common/http/admission';
+import { registerRequestContext } from './common/context/request-context.hook';
 import { registerRequestLog } from './common/logging/request-log';
 import { registerSecurityHeaders } from './common/http/security-headers';
 import { WorkLimiter } from './common/concurrency/work-limiter';
@@ -83,6 +84,7 @@ export async function configureApp(app: NestFastifyApplication, config: AppConfi
   const fastify = app.getHttpAdapter().getInstance();
   // The root logger exists once the app is initialised (nestjs-pino sets it up then); requests come after.
   registerRequestLog(fastify, () => PinoLogger.root);
+  registerRequestContext(fastify);
   registerSecurityHeaders(fastify);
   const metrics = app.get(RequestMetrics);
   const prometheus = app.get(PrometheusMetrics);

@@ -1,0 +1,16 @@
+import type { FastifyInstance } from 'fastify';
+import { requestContext } from './request-context';
+
+/**
+ * Runs the rest of each request (Nest's guards, pipes, handler, interceptors and exception filter, all called from
+ * the route's handler) inside its request context, from a `preHandler` hook: it runs once the body is parsed (an
+ * `onRequest` hook's context did not survive body parsing, whose stream events arrive in the socket's context), and
+ * Fastify calls the route's handler from the hook's `done`, so the handler starts inside `run` and every await after
+ * it keeps the context. A hook rather than a global Nest interceptor: with no global interceptor, Nest answers a
+ * route without wrapping it in RxJS observables.
+ */
+export function registerRequestContext(fastify: FastifyInstance): void {
+  fastify.addHook('preHandler', (request, _reply, done) => {
+    requestContext.run({ requestId: request.id }, done);
+  });
+}
