@@ -34,11 +34,8 @@ export const QUIET_PATHS: ReadonlySet<string> = new Set([
   '/api/metrics/prometheus',
 ]);
 
-/**
- * The raw request, carrying Fastify's id (also the `x-request-id` header): the logger's `req` serializer keeps the
- * id, method and URL of it (see app.module.ts), as for any other line that logs a request.
- */
-const describe = (request: FastifyRequest) => Object.assign(request.raw, { id: request.id });
+/** What a request line says of its request: the id (also the `x-request-id` header), method and URL. */
+const describe = (request: FastifyRequest) => ({ id: request.id, method: request.method, url: request.url });
 
 /**
  * One line per request, written by Fastify's `onResponse` hook on the application's root logger:
@@ -50,6 +47,12 @@ const describe = (request: FastifyRequest) => Object.assign(request.raw, { id: r
  * a handler runs still carry the request's id, from the request context (see `requestLogMixin`).
  */
 export function registerRequestLog(fastify: FastifyInstance, logger: () => Logger): void {
+  // A child made once, for these lines only, whose fields are built here from known values: no serializer to
+  // re-shape them (pino-http's would first copy every header of the raw request), and nothing to redact (the line
+  // holds no header, body or member field; a URL's query is logged as sent, as it always was).
+  let lines: Logger | undefined;
+  const lineLogger = () =>
+    (lines ??= logger().child({}, { serializers: { req: same, res: same }, redact: { paths: [] } }));
   const path = (request: FastifyRequest) => {
     const query = request.url.indexOf('?');
     return query < 0 ? request.url : request.url.slice(0, query);
@@ -58,19 +61,21 @@ export function registerRequestLog(fastify: FastifyInstance, logger: () => Logge
     if (!QUIET_PATHS.has(path(request))) {
       const line = {
         req: describe(request),
-        res: reply.raw,
+        res: { statusCode: reply.statusCode },
         responseTime: Math.round(reply.elapsedTime),
       };
-      if (reply.statusCode >= 500) logger().error(line, 'request errored');
-      else logger().info(line, 'request completed');
+      if (reply.statusCode >= 500) lineLogger().error(line, 'request errored');
+      else lineLogger().info(line, 'request completed');
     }
     done();
   });
   fastify.addHook('onRequestAbort', (request: FastifyRequest, done) => {
-    logger().info({ req: describe(request) }, 'request aborted');
+    lineLogger().info({ req: describe(request) }, 'request aborted');
     done();
   });
 }
+
+const same = <T>(value: T): T => value;
 
 /** pino's `mixin`: a line logged while a handler runs names its request (`req.id`), as the request line does. */
 function requestLogMixin(): object {
