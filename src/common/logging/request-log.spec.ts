@@ -17,16 +17,18 @@ function collectingLogger() {
 }
 
 describe('request log', () => {
-  it('writes one line per request with its id, method, URL, status and time, none for probes, errors at level error', async () => {
+  it('writes one line per request with its id, method, URL, status and time, none for probes, 5xx at warn/error', async () => {
     const { logger, lines } = collectingLogger();
     const app = Fastify();
     registerRequestLog(app, () => logger);
     app.get('/api/meals', async () => ({ meals: [] }));
     app.get('/api/live', async () => ({ status: 'ok' }));
-    app.get('/api/broken', async (_request, reply) => reply.status(503).send({ error: 'down' }));
+    app.get('/api/busy', async (_request, reply) => reply.status(503).send({ error: 'busy' }));
+    app.get('/api/broken', async (_request, reply) => reply.status(500).send({ error: 'bug' }));
     try {
       await app.inject({ url: '/api/meals?date=2030-03-10', headers: { authorization: 'Bearer t' } });
       await app.inject({ url: '/api/live' });
+      await app.inject({ url: '/api/busy' });
       await app.inject({ url: '/api/broken' });
       const requests = lines.filter((line) => line.req);
       expect(requests).toEqual([
@@ -41,15 +43,59 @@ describe('request log', () => {
           msg: 'request completed',
         },
         expect.objectContaining({
+          level: 40,
+          req: expect.objectContaining({ url: '/api/busy' }),
+          res: { statusCode: 503 },
+          msg: 'request errored',
+        }),
+        expect.objectContaining({
           level: 50,
           req: expect.objectContaining({ url: '/api/broken' }),
-          res: { statusCode: 503 },
+          res: { statusCode: 500 },
           msg: 'request errored',
         }),
       ]);
       // Headers (the bearer token) never reach the line.
       expect(JSON.stringify(lines)).not.toContain('Bearer');
     } finally {
+      await app.close();
+    }
+  });
+
+  it('logs a request whose client left before the answer, a POST with its body read too', async () => {
+    const { logger, lines } = collectingLogger();
+    const app = Fastify({ forceCloseConnections: true });
+    registerRequestLog(app, () => logger);
+    let arrived: () => void = () => undefined;
+    const handled = new Promise<void>((resolve) => (arrived = resolve));
+    let release: () => void = () => undefined;
+    app.post('/api/attendance/scan', async () => {
+      arrived();
+      await new Promise<void>((resolve) => (release = resolve));
+      return { ok: true };
+    });
+    const address = await app.listen({ port: 0, host: '127.0.0.1' });
+    try {
+      const leaving = new AbortController();
+      const sent = fetch(`${address}/api/attendance/scan`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ pass: 'p1.x.y' }),
+        signal: leaving.signal,
+      }).catch(() => 'aborted');
+      await handled;
+      leaving.abort();
+      expect(await sent).toBe('aborted');
+      for (const deadline = Date.now() + 5_000; !lines.some((line) => line.msg === 'request aborted');) {
+        if (Date.now() > deadline) throw new Error('no "request aborted" line within 5 s');
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      expect(lines.find((line) => line.msg === 'request aborted')).toMatchObject({
+        level: 30,
+        req: { method: 'POST', url: '/api/attendance/scan' },
+      });
+    } finally {
+      release();
       await app.close();
     }
   });
