@@ -378,13 +378,16 @@ describe('Leave (extension 2.1)', () => {
           [meera.id, ist('2030-03-12', '00:00'), ist('2030-03-13', '00:00')],
         );
         const marking = mark(meera.token, '2030-03-12', 'Lunch', 'present');
-        // The mark waits for the lock: the leave it must see is not committed yet.
-        for (let waiting = 0; waiting === 0; ) {
-          await new Promise((resolve) => setTimeout(resolve, 10));
+        // The mark waits for the lock (an advisory lock of this database, not granted): the leave it must see is not
+        // committed yet.
+        for (const deadline = Date.now() + 10_000; ; ) {
           const { rows } = await approval.query(
-            `select count(*)::int as n from pg_locks where locktype = 'advisory' and not granted`,
+            `select count(*)::int as n from pg_locks where locktype = 'advisory' and not granted
+               and database = (select oid from pg_database where datname = current_database())`,
           );
-          waiting = rows[0].n;
+          if (rows[0].n > 0) break;
+          if (Date.now() > deadline) throw new Error('the mark did not wait for the leave lock within 10 s');
+          await new Promise((resolve) => setTimeout(resolve, 10));
         }
         await approval.query('commit');
         const res = await marking;

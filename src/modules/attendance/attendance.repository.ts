@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { and, asc, count, desc, eq, getTableColumns, gte, lte, ne, sql, SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, getTableColumns, gte, lte, sql, SQL } from 'drizzle-orm';
 import { Database, DbOrTx } from '../../database/database';
 import { memberNames } from '../users/member-names';
 import { attendance, AttendanceRow, AttendanceStatus, MarkSource } from './attendance.schema';
@@ -116,7 +116,9 @@ export class AttendanceRepository {
         ? sql`${changes} and ${attendance.source} = 'member'`
         : sql`${changes} or (${attendance.source} = 'member' and excluded.source <> 'member')`;
     // In one order (the members'), so two batches of one slot lock its rows in turn rather than deadlock.
-    const ordered = [...marks].sort((a, b) => (a.userId < b.userId ? -1 : a.userId > b.userId ? 1 : 0));
+    // (PostgreSQL's uuid order is the order of the lower-case text; ids may arrive in upper case.)
+    const key = (mark: SlotMark) => mark.userId.toLowerCase();
+    const ordered = [...marks].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
     return (
       db
         .insert(attendance)
@@ -145,10 +147,9 @@ export class AttendanceRepository {
     mealType: string,
     userIds: string[],
     db: DbOrTx = this.db,
-    forUpdate = false,
   ): Promise<AttendanceRow[]> {
     if (!userIds.length) return [];
-    const query = db
+    return db
       .select()
       .from(attendance)
       .where(
@@ -159,7 +160,6 @@ export class AttendanceRepository {
         ),
       )
       .orderBy(asc(attendance.userId));
-    return forUpdate ? query.for('update') : query;
   }
 
   /** A member's marks between two dates, locked until `tx` ends (a leave approval reads and changes them). */
@@ -180,21 +180,6 @@ export class AttendanceRepository {
       .set({ status: 'absent', previousStatus: 'present', markedBy, markedAt, updatedAt: markedAt })
       .where(and(isAnyUuid(attendance.id, ids), eq(attendance.status, 'present')))
       .returning();
-  }
-
-  /** Sets the status of one mark unless it already has it; undefined when nothing was written. */
-  async changeStatus(
-    id: string,
-    status: AttendanceStatus,
-    markedBy: string,
-    markedAt: Date,
-  ): Promise<AttendanceRow | undefined> {
-    const [row] = await this.db
-      .update(attendance)
-      .set({ status, previousStatus: sql`${attendance.status}`, markedBy, markedAt, updatedAt: markedAt })
-      .where(and(eq(attendance.id, id), ne(attendance.status, status)))
-      .returning();
-    return row;
   }
 
   // ---- aggregates for other modules (through AttendanceQueries) ----

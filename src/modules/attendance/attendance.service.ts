@@ -432,8 +432,9 @@ export class AttendanceService {
       validFrom: Math.floor(validFrom.getTime() / 1000),
       expiresAt: Math.floor(end.getTime() / 1000),
     });
-    // One byte-mode segment: a pass is base64url (lower case), which no denser QR mode holds, so the encoder's
-    // search for the best mix of modes (a third of its time) finds nothing; the code is the same.
+    // One byte-mode segment: a pass is base64url, mostly lower case, which no denser QR mode holds, so the encoder's
+    // search for the best mix of modes (a third of its time) could at most shorten a long run of digits or capitals
+    // into another segment; the text a scanner reads is the same.
     const qrSvg = await qrCodes().toString([{ data: Buffer.from(pass), mode: 'byte' }], {
       type: 'svg',
       errorCorrectionLevel: 'M',
