@@ -16,6 +16,7 @@ import { registerSecurityHeaders } from './common/http/security-headers';
 import { WorkLimiter } from './common/concurrency/work-limiter';
 import { Database } from './database/database';
 import { PrometheusMetrics } from './common/stats/prometheus';
+import { registerRequestMetrics } from './common/stats/request-hooks';
 import {
   assertUtf8Charset,
   parseFormBody,
@@ -86,15 +87,13 @@ export async function configureApp(app: NestFastifyApplication, config: AppConfi
   registerRequestLog(fastify, () => PinoLogger.root);
   registerRequestContext(fastify);
   registerSecurityHeaders(fastify);
-  const metrics = app.get(RequestMetrics);
-  const prometheus = app.get(PrometheusMetrics);
+  // The id (also in the request's log lines, see request-log.ts) in the response, and the request counted; before the
+  // admission below, so that a request it sheds (503) has its id and is counted in and out like any other.
   fastify.addHook('onRequest', (request, reply, done) => {
-    // The id (also in the request's log lines, see request-log.ts) in the response; before the admission below, so
-    // that a request it sheds (503) has its id and is counted in and out like any other.
     void reply.header('x-request-id', request.id);
-    prometheus.requestStarted();
     done();
   });
+  registerRequestMetrics(fastify, app.get(RequestMetrics), app.get(PrometheusMetrics));
   if (app.get(Database).kind === 'embedded') {
     const { embeddedConcurrency, embeddedQueueTimeoutMs, embeddedMaxQueue } = config.db;
     registerAdmission(
@@ -121,17 +120,6 @@ export async function configureApp(app: NestFastifyApplication, config: AppConfi
       done(null, parseFormBody(body));
     },
   );
-  fastify.addHook('onResponse', (request, reply, done) => {
-    metrics.record(reply.elapsedTime, reply.statusCode);
-    // The route's template (`/api/expenses/:id`), never the URL: label values stay bounded.
-    prometheus.requestFinished(
-      request.method,
-      request.routeOptions.url,
-      reply.statusCode,
-      reply.elapsedTime / 1000,
-    );
-    done();
-  });
   // Built on the first request for the docs, not at start: the document walks every route's metadata (~0.4 s of
   // CPU), which a replica's start-up and its startup probe need not wait for.
   SwaggerModule.setup('docs', app, () => buildOpenApiDocument(app), {

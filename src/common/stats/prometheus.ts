@@ -79,9 +79,13 @@ export class PrometheusMetrics {
     this.inFlight += 1;
   }
 
+  /** Once per request, when its response closes (answered or abandoned by the client). */
+  requestClosed(): void {
+    this.inFlight = Math.max(0, this.inFlight - 1);
+  }
+
   /** `route` is the matched route's template (`/api/expenses/:id`), or undefined when none matched. */
   requestFinished(method: string, route: string | undefined, status: number, seconds: number): void {
-    this.inFlight = Math.max(0, this.inFlight - 1);
     const template = route ?? UNMATCHED_ROUTE;
     let byMethod = this.series.get(template);
     if (!byMethod) this.series.set(template, (byMethod = new Map()));
