@@ -1,6 +1,7 @@
 import Fastify from 'fastify';
 import { Writable } from 'node:stream';
 import { pinoHttp } from 'pino-http';
+import { abandonPost, until } from '../../../test/support/abandoned-request';
 import { requestContext } from '../context/request-context';
 import { loggerOptions, registerRequestLog } from './request-log';
 
@@ -66,30 +67,9 @@ describe('request log', () => {
     const { logger, lines } = collectingLogger();
     const app = Fastify({ forceCloseConnections: true });
     registerRequestLog(app, () => logger);
-    let arrived: () => void = () => undefined;
-    const handled = new Promise<void>((resolve) => (arrived = resolve));
-    let release: () => void = () => undefined;
-    app.post('/api/attendance/scan', async () => {
-      arrived();
-      await new Promise<void>((resolve) => (release = resolve));
-      return { ok: true };
-    });
-    const address = await app.listen({ port: 0, host: '127.0.0.1' });
+    const release = await abandonPost(app);
     try {
-      const leaving = new AbortController();
-      const sent = fetch(`${address}/api/attendance/scan`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ pass: 'p1.x.y' }),
-        signal: leaving.signal,
-      }).catch(() => 'aborted');
-      await handled;
-      leaving.abort();
-      expect(await sent).toBe('aborted');
-      for (const deadline = Date.now() + 5_000; !lines.some((line) => line.msg === 'request aborted');) {
-        if (Date.now() > deadline) throw new Error('no "request aborted" line within 5 s');
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
+      await until(() => lines.some((line) => line.msg === 'request aborted'), 'no "request aborted" line');
       expect(lines.find((line) => line.msg === 'request aborted')).toMatchObject({
         level: 30,
         req: { method: 'POST', url: '/api/attendance/scan' },

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger, LoggerOptions } from 'pino';
 import { requestContext } from '../context/request-context';
 import { logSafeError } from '../errors/log-safe-error';
+import { onRequestClosed } from '../http/request-closed';
 
 /** The application's logger (nestjs-pino builds it from these, through pino-http, which wraps the serializers). */
 export function loggerOptions(level: string): LoggerOptions {
@@ -27,12 +28,8 @@ export function loggerOptions(level: string): LoggerOptions {
   };
 }
 
-/** Probes and scrapes, every few seconds from Kubernetes and Prometheus: no line each. */
-export const QUIET_PATHS: ReadonlySet<string> = new Set([
-  '/api/live',
-  '/api/ready',
-  '/api/metrics/prometheus',
-]);
+/** Probes and scrapes (route templates), every few seconds from Kubernetes and Prometheus: no line each. */
+const QUIET_ROUTES: ReadonlySet<string> = new Set(['/api/live', '/api/ready', '/api/metrics/prometheus']);
 
 /** What a request line says of its request: the id (also the `x-request-id` header), method and URL. */
 const describe = (request: FastifyRequest) => ({ id: request.id, method: request.method, url: request.url });
@@ -53,12 +50,8 @@ export function registerRequestLog(fastify: FastifyInstance, logger: () => Logge
   let lines: Logger | undefined;
   const lineLogger = () =>
     (lines ??= logger().child({}, { serializers: { req: same, res: same }, redact: { paths: [] } }));
-  const path = (request: FastifyRequest) => {
-    const query = request.url.indexOf('?');
-    return query < 0 ? request.url : request.url.slice(0, query);
-  };
   fastify.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done) => {
-    if (!QUIET_PATHS.has(path(request))) {
+    if (!QUIET_ROUTES.has(request.routeOptions.url ?? '')) {
       const line = {
         req: describe(request),
         res: { statusCode: reply.statusCode },
@@ -71,13 +64,8 @@ export function registerRequestLog(fastify: FastifyInstance, logger: () => Logge
     }
     done();
   });
-  // A client that leaves before the answer: no `onResponse`, and Fastify's onRequestAbort only fires while the body is
-  // still being read, so the connection's close is watched (once the answer is sent it is not an abort).
-  fastify.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done) => {
-    reply.raw.once('close', () => {
-      if (!reply.sent) lineLogger().info({ req: describe(request) }, 'request aborted');
-    });
-    done();
+  onRequestClosed(fastify, (request, reply) => {
+    if (!reply.sent) lineLogger().info({ req: describe(request) }, 'request aborted');
   });
 }
 
