@@ -23,6 +23,13 @@ describe('Notification triggers and schedules', () => {
   let phones = 0;
   const members: Record<string, Member> = {};
 
+  /** A manager publishes a menu (201); answers its id. */
+  async function publishMenu(date: string, mealType: string, dishes: string[]): Promise<string> {
+    const published = await t.post('/meals', { date, mealType, dishes }, { token: members.manager.token });
+    expect(published.status).toBe(201);
+    return published.body.meal._id;
+  }
+
   async function member(
     role: 'student' | 'manager' | 'treasurer',
     channel: 'email' | 'whatsapp' | 'both',
@@ -139,12 +146,7 @@ describe('Notification triggers and schedules', () => {
   it('MEAL_UPDATE goes to every member but the publisher when a menu of today or later is published or changed', async () => {
     const { manager, studentWhatsApp, studentQuiet, student } = members;
     const tomorrow = addDays(today(), 1);
-    const published = await t.post(
-      '/meals',
-      { date: tomorrow, mealType: 'Lunch', dishes: ['Rice', 'Dal'] },
-      { token: manager.token },
-    );
-    expect(published.status).toBe(201);
+    const id = await publishMenu(tomorrow, 'Lunch', ['Rice', 'Dal']);
     await n.settle();
     expect(await received(manager, 'MEAL_UPDATE')).toHaveLength(0);
     expect(await received(studentQuiet, 'MEAL_UPDATE')).toHaveLength(0);
@@ -157,7 +159,6 @@ describe('Notification triggers and schedules', () => {
     // no WhatsApp support: email even for a WhatsApp-only member
     expect((await received(studentWhatsApp, 'MEAL_UPDATE'))[0].channels).toEqual(['email']);
 
-    const id = published.body.meal?._id ?? published.body._id;
     const changed = await t.put(
       `/meals/${id}`,
       { date: tomorrow, mealType: 'Lunch', dishes: ['Rice', 'Rajma'] },
@@ -330,14 +331,8 @@ describe('Notification triggers and schedules', () => {
   it('DISCREPANCY_ALERT when a meal goes on being served after its menu was withdrawn (the menu seen is not trusted after)', async () => {
     const { manager, managerBoth, student, studentWhatsApp } = members;
     const day = addDays(today(), 6);
-    const published = await t.post(
-      '/meals',
-      { date: day, mealType: 'Lunch', dishes: ['Rice', 'Dal'] },
-      { token: manager.token },
-    );
-    expect(published.status).toBe(201);
+    const id = await publishMenu(day, 'Lunch', ['Rice', 'Dal']);
     await n.settle();
-    const id = published.body.meal?._id ?? published.body._id;
     const slotAlerts = async () =>
       (await received(manager, 'DISCREPANCY_ALERT')).filter(
         (x) => x.title === `Attendance discrepancy: Lunch on ${day}`,
@@ -371,12 +366,7 @@ describe('Notification triggers and schedules', () => {
     const day = addDays(today(), 4);
     const titles = async () =>
       (await received(student, 'MEAL_UPDATE')).filter((x) => x.title.endsWith(`Dinner on ${day}`));
-    const published = await t.post(
-      '/meals',
-      { date: day, mealType: 'Dinner', dishes: ['Dal'] },
-      { token: manager.token },
-    );
-    const id = published.body.meal?._id ?? published.body._id;
+    const id = await publishMenu(day, 'Dinner', ['Dal']);
     for (const dishes of [['Rajma'], ['Dal']]) {
       await t.put(`/meals/${id}`, { date: day, mealType: 'Dinner', dishes }, { token: manager.token });
       await n.settle();
