@@ -1,4 +1,5 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
+import { DomainEventBus } from '../common/events/domain-event-bus';
 import { PrometheusMetrics } from '../common/stats/prometheus';
 import { CacheStats, JobQueueStats, RateLimitStats } from '../common/stats/service-stats';
 import { Clock } from '../common/time/clock';
@@ -14,6 +15,7 @@ export class CoreModule {
       { provide: AppConfig, useValue: config },
       { provide: RequestMetrics, useValue: new RequestMetrics() },
       Clock,
+      DomainEventBus,
       CacheStats,
       JobQueueStats,
       RateLimitStats,
@@ -25,6 +27,7 @@ export class CoreModule {
       exports: [
         AppConfig,
         Clock,
+        DomainEventBus,
         RequestMetrics,
         CacheStats,
         JobQueueStats,

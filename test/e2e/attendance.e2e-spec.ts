@@ -1,7 +1,7 @@
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { and, count, eq } from 'drizzle-orm';
-import type { AttendanceEvent } from '../../src/common/events/domain-events';
-import { DomainEvents } from '../../src/common/events/domain-events';
+import type { AttendanceEvent } from '../../src/common/events/event-map';
+
 import { Database } from '../../src/database/database';
 import { AttendanceQueries } from '../../src/modules/attendance/attendance.queries';
 import { attendance } from '../../src/modules/attendance/attendance.schema';
@@ -666,10 +666,10 @@ describe('Attendance', () => {
             .then((rows) => rows[0]?.status),
         );
       };
-      emitter().on(DomainEvents.AttendanceMarked, listener);
+      emitter().on('attendance.marked', listener);
     });
     afterEach(() => {
-      emitter().off(DomainEvents.AttendanceMarked, listener);
+      emitter().off('attendance.marked', listener);
     });
 
     it('publishes one event per written mark, after commit, with the previous status on a change', async () => {
@@ -755,7 +755,7 @@ describe('Attendance', () => {
       const failing = () => {
         throw new Error('listener broke');
       };
-      emitter().on(DomainEvents.AttendanceMarked, failing);
+      emitter().on('attendance.marked', failing);
       try {
         const res = await t.post(
           '/attendance',
@@ -764,7 +764,7 @@ describe('Attendance', () => {
         );
         expect(res.status).toBe(201);
       } finally {
-        emitter().off(DomainEvents.AttendanceMarked, failing);
+        emitter().off('attendance.marked', failing);
       }
       expect(await storedMarks(member.id, '2025-05-03')).toBe(1);
     });

@@ -1,6 +1,6 @@
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { eq } from 'drizzle-orm';
-import { DomainEvents, type ExpenseEvent } from '../../src/common/events/domain-events';
+import type { ExpenseEvent } from '../../src/common/events/event-map';
 import { Database } from '../../src/database/database';
 import { ExpensesQueries } from '../../src/modules/expenses/expenses.queries';
 import { expenses } from '../../src/modules/expenses/expenses.schema';
@@ -468,9 +468,9 @@ describe('Expenses: recorded by managers and treasurers, changed by their record
       emitter = t.app.get(EventEmitter2);
       const { db } = t.app.get(Database);
       for (const name of [
-        DomainEvents.ExpenseRecorded,
-        DomainEvents.ExpenseChanged,
-        DomainEvents.ExpenseDeleted,
+        'expense.recorded',
+        'expense.changed',
+        'expense.deleted',
       ]) {
         // Reads the row as the listener sees it at emission: what has been committed by then.
         const listener = (payload: ExpenseEvent) => {
@@ -491,7 +491,7 @@ describe('Expenses: recorded by managers and treasurers, changed by their record
 
     it('publishes recorded, changed (naming both months) and deleted, each after its write committed', async () => {
       const created = await record(manager.token, { category: 'Gas', amount: 450.5, date: '2033-03-31' });
-      expect(received.map((r) => r.name)).toEqual([DomainEvents.ExpenseRecorded]);
+      expect(received.map((r) => r.name)).toEqual(['expense.recorded']);
       expect(received[0].payload).toEqual({
         expenseId: created._id,
         months: ['2033-03'],
@@ -510,8 +510,8 @@ describe('Expenses: recorded by managers and treasurers, changed by their record
       );
       expect(moved.status).toBe(200);
       expect(received.map((r) => r.name)).toEqual([
-        DomainEvents.ExpenseRecorded,
-        DomainEvents.ExpenseChanged,
+        'expense.recorded',
+        'expense.changed',
       ]);
       expect(received[1].payload).toEqual({
         expenseId: created._id,
@@ -527,7 +527,7 @@ describe('Expenses: recorded by managers and treasurers, changed by their record
       ]);
 
       expect((await t.delete(`/expenses/${created._id}`, { token: manager.token })).status).toBe(200);
-      expect(received[2].name).toBe(DomainEvents.ExpenseDeleted);
+      expect(received[2].name).toBe('expense.deleted');
       expect(received[2].payload).toMatchObject({
         expenseId: created._id,
         months: ['2033-04'],
@@ -559,7 +559,7 @@ describe('Expenses: recorded by managers and treasurers, changed by their record
       const failing = () => {
         throw new Error('listener down');
       };
-      emitter.on(DomainEvents.ExpenseRecorded, failing);
+      emitter.on('expense.recorded', failing);
       try {
         const res = await t.post(
           '/expenses',
@@ -571,7 +571,7 @@ describe('Expenses: recorded by managers and treasurers, changed by their record
         expect(res.status).toBe(201);
         expect((await t.get(`/expenses/${res.body.expense._id}`, { token: manager.token })).status).toBe(200);
       } finally {
-        emitter.off(DomainEvents.ExpenseRecorded, failing);
+        emitter.off('expense.recorded', failing);
       }
     });
   });

@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { EventEmitter2 } from '@nestjs/event-emitter';
 import { badRequest, conflict, notFound, unprocessable } from '../../common/errors/api-error';
-import { DomainEvents, type PaymentEvent } from '../../common/events/domain-events';
-import { publishDomainEvent } from '../../common/events/publish';
+import { type PaymentEvent } from '../../common/events/event-map';
+import { DomainEventBus } from '../../common/events/domain-event-bus';
 import { Clock } from '../../common/time/clock';
 import { localParts, monthBounds } from '../../common/time/dates';
 import { AppConfig } from '../../config/app-config';
@@ -77,7 +76,7 @@ export class AccountsService {
     private readonly repository: AccountsRepository,
     private readonly users: UsersService,
     private readonly audit: AuditService,
-    private readonly events: EventEmitter2,
+    private readonly events: DomainEventBus,
     private readonly clock: Clock,
     private readonly config: AppConfig,
   ) {}
@@ -116,7 +115,7 @@ export class AccountsService {
       return { entry, balancePaise, replayed: false };
     });
     if (!result.replayed) {
-      publishDomainEvent<PaymentEvent>(this.events, DomainEvents.PaymentRecorded, {
+      this.events.publish('account.payment-recorded', {
         entryId: result.entry.id,
         userId,
         amountPaise: result.entry.amountPaise,

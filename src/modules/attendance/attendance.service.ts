@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { EventEmitter2 } from '@nestjs/event-emitter';
 import { type CurrentMember, isPrivileged } from '../../common/auth/auth.decorators';
 import type * as QrCodes from 'qrcode';
 import {
@@ -11,8 +10,8 @@ import {
   notFound,
 } from '../../common/errors/api-error';
 import { databaseErrorCode } from '../../common/errors/database-errors';
-import { AttendanceBulkEvent, AttendanceEvent, DomainEvents } from '../../common/events/domain-events';
-import { publishDomainEvent } from '../../common/events/publish';
+import { AttendanceBulkEvent, AttendanceEvent } from '../../common/events/event-map';
+import { DomainEventBus } from '../../common/events/domain-event-bus';
 import { Clock } from '../../common/time/clock';
 import { addDays, localParts, mealSpan, monthBounds, monthOf, zonedInstant } from '../../common/time/dates';
 import { AppConfig } from '../../config/app-config';
@@ -84,7 +83,7 @@ export class AttendanceService {
   constructor(
     private readonly repository: AttendanceRepository,
     private readonly messConfig: MessConfigService,
-    private readonly events: EventEmitter2,
+    private readonly events: DomainEventBus,
     private readonly clock: Clock,
     private readonly users: UsersService,
     private readonly leave: LeaveCalendar,
@@ -515,7 +514,7 @@ export class AttendanceService {
       markedAt: mark.markedAt.toISOString(),
       ...(bulk ? { inBulk: true } : {}),
     }));
-    for (const event of events) publishDomainEvent(this.events, DomainEvents.AttendanceMarked, event);
+    for (const event of events) this.events.publish('attendance.marked', event);
     if (bulk && events.length) {
       const batch: AttendanceBulkEvent = {
         date: bulk.date,
@@ -524,7 +523,7 @@ export class AttendanceService {
         markedAt: bulk.markedAt.toISOString(),
         marks: events,
       };
-      publishDomainEvent(this.events, DomainEvents.AttendanceMarkedInBulk, batch);
+      this.events.publish('attendance.marked-in-bulk', batch);
     }
   }
 }

@@ -1,9 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { EventEmitter2 } from '@nestjs/event-emitter';
 import { type CurrentMember } from '../../common/auth/auth.decorators';
 import { badRequest, forbidden, notFound } from '../../common/errors/api-error';
-import { DomainEvents } from '../../common/events/domain-events';
-import { publishDomainEvent } from '../../common/events/publish';
+import { DomainEventBus } from '../../common/events/domain-event-bus';
 import { toPaise } from '../../common/money/money';
 import { AuditService } from '../audit/audit.service';
 import { MessConfigService } from '../mess-config/mess-config.service';
@@ -29,7 +27,7 @@ export class ExpensesService {
     private readonly repository: ExpensesRepository,
     private readonly messConfig: MessConfigService,
     private readonly audit: AuditService,
-    private readonly events: EventEmitter2,
+    private readonly events: DomainEventBus,
   ) {}
 
   async list(query: ListExpensesQuery): Promise<ExpensePage> {
@@ -60,7 +58,7 @@ export class ExpensesService {
       await this.audit.record(tx, { ...this.auditOf(caller, 'created', row.id), after: auditSnapshot(row) });
       return row;
     });
-    publishDomainEvent(this.events, DomainEvents.ExpenseRecorded, expenseEvent(expense, caller.id));
+    this.events.publish('expense.recorded', expenseEvent(expense, caller.id));
     return { expense, recorderName: caller.fullName };
   }
 
@@ -80,9 +78,7 @@ export class ExpensesService {
       return result;
     });
     if (!changed) throw notFound('Expense not found');
-    publishDomainEvent(
-      this.events,
-      DomainEvents.ExpenseChanged,
+    this.events.publish('expense.changed',
       expenseEvent(changed.after, caller.id, changed.before.date),
     );
     return { expense: changed.after, recorderName };
@@ -98,7 +94,7 @@ export class ExpensesService {
       return row;
     });
     if (!deleted) throw notFound('Expense not found');
-    publishDomainEvent(this.events, DomainEvents.ExpenseDeleted, expenseEvent(deleted, caller.id));
+    this.events.publish('expense.deleted', expenseEvent(deleted, caller.id));
   }
 
   private auditOf(caller: CurrentMember, action: 'created' | 'changed' | 'deleted', id: string) {

@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { EventEmitter2 } from '@nestjs/event-emitter';
 import { type CurrentMember, isPrivileged } from '../../common/auth/auth.decorators';
 import { badRequest, notFound } from '../../common/errors/api-error';
-import { DomainEvents, type ExtraEvent } from '../../common/events/domain-events';
-import { publishDomainEvent } from '../../common/events/publish';
+import { type ExtraEvent } from '../../common/events/event-map';
+import { DomainEventBus } from '../../common/events/domain-event-bus';
 import { Clock } from '../../common/time/clock';
 import { localParts, monthBounds, monthOf } from '../../common/time/dates';
 import { AppConfig } from '../../config/app-config';
@@ -40,7 +39,7 @@ export class ExtrasService {
     private readonly messConfig: MessConfigService,
     private readonly users: UsersService,
     private readonly audit: AuditService,
-    private readonly events: EventEmitter2,
+    private readonly events: DomainEventBus,
     private readonly clock: Clock,
     private readonly config: AppConfig,
   ) {}
@@ -87,7 +86,7 @@ export class ExtrasService {
       });
       return row;
     });
-    publishDomainEvent(this.events, DomainEvents.ExtraRecorded, extraEvent(extra, caller.id));
+    this.events.publish('extra.recorded', extraEvent(extra, caller.id));
     return { extra, names: await this.namesOf([extra]) };
   }
 
@@ -127,7 +126,7 @@ export class ExtrasService {
       return row;
     });
     if (!deleted) throw notFound(EXTRA_NOT_FOUND);
-    publishDomainEvent(this.events, DomainEvents.ExtraDeleted, extraEvent(deleted, caller.id));
+    this.events.publish('extra.deleted', extraEvent(deleted, caller.id));
   }
 
   private namesOf(rows: ExtraRow[]): Promise<Map<string, string>> {

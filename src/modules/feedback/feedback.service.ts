@@ -1,10 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { EventEmitter2 } from '@nestjs/event-emitter';
 import { type CurrentMember } from '../../common/auth/auth.decorators';
 import { badRequest, conflict, forbidden, notFound } from '../../common/errors/api-error';
 import { violatedUniqueConstraint } from '../../common/errors/database-errors';
-import { DomainEvents, FeedbackEvent } from '../../common/events/domain-events';
-import { publishDomainEvent } from '../../common/events/publish';
+import { FeedbackEvent } from '../../common/events/event-map';
+import { DomainEventBus } from '../../common/events/domain-event-bus';
 import { Clock } from '../../common/time/clock';
 import { localParts } from '../../common/time/dates';
 import { AppConfig } from '../../config/app-config';
@@ -25,7 +24,7 @@ export class FeedbackService {
   constructor(
     private readonly repository: FeedbackRepository,
     private readonly messConfig: MessConfigService,
-    private readonly events: EventEmitter2,
+    private readonly events: DomainEventBus,
     private readonly clock: Clock,
     private readonly config: AppConfig,
   ) {}
@@ -115,6 +114,6 @@ export class FeedbackService {
       mealType: row.mealType,
       rating: row.rating,
     };
-    publishDomainEvent(this.events, DomainEvents.FeedbackSubmitted, event);
+    this.events.publish('feedback.submitted', event);
   }
 }

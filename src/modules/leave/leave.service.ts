@@ -1,9 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { EventEmitter2 } from '@nestjs/event-emitter';
 import type { CurrentMember } from '../../common/auth/auth.decorators';
 import { badRequest, conflict, forbidden, notFound } from '../../common/errors/api-error';
-import { DomainEvents, type LeaveEvent } from '../../common/events/domain-events';
-import { publishDomainEvent } from '../../common/events/publish';
+import { type LeaveEvent } from '../../common/events/event-map';
+import { DomainEventBus } from '../../common/events/domain-event-bus';
 import { Clock } from '../../common/time/clock';
 import { mealSpan, monthBounds, monthOf, monthsBetween } from '../../common/time/dates';
 import { AppConfig } from '../../config/app-config';
@@ -54,7 +53,7 @@ export class LeaveService {
     private readonly billing: BillingService,
     private readonly messConfig: MessConfigService,
     private readonly users: UsersService,
-    private readonly events: EventEmitter2,
+    private readonly events: DomainEventBus,
     private readonly clock: Clock,
     private readonly config: AppConfig,
     private readonly audit: AuditService,
@@ -369,7 +368,7 @@ export class LeaveService {
       note: row.decisionNote,
       months: [...new Set(turnedAbsent.map((mark) => monthOf(mark.date)))],
     };
-    publishDomainEvent(this.events, DomainEvents.LeaveDecided, event);
+    this.events.publish('leave.decided', event);
   }
 
   private span(date: string, meal: MealTime) {

@@ -1,13 +1,12 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { EventEmitter2 } from '@nestjs/event-emitter';
 import * as bcrypt from 'bcrypt';
 import { AppConfig } from '../../config/app-config';
 import { WorkLimiter } from '../../common/concurrency/work-limiter';
 import { type CurrentMember, isPrivileged } from '../../common/auth/auth.decorators';
 import { badRequest, conflict, forbidden, notFound } from '../../common/errors/api-error';
 import { isUniqueViolation } from '../../common/errors/database-errors';
-import { DomainEvents, type MemberEvent } from '../../common/events/domain-events';
-import { publishDomainEvent } from '../../common/events/publish';
+import { type MemberEvent } from '../../common/events/event-map';
+import { DomainEventBus } from '../../common/events/domain-event-bus';
 import type { DbOrTx } from '../../database/database';
 import { AuditService } from '../audit/audit.service';
 import { ListUsersQuery, UpdateProfileDto } from './dto/user.requests';
@@ -44,7 +43,7 @@ export class UsersService {
   constructor(
     private readonly repository: UsersRepository,
     private readonly config: AppConfig,
-    private readonly events: EventEmitter2,
+    private readonly events: DomainEventBus,
     private readonly audit: AuditService,
   ) {
     this.hashing = new WorkLimiter(config.bcryptConcurrency, config.bcryptQueueTimeoutMs);
@@ -349,7 +348,7 @@ export class UsersService {
    * cache, on every replica). Returns the row.
    */
   private updated<T extends UserRow | undefined>(row: T): T {
-    if (row) publishDomainEvent(this.events, DomainEvents.MemberUpdated, { userId: row.id });
+    if (row) this.events.publish('member.updated', { userId: row.id });
     return row;
   }
 
@@ -363,7 +362,7 @@ export class UsersService {
       dines: row.dines,
       actorId,
     };
-    publishDomainEvent(this.events, DomainEvents.MemberChanged, event);
+    this.events.publish('member.changed', event);
   }
 
   private async getOrThrow(id: string): Promise<UserRow> {
