@@ -17,6 +17,25 @@ export default tseslint.config(
     },
   },
   {
+    files: ['src/**/*.ts'],
+    ignores: ['src/common/auth/permissions.ts', '**/*.spec.ts'],
+    rules: {
+      // Who may do what is decided in one table (src/common/auth/permissions.ts): never by comparing a role.
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "CallExpression[callee.property.name='includes'] > MemberExpression[property.name='role']",
+          message: 'Compare no role by hand: ask can(member, permission) (src/common/auth/permissions.ts).',
+        },
+        {
+          selector:
+            "BinaryExpression[operator=/^[!=]==?$/] > Literal[value=/^(student|manager|treasurer|admin)$/]",
+          message: 'Compare no role by hand: ask can(member, permission) (src/common/auth/permissions.ts).',
+        },
+      ],
+    },
+  },
+  {
     files: ['test/**/*.ts', '**/*.spec.ts', 'bench/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off', 'no-console': 'off' },
   },

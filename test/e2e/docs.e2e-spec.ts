@@ -4,7 +4,7 @@ import Ajv, { type ValidateFunction } from 'ajv';
 import { randomUUID } from 'node:crypto';
 import { DiscoveryService } from '@nestjs/core';
 import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
-import { IS_PUBLIC, ROLES } from '../../src/common/auth/auth.decorators';
+import { IS_PUBLIC, PERMISSION } from '../../src/common/auth/auth.decorators';
 import { MONTH_CLOSED } from '../../src/common/http/api-docs';
 import { messSetup, RequestOptions, Response, TestApp } from '../support/app';
 import { LocalIdentityProvider } from '../support/idp';
@@ -34,9 +34,8 @@ function declaredRoutes(t: TestApp): DeclaredRoute[] {
         .replace(/:(\w+)/g, '{$1}');
       const isPublic =
         Reflect.getMetadata(IS_PUBLIC, handler) === true || Reflect.getMetadata(IS_PUBLIC, type) === true;
-      const roles = (Reflect.getMetadata(ROLES, handler) ?? Reflect.getMetadata(ROLES, type)) as
-        unknown[] | undefined;
-      routes.push({ route: `${RequestMethod[method]} ${full}`, isPublic, hasRoles: Boolean(roles?.length) });
+      const permission = Reflect.getMetadata(PERMISSION, handler) ?? Reflect.getMetadata(PERMISSION, type);
+      routes.push({ route: `${RequestMethod[method]} ${full}`, isPublic, hasRoles: Boolean(permission) });
     }
   }
   return routes.sort((a, b) => a.route.localeCompare(b.route));

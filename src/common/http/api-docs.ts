@@ -179,7 +179,7 @@ export const ApiAuth = (...specs: ErrorSpec[]) =>
   );
 
 /**
- * A route behind `@Roles(…)`: as ApiAuth, plus the guard's 403 `{"error":"Forbidden"}`. A 403 named here is the
+ * A route behind `@Allow(…)`: as ApiAuth, plus the guard's 403 `{"error":"Forbidden"}`. A 403 named here is the
  * route's own (an ownership rule) and joins the guard's as `oneOf`.
  */
 export const ApiRoleAuth = (...specs: ErrorSpec[]) =>

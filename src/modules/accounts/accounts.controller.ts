@@ -1,3 +1,4 @@
+import { can } from '../../common/auth/permissions';
 import { Body, Controller, Get, Headers, Param, Post, Query, UseInterceptors } from '@nestjs/common';
 import {
   ApiCreatedResponse,
@@ -9,7 +10,7 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import { createHash } from 'node:crypto';
-import { type CurrentMember, CurrentUser, Roles } from '../../common/auth/auth.decorators';
+import { type CurrentMember, CurrentUser, Allow } from '../../common/auth/auth.decorators';
 import { badRequest, forbidden } from '../../common/errors/api-error';
 import { ApiAuth, ApiRoleAuth } from '../../common/http/api-docs';
 import { FileResponse, FileResponseInterceptor } from '../../common/http/file-response';
@@ -47,7 +48,7 @@ export class AccountsController {
   ) {}
 
   @Get()
-  @Roles('treasurer')
+  @Allow('accounts.manage')
   @ApiOperation({
     summary: 'The dues list: every member with an account, balance and last payment, largest due first',
     description:
@@ -154,7 +155,7 @@ export class AccountsController {
   }
 
   @Post(':userId/payments')
-  @Roles('treasurer')
+  @Allow('accounts.manage')
   @ApiParam({ name: 'userId', format: 'uuid' })
   @ApiHeader({
     name: 'Idempotency-Key',
@@ -208,7 +209,7 @@ export class AccountsController {
   }
 
   @Post(':userId/adjustments')
-  @Roles('treasurer')
+  @Allow('accounts.manage')
   @ApiParam({ name: 'userId', format: 'uuid' })
   @ApiOperation({
     summary: 'Record an adjustment (treasurer or admin): a debit or credit note with a required note',
@@ -231,7 +232,7 @@ export class AccountsController {
   }
 
   @Post(':userId/opening')
-  @Roles('treasurer')
+  @Allow('accounts.manage')
   @ApiParam({ name: 'userId', format: 'uuid' })
   @ApiOperation({
     summary: "Enter a member's opening balance (treasurer or admin), once: for a mess that moves in mid-year",
@@ -255,7 +256,7 @@ export class AccountsController {
   }
 
   @Post('entries/:id/reverse')
-  @Roles('treasurer')
+  @Allow('accounts.manage')
   @ApiParam({ name: 'id', format: 'uuid' })
   @ApiOperation({
     summary:
@@ -291,7 +292,7 @@ export class AccountsController {
 
 /** Treasurers and admins read every account; anyone else only their own. */
 function assertMayRead(member: CurrentMember, userId: string): void {
-  if (member.id !== userId && member.role !== 'treasurer' && member.role !== 'admin')
+  if (member.id !== userId && !can(member, 'accounts.manage'))
     throw forbidden(AccountErrors.notYours);
 }
 

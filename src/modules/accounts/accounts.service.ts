@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { badRequest, conflict, notFound, unprocessable } from '../../common/errors/api-error';
-import { type PaymentEvent } from '../../common/events/event-map';
 import { DomainEventBus } from '../../common/events/domain-event-bus';
 import { Clock } from '../../common/time/clock';
 import { localParts, monthBounds } from '../../common/time/dates';

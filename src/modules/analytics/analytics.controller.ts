@@ -1,6 +1,6 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Roles } from '../../common/auth/auth.decorators';
+import { Allow } from '../../common/auth/auth.decorators';
 import { ApiRoleAuth } from '../../common/http/api-docs';
 import { AnalyticsService } from './analytics.service';
 import {
@@ -20,7 +20,7 @@ export class AnalyticsController {
   constructor(private readonly analytics: AnalyticsService) {}
 
   @Get('expenses')
-  @Roles('manager', 'treasurer')
+  @Allow('analytics.read')
   @ApiOperation({
     summary: 'Spending of a month or a year: total, monthly average, per category, month-by-month trend',
     description: 'Manager, treasurer or admin. `month` wins over `year`; neither means this year.',
@@ -32,7 +32,7 @@ export class AnalyticsController {
   }
 
   @Get('attendance')
-  @Roles('manager', 'treasurer')
+  @Allow('analytics.read')
   @ApiOperation({
     summary: 'Attendance of a month (default this month) or of startDate..endDate',
     description:
@@ -48,7 +48,7 @@ export class AnalyticsController {
   }
 
   @Get('health')
-  @Roles('manager', 'treasurer')
+  @Allow('analytics.read')
   @ApiOperation({
     summary: 'Mess health score of a month (default this month), each part 0..100',
     description:
@@ -64,7 +64,7 @@ export class AnalyticsController {
   }
 
   @Get('headcount')
-  @Roles('manager', 'treasurer')
+  @Allow('analytics.read')
   @ApiOperation({
     summary: 'Expected diners per meal of a day (default today) from the marks so far, for the kitchen',
   })

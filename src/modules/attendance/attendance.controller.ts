@@ -1,6 +1,6 @@
 import { Body, Controller, Get, Param, Post, Put, Query, UseInterceptors } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { type CurrentMember, CurrentUser, Roles } from '../../common/auth/auth.decorators';
+import { type CurrentMember, CurrentUser, Allow } from '../../common/auth/auth.decorators';
 import { ApiAuth, ApiRoleAuth, MONTH_CLOSED } from '../../common/http/api-docs';
 import { IdPipe } from '../../common/http/id.pipe';
 import { AttendanceService } from './attendance.service';
@@ -92,7 +92,7 @@ export class AttendanceController {
   }
 
   @Post('bulk')
-  @Roles('manager')
+  @Allow('attendance.mark-others')
   @UseInterceptors(UpsertStatusInterceptor)
   @ApiOperation({
     summary: `Mark one meal slot for up to ${MAX_BULK_MARKS} members at once (manager, admin)`,
@@ -141,7 +141,7 @@ export class AttendanceController {
   }
 
   @Post('scan')
-  @Roles('manager')
+  @Allow('counter.scan')
   @UseInterceptors(UpsertStatusInterceptor)
   @ApiOperation({
     summary: "The counter: mark a pass's member present for its meal (manager, admin)",

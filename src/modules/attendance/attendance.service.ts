@@ -1,5 +1,6 @@
+import { can } from '../../common/auth/permissions';
 import { Injectable } from '@nestjs/common';
-import { type CurrentMember, isPrivileged } from '../../common/auth/auth.decorators';
+import { type CurrentMember } from '../../common/auth/auth.decorators';
 import type * as QrCodes from 'qrcode';
 import {
   ApiError,
@@ -70,8 +71,7 @@ export interface BulkOutcome {
 const MONTH_CLOSED_SQLSTATE = 'MS409';
 
 /** Managers and admins mark for other members; everyone marks for themself. */
-const marksForOthers = (caller: CurrentMember): boolean =>
-  caller.role === 'manager' || caller.role === 'admin';
+const marksForOthers = (caller: CurrentMember): boolean => can(caller, 'attendance.mark-others');
 
 // Marks are written only when their status differs and there are two statuses, so a changed mark was the other.
 const otherStatus = (status: AttendanceStatus): AttendanceStatus =>
@@ -99,7 +99,7 @@ export class AttendanceService {
   ): Promise<{ rows: AttendanceListRow[]; total: number }> {
     const month = query.month ? monthBounds(query.month) : undefined;
     return this.repository.list({
-      userId: isPrivileged(caller) ? query.userId : caller.id,
+      userId: can(caller, 'attendance.read-all') ? query.userId : caller.id,
       date: query.date,
       from: month?.first,
       to: month?.last,

@@ -1,6 +1,6 @@
 import { Controller, Get, Header, HttpCode, Param, Post, Query, UseInterceptors } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import { type CurrentMember, CurrentUser, Roles } from '../../common/auth/auth.decorators';
+import { type CurrentMember, CurrentUser, Allow } from '../../common/auth/auth.decorators';
 import { badRequest } from '../../common/errors/api-error';
 import { ApiAuth, ApiRoleAuth } from '../../common/http/api-docs';
 import { FileResponse, FileResponseInterceptor } from '../../common/http/file-response';
@@ -49,7 +49,7 @@ export class BillingController {
   ) {}
 
   @Get('shares')
-  @Roles('manager', 'treasurer')
+  @Allow('bills.read')
   @ApiOperation({
     summary: "The month's bill: every active member's meals and share",
     description: METHODS_DESCRIPTION,
@@ -77,7 +77,7 @@ export class BillingController {
   }
 
   @Get('shares.csv')
-  @Roles('manager', 'treasurer')
+  @Allow('bills.read')
   @UseInterceptors(FileResponseInterceptor)
   @ApiOperation({
     summary: 'The bill as CSV (UTF-8 with BOM, one row per member), for spreadsheets',
@@ -111,7 +111,7 @@ export class BillingController {
   }
 
   @Get('months')
-  @Roles('manager', 'treasurer')
+  @Allow('bills.read')
   @ApiOperation({
     summary: 'The months the service has billed, newest first, open or closed, with who closed them and when',
     description:
@@ -135,7 +135,7 @@ export class BillingController {
   }
 
   @Get('months/:month')
-  @Roles('manager', 'treasurer')
+  @Allow('bills.read')
   @ApiParam({ name: 'month', example: '2025-03' })
   @ApiOperation({ summary: 'Whether a month is closed, and every close and reopen with who and when' })
   @ApiOkResponse({ type: MonthStatusResponse })
@@ -146,7 +146,7 @@ export class BillingController {
 
   @Post('months/:month/close')
   @HttpCode(200)
-  @Roles('treasurer')
+  @Allow('months.close')
   @ApiParam({ name: 'month', example: '2025-03' })
   @ApiOperation({
     summary:
@@ -168,7 +168,7 @@ export class BillingController {
 
   @Post('months/:month/reopen')
   @HttpCode(200)
-  @Roles('admin')
+  @Allow('months.reopen')
   @ApiParam({ name: 'month', example: '2025-03' })
   @ApiOperation({
     summary: 'Reopen a closed month (admin); recorded with who and when, and its charges are reversed',

@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, Param, Post, Put, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { type CurrentMember, CurrentUser, Roles } from '../../common/auth/auth.decorators';
+import { type CurrentMember, CurrentUser, Allow } from '../../common/auth/auth.decorators';
 import { ApiAuth, ApiRoleAuth, MONTH_CLOSED } from '../../common/http/api-docs';
 import { IdPipe } from '../../common/http/id.pipe';
 import { toRupees } from '../../common/money/money';
@@ -38,7 +38,7 @@ export class ExpensesController {
   }
 
   @Post()
-  @Roles('manager', 'treasurer')
+  @Allow('expenses.record')
   @ApiOperation({
     summary: 'Record an expense (manager or treasurer; admin passes); the caller becomes its owner',
     description:

@@ -1,3 +1,4 @@
+import { can } from '../../common/auth/permissions';
 import { Injectable } from '@nestjs/common';
 import { type CurrentMember } from '../../common/auth/auth.decorators';
 import { badRequest, forbidden, notFound } from '../../common/errors/api-error';
@@ -14,11 +15,9 @@ import {
   type ExpenseWithRecorder,
 } from './expenses.repository';
 import type { ExpenseRow } from './expenses.schema';
-import type { Role } from '../users/users.schema';
 import './expenses.errors';
 
 /** The roles that record expenses (POST), and so may change their own records (PUT, DELETE); admin passes too. */
-const EXPENSE_RECORDER_ROLES: readonly Role[] = ['manager', 'treasurer'];
 
 /** Expenses: recording, reading, and changes by their recorder or an admin. Owner of the `expenses` table. */
 @Injectable()
@@ -108,9 +107,9 @@ export class ExpensesService {
    */
   private async getChangeableBy(caller: CurrentMember, id: string): Promise<ExpenseWithRecorder> {
     const found = await this.get(id);
-    if (caller.role === 'admin') return found;
+    if (can(caller, 'expenses.edit-any')) return found;
     if (found.expense.recordedBy !== caller.id) throw forbidden('You can only change your own expenses');
-    if (!EXPENSE_RECORDER_ROLES.includes(caller.role)) {
+    if (!can(caller, 'expenses.record')) {
       throw forbidden('Only a manager or treasurer can change the expenses they recorded');
     }
     return found;

@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, Param, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { type CurrentMember, CurrentUser, Roles } from '../../common/auth/auth.decorators';
+import { type CurrentMember, CurrentUser, Allow } from '../../common/auth/auth.decorators';
 import { ApiAuth, ApiRoleAuth, MONTH_CLOSED } from '../../common/http/api-docs';
 import { IdPipe } from '../../common/http/id.pipe';
 import { toRupees } from '../../common/money/money';
@@ -15,7 +15,7 @@ export class ExtrasController {
   constructor(private readonly extras: ExtrasService) {}
 
   @Post()
-  @Roles('manager')
+  @Allow('extras.record')
   @ApiOperation({
     summary: 'Record an extra for a member (manager; admin passes): an egg, a sweet, a guest meal',
     description:
@@ -55,7 +55,7 @@ export class ExtrasController {
   }
 
   @Delete(':id')
-  @Roles('manager')
+  @Allow('extras.record')
   @ApiOperation({
     summary: 'Delete an extra (manager; admin passes)',
     description: '409 when its month is closed (reopen the month first).',

@@ -1,5 +1,6 @@
+import { can } from '../../common/auth/permissions';
 import { Injectable } from '@nestjs/common';
-import { type CurrentMember, isPrivileged } from '../../common/auth/auth.decorators';
+import { type CurrentMember } from '../../common/auth/auth.decorators';
 import { badRequest, notFound } from '../../common/errors/api-error';
 import { type ExtraEvent } from '../../common/events/event-map';
 import { DomainEventBus } from '../../common/events/domain-event-bus';
@@ -101,7 +102,7 @@ export class ExtrasService {
       to = to === undefined || query.date < to ? query.date : to;
     }
     const page = await this.repository.list({
-      userId: isPrivileged(caller) ? query.userId : caller.id,
+      userId: can(caller, 'extras.read-all') ? query.userId : caller.id,
       from,
       to,
       limit: query.limit,

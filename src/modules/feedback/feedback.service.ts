@@ -1,3 +1,4 @@
+import { can } from '../../common/auth/permissions';
 import { Injectable } from '@nestjs/common';
 import { type CurrentMember } from '../../common/auth/auth.decorators';
 import { badRequest, conflict, forbidden, notFound } from '../../common/errors/api-error';
@@ -38,7 +39,7 @@ export class FeedbackService {
     caller: CurrentMember,
     query: ListFeedbackQuery,
   ): Promise<{ rows: VisibleFeedback[]; total: number }> {
-    const staff = caller.role !== 'student';
+    const staff = can(caller, 'feedback.read-all');
     if (!staff && query.userId !== undefined && query.userId !== caller.id)
       throw forbidden(FEEDBACK_OTHERS_HIDDEN);
     const { rows, total } = await this.repository.list({
@@ -89,7 +90,7 @@ export class FeedbackService {
     }
     const existing = await this.repository.findById(id);
     if (!existing) throw notFound('Feedback not found');
-    if (existing.userId !== caller.id && caller.role !== 'admin') {
+    if (existing.userId !== caller.id && !can(caller, 'feedback.edit-any')) {
       throw forbidden('You can only edit your own feedback');
     }
     const changes = {

@@ -1,7 +1,7 @@
 import { Controller, Get, Header, Headers, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProperty, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { HealthCheckService } from '@nestjs/terminus';
-import { Public, Roles } from '../../common/auth/auth.decorators';
+import { Public, Allow } from '../../common/auth/auth.decorators';
 import { RawBodyError, unauthorized } from '../../common/errors/api-error';
 import { ApiErrors, ApiRoleAuth } from '../../common/http/api-docs';
 import { PrometheusMetrics } from '../../common/stats/prometheus';
@@ -224,7 +224,7 @@ export class HealthController {
   }
 
   @Get('admin/health-summary')
-  @Roles('admin')
+  @Allow('health.summary')
   @ApiOperation({
     summary: 'Status with its reasons, and cache, job-queue and rate-limiter counters (admin)',
     description: SUMMARY_STATUS_RULE,

@@ -1,6 +1,6 @@
 import { Body, Controller, Get, Param, Post, Put, Query } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { type CurrentMember, CurrentUser, Roles } from '../../common/auth/auth.decorators';
+import { type CurrentMember, CurrentUser, Allow } from '../../common/auth/auth.decorators';
 import { ApiAuth, ApiRoleAuth } from '../../common/http/api-docs';
 import { IdPipe } from '../../common/http/id.pipe';
 import { CreateLeaveDto, ListLeavesQuery, RejectLeaveDto } from './dto/leave.requests';
@@ -105,7 +105,7 @@ export class LeaveController {
   }
 
   @Put(':id/approve')
-  @Roles('manager')
+  @Allow('leave.decide')
   @ApiOperation({
     summary: 'Approve a pending leave (manager, admin); idempotent',
     description:
@@ -123,7 +123,7 @@ export class LeaveController {
   }
 
   @Put(':id/reject')
-  @Roles('manager')
+  @Allow('leave.decide')
   @ApiOperation({
     summary: 'Reject a pending leave (manager, admin), with an optional reason; idempotent',
     description: 'An approved leave is cancelled, not rejected (409). The member is told (LEAVE_DECIDED).',

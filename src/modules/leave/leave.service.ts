@@ -1,3 +1,4 @@
+import { can } from '../../common/auth/permissions';
 import { Injectable, Logger } from '@nestjs/common';
 import type { CurrentMember } from '../../common/auth/auth.decorators';
 import { badRequest, conflict, forbidden, notFound } from '../../common/errors/api-error';
@@ -31,7 +32,7 @@ import type { LeaveRow } from './leave.schema';
 /** The longest leave one request may ask for. */
 export const MAX_LEAVE_DAYS = 366;
 
-const decidesLeave = (caller: CurrentMember): boolean => caller.role === 'manager' || caller.role === 'admin';
+const decidesLeave = (caller: CurrentMember): boolean => can(caller, 'leave.decide');
 
 const closedMonthError = (month: string) =>
   conflict(`Month ${month} is closed: its bill is frozen. An admin can reopen it.`);

@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, Param, Post, Put, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { type CurrentMember, CurrentUser, Roles } from '../../common/auth/auth.decorators';
+import { type CurrentMember, CurrentUser, Allow } from '../../common/auth/auth.decorators';
 import { ApiAuth, ApiRoleAuth } from '../../common/http/api-docs';
 import { IdPipe } from '../../common/http/id.pipe';
 import { CreateMealDto, ListMealsQuery, UpdateMealDto } from './dto/meal.requests';
@@ -35,7 +35,7 @@ export class MealsController {
   }
 
   @Post()
-  @Roles('manager')
+  @Allow('menus.publish')
   @ApiOperation({
     summary: 'Publish the menu of one meal (manager; admin passes); the caller becomes its owner',
     description:

@@ -1,3 +1,4 @@
+import { can } from '../../common/auth/permissions';
 import { Injectable } from '@nestjs/common';
 import { type CurrentMember } from '../../common/auth/auth.decorators';
 import { conflict, forbidden, notFound } from '../../common/errors/api-error';
@@ -94,9 +95,9 @@ export class MealsService {
    */
   private async getChangeableBy(caller: CurrentMember, id: string): Promise<MealWithCreator> {
     const found = await this.get(id);
-    if (caller.role === 'admin') return found;
+    if (can(caller, 'menus.edit-any')) return found;
     if (found.meal.createdBy !== caller.id) throw forbidden('You can only change your own menus');
-    if (caller.role !== 'manager') throw forbidden('Only a manager can change the menus they published');
+    if (!can(caller, 'menus.publish')) throw forbidden('Only a manager can change the menus they published');
     return found;
   }
 

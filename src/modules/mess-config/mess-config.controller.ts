@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Post, Put } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { type CurrentMember, CurrentUser, Public, Roles } from '../../common/auth/auth.decorators';
+import { type CurrentMember, CurrentUser, Public, Allow } from '../../common/auth/auth.decorators';
 import { ApiRoleAuth } from '../../common/http/api-docs';
 import { MessConfigEnvelopeDto, SetupMessDto } from './dto/mess-config.dto';
 import { MESS_ALREADY_SET_UP, MESS_NOT_SET_UP } from './mess-config.errors';
@@ -13,7 +13,7 @@ export class MessConfigController {
 
   @Post('setup')
   @HttpCode(200)
-  @Roles('admin')
+  @Allow('mess.configure')
   @ApiOperation({ summary: 'Set the mess up (admin), once; a second attempt is 409' })
   @ApiOkResponse({ type: MessConfigEnvelopeDto })
   @ApiRoleAuth(400, [409, MESS_ALREADY_SET_UP])
@@ -35,7 +35,7 @@ export class MessConfigController {
   }
 
   @Put('config')
-  @Roles('admin')
+  @Allow('mess.configure')
   @ApiOperation({ summary: 'Replace the mess configuration after setup (admin)' })
   @ApiOkResponse({ type: MessConfigEnvelopeDto })
   @ApiRoleAuth(400, [404, MESS_NOT_SET_UP])

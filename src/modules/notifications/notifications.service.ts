@@ -7,7 +7,7 @@ import { Clock } from '../../common/time/clock';
 import { localParts } from '../../common/time/dates';
 import { AppConfig } from '../../config/app-config';
 import { MessConfigService } from '../mess-config/mess-config.service';
-import type { Role } from '../users/users.schema';
+import type { Role } from '../../common/auth/roles';
 import { UsersService } from '../users/users.service';
 import { DeliveryErrors } from './channels/delivery-error';
 import { EmailChannel } from './channels/email.channel';

@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { type CurrentMember, CurrentUser, Roles } from '../../common/auth/auth.decorators';
+import { type CurrentMember, CurrentUser, Allow } from '../../common/auth/auth.decorators';
 import { ApiAuth, ApiRoleAuth } from '../../common/http/api-docs';
 import { IdPipe } from '../../common/http/id.pipe';
 import {
@@ -19,7 +19,7 @@ export class UsersController {
   constructor(private readonly users: UsersService) {}
 
   @Get()
-  @Roles('admin')
+  @Allow('users.manage')
   @ApiOperation({ summary: 'List members (admin), newest first, filtered by status and role' })
   @ApiOkResponse({ type: UserListDto })
   @ApiRoleAuth(400)
@@ -67,7 +67,7 @@ export class UsersController {
   }
 
   @Put(':id/role')
-  @Roles('admin')
+  @Allow('users.manage')
   @ApiOperation({
     summary: "Change a member's role (admin). The last approved admin cannot be demoted (409).",
   })
@@ -83,7 +83,7 @@ export class UsersController {
   }
 
   @Put(':id/dines')
-  @Roles('admin')
+  @Allow('users.manage')
   @ApiOperation({
     summary: 'Say whether a member eats at the mess (admin)',
     description:
@@ -109,7 +109,7 @@ export class UsersController {
   }
 
   @Put(':id/approve')
-  @Roles('admin')
+  @Allow('users.manage')
   @ApiOperation({ summary: 'Approve a pending or rejected member (admin); idempotent' })
   @ApiOkResponse({ type: UserStatusChangeDto })
   @ApiRoleAuth(400, [404, 'User not found'])
@@ -125,7 +125,7 @@ export class UsersController {
   }
 
   @Put(':id/reject')
-  @Roles('admin')
+  @Allow('users.manage')
   @ApiOperation({ summary: 'Reject a pending or approved member (admin); ends their sessions; idempotent' })
   @ApiOkResponse({ type: UserStatusChangeDto })
   @ApiRoleAuth(

@@ -1,8 +1,9 @@
+import { can } from '../../common/auth/permissions';
 import { Injectable, Logger } from '@nestjs/common';
 import * as bcrypt from 'bcrypt';
 import { AppConfig } from '../../config/app-config';
 import { WorkLimiter } from '../../common/concurrency/work-limiter';
-import { type CurrentMember, isPrivileged } from '../../common/auth/auth.decorators';
+import { type CurrentMember } from '../../common/auth/auth.decorators';
 import { badRequest, conflict, forbidden, notFound } from '../../common/errors/api-error';
 import { isUniqueViolation } from '../../common/errors/database-errors';
 import { type MemberEvent } from '../../common/events/event-map';
@@ -13,6 +14,9 @@ import { ListUsersQuery, UpdateProfileDto } from './dto/user.requests';
 import { UsersRepository } from './users.repository';
 import { Role, UserRow, UserStatus } from './users.schema';
 import './users.errors';
+
+/** The permission that makes a member an administrator: the last approved holder cannot be demoted or rejected. */
+const ADMINISTERS = 'users.manage' as const;
 
 export interface NewMember {
   email: string;
@@ -214,12 +218,12 @@ export class UsersService {
 
   /** A member reads themself; admins, managers and treasurers read anyone. */
   async getVisibleTo(caller: CurrentMember, id: string): Promise<UserRow> {
-    if (caller.id !== id && !isPrivileged(caller)) throw forbidden('You can only view your own profile');
+    if (caller.id !== id && !can(caller, 'users.read-any')) throw forbidden('You can only view your own profile');
     return this.getOrThrow(id);
   }
 
   async updateProfile(caller: CurrentMember, id: string, changes: UpdateProfileDto): Promise<UserRow> {
-    if (caller.id !== id && caller.role !== 'admin') throw forbidden('You can only edit your own profile');
+    if (caller.id !== id && !can(caller, 'users.edit-any')) throw forbidden('You can only edit your own profile');
     const { fullName, phone, room } = changes;
     if (fullName === undefined && phone === undefined && room === undefined) {
       throw badRequest('Validation failed', [
@@ -284,7 +288,7 @@ export class UsersService {
     values: { role?: Role; status?: UserStatus },
   ): Promise<{ before: UserRow; after: UserRow }> {
     const mayRemoveAnAdmin =
-      values.role !== undefined ? values.role !== 'admin' : values.status !== 'approved';
+      values.role !== undefined ? !can({ role: values.role }, ADMINISTERS) : values.status !== 'approved';
     const change = await this.repository.transaction(async (tx) => {
       const { member, approvedAdminIds } = await this.repository.lockForChange(tx, id, {
         approvedAdmins: mayRemoveAnAdmin,
@@ -295,7 +299,7 @@ export class UsersService {
       if (role === member.role && status === member.status) return { before: member, after: member };
       if (status === 'rejected' && caller.id === id) throw conflict('You cannot reject your own account');
       const wasApprovedAdmin = approvedAdminIds.includes(id);
-      const staysApprovedAdmin = role === 'admin' && status === 'approved';
+      const staysApprovedAdmin = can({ role }, ADMINISTERS) && status === 'approved';
       if (wasApprovedAdmin && !staysApprovedAdmin && approvedAdminIds.length <= 1) {
         throw conflict('The last approved admin cannot be demoted or rejected');
       }
