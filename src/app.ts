@@ -23,7 +23,7 @@ import {
   parseJsonBody,
   parseQueryString,
 } from './common/http/request-parsing';
-import { RequestMetrics } from './modules/health/request-metrics';
+import { RequestMetrics } from './common/stats/request-metrics';
 
 export const API_PREFIX = 'api';
 

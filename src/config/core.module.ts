@@ -3,7 +3,7 @@ import { DomainEventBus } from '../common/events/domain-event-bus';
 import { PrometheusMetrics } from '../common/stats/prometheus';
 import { CacheStats, JobQueueStats, RateLimitStats } from '../common/stats/service-stats';
 import { Clock } from '../common/time/clock';
-import { RequestMetrics } from '../modules/health/request-metrics';
+import { RequestMetrics } from '../common/stats/request-metrics';
 import { AppConfig } from './app-config';
 
 /** Process-wide singletons every module may inject: the configuration and the counters health reports. */

@@ -10,9 +10,8 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { Client, Pool, type PoolClient } from 'pg';
 import { IN_MEMORY } from '../config/app-config';
-import * as schema from './schema';
 
-export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
+export type Db = PgDatabase<PgQueryResultHKT>;
 /** A transaction handle has the same query surface as the database. */
 export type DbOrTx = Db | Parameters<Parameters<Db['transaction']>[0]>[0];
 
@@ -136,7 +135,7 @@ class EmbeddedDatabase extends Database {
 
   constructor(private readonly client: PGlite) {
     super();
-    this.db = drizzlePglite({ client: takingTurns(client), schema }) as unknown as Db;
+    this.db = drizzlePglite({ client: takingTurns(client) }) as unknown as Db;
   }
 
   state(): DbState {
@@ -175,7 +174,7 @@ class ServerDatabase extends Database {
     private readonly url: string,
   ) {
     super();
-    this.db = drizzlePg({ client: pool, schema }) as unknown as Db;
+    this.db = drizzlePg({ client: pool }) as unknown as Db;
     pool.on('error', () => {
       // An idle client lost its connection; the pool replaces it on the next checkout.
       this.healthy = false;

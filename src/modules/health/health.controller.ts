@@ -12,7 +12,7 @@ import { METRICS_TOKEN_REQUIRED } from './health.errors';
 import { CacheStats, JobQueueStats, RateLimitStats } from '../../common/stats/service-stats';
 import { Database } from '../../database/database';
 import { DatabaseHealthIndicator } from './database.health';
-import { RequestMetrics } from './request-metrics';
+import { RequestMetrics } from '../../common/stats/request-metrics';
 import { SUMMARY_STATUS_RULE, SUMMARY_STATUSES, type SummaryStatus, summaryStatus } from './summary-status';
 
 class MemoryDto {

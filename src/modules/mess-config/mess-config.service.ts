@@ -12,7 +12,7 @@ import {
   MealTime,
   MessConfigRow,
 } from './mess-config.schema';
-import { normalizeIndianPhone } from '../users/phone';
+import { normalizeIndianPhone } from '../../common/phone/phone';
 import { AuditService } from '../audit/audit.service';
 import { decimalTextToPaise, toPaise, toRupees } from '../../common/money/money';
 

@@ -3,7 +3,7 @@ import { Clock } from '../../common/time/clock';
 import { localParts, monthOf } from '../../common/time/dates';
 import { AppConfig } from '../../config/app-config';
 import { MessConfigService } from '../mess-config/mess-config.service';
-import { maskPhone } from '../users/phone';
+import { maskPhone } from '../../common/phone/phone';
 import { UsersService } from '../users/users.service';
 import { DeliveryError, DeliveryErrors } from './channels/delivery-error';
 import { EmailChannel } from './channels/email.channel';
