@@ -1,3 +1,4 @@
+import { normalizeEmail } from '../common/identity/email';
 import { createHmac, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
@@ -92,7 +93,12 @@ export abstract class AppConfig {
   declare readonly rateLimit: {
     perMinute: number;
     loginPerMinutePerIp: number;
+    /** Failed attempts for one email from one source (IP) in 15 minutes before that source is slowed. */
     loginPer15MinPerEmail: number;
+    /** Failed attempts for one email from all sources in 15 minutes before every failing source is slowed sooner. */
+    loginFailureCeilingPerEmail: number;
+    /** The first wait imposed on a source past its failures; it doubles with each further failure (≤ 15 min). */
+    loginBackoffMs: number;
   };
   declare readonly db: {
     poolMax: number;
@@ -216,7 +222,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     logLevel: logLevel as LogLevel,
     trustProxy: parseTrustProxy(env.TRUST_PROXY, problems),
     messTimezone: timezone,
-    admin: { email: adminEmail?.toLowerCase(), password: adminPassword },
+    admin: { email: (adminEmail === undefined ? undefined : normalizeEmail(adminEmail)), password: adminPassword },
     idp: {
       clientId: str('IDP_CLIENT_ID'),
       allowedDomain: str('IDP_ALLOWED_DOMAIN'),
@@ -227,6 +233,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       perMinute: int('RATE_LIMIT_PER_MINUTE', 600, 1, 1_000_000),
       loginPerMinutePerIp: int('LOGIN_RATE_LIMIT_PER_MINUTE', 30, 1, 100_000),
       loginPer15MinPerEmail: int('LOGIN_RATE_LIMIT_PER_EMAIL', 10, 1, 100_000),
+      loginFailureCeilingPerEmail: int('LOGIN_FAILURE_CEILING_PER_EMAIL', 100, 1, 1_000_000),
+      loginBackoffMs: int('LOGIN_BACKOFF_MS', 30_000, 1, 900_000),
     },
     db: {
       poolMax: int('DB_POOL_MAX', 10, 1, 200),

@@ -20,6 +20,7 @@ import {
 import { MAX_AMOUNT_RUPEES, toPaise } from '../money/money';
 import { isCalendarDate, isMonth } from '../time/dates';
 import { normalizeIndianPhone } from '../phone/phone';
+import { emailLookAlikeProblem, hiddenTextProblem, normalizeEmail } from '../identity/email';
 
 const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
 
@@ -85,6 +86,32 @@ export const Optional = () =>
     Validate(NotNullConstraint),
   );
 
+@ValidatorConstraint({ name: 'plainText' })
+class PlainTextConstraint implements ValidatorConstraintInterface {
+  validate(value: unknown): boolean {
+    return typeof value !== 'string' || hiddenTextProblem(value) === undefined;
+  }
+  defaultMessage(args?: ValidationArguments): string {
+    const property = args?.property ?? 'value';
+    return hiddenTextProblem(String(args?.value)) === 'bidi'
+      ? `${property} must not contain direction-control characters`
+      : `${property} must not contain invisible characters`;
+  }
+}
+
+/** Refuses text that displays other than it reads: bidi controls, invisible characters (see identity/email.ts). */
+export const PlainText = () => Validate(PlainTextConstraint);
+
+@ValidatorConstraint({ name: 'distinctEmail' })
+class DistinctEmailConstraint implements ValidatorConstraintInterface {
+  validate(value: unknown): boolean {
+    return typeof value !== 'string' || emailLookAlikeProblem(value) === undefined;
+  }
+  defaultMessage(args?: ValidationArguments): string {
+    return emailLookAlikeProblem(String(args?.value)) ?? 'email is not accepted';
+  }
+}
+
 const doc = (type: unknown, options: FieldOptions & Record<string, unknown>) => {
   const { optional, ...rest } = options;
   return optional
@@ -102,19 +129,24 @@ export const TextField = (min: number, max: number, options: TextFieldOptions = 
     Transform(trim),
     IsString(),
     NoControlCharacters(multiline),
+    ...(multiline ? [] : [PlainText()]),
     Length(min, max),
   );
 };
 
-/** Trimmed, lower-cased, a syntactically valid address. */
+/**
+ * One spelling per address (NFKC, trimmed, lower-cased: `normalizeEmail`), syntactically valid, and no look-alike:
+ * invisible or direction-control characters and labels mixing scripts are refused.
+ */
 export const EmailField = (options: FieldOptions = {}) =>
   applyDecorators(
     doc(String, { format: 'email', maxLength: 254, example: 'asha@college.edu', ...options }),
     ...maybeOptional(options.optional),
-    Transform(({ value }) => (typeof value === 'string' ? value.trim().toLowerCase() : value)),
+    Transform(({ value }) => (typeof value === 'string' ? normalizeEmail(value) : value)),
     IsString(),
     NoControlCharacters(),
     MaxLength(254),
+    Validate(DistinctEmailConstraint),
     IsEmail({}, { message: 'email must be a valid email address' }),
   );
 

@@ -27,6 +27,9 @@ import { AppConfig } from '../../config/app-config';
 import { ApiError } from '../errors/api-error';
 import { RateLimitStats } from '../stats/service-stats';
 import { optionalPackage } from '../runtime/optional-package';
+import { normalizeEmail } from '../identity/email';
+import { type CountingStorage, type CredentialAttempt, CredentialThrottle } from './credential-throttle';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 type ThrottlerStorageRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>;
 
@@ -57,25 +60,23 @@ export function throttlerOptions(config: AppConfig, storage: ThrottlerStorage): 
   };
 }
 
-/** Failed credential attempts are counted per email (per IP where the body names none) over this window. */
-export const LOGIN_FAILURE_WINDOW_MS = 15 * 60_000;
-
 interface LoginRequest {
   body?: { email?: unknown };
-  ip?: string;
+  ip: string;
 }
 
-const loginFailureKey = (req: LoginRequest): string =>
-  typeof req.body?.email === 'string'
-    ? `login-failures:email:${req.body.email.trim().toLowerCase()}`
-    : `login-failures:ip:${req.ip}`;
+/** The attempt's email as the accounts store it (trimmed, lower case), and its source address. */
+const attemptOf = (req: LoginRequest): CredentialAttempt => ({
+  email: typeof req.body?.email === 'string' ? normalizeEmail(req.body.email) : undefined,
+  source: req.ip,
+});
 
-/** Storages that can read a counter without adding to it (both of ours). */
-interface PeekableStorage {
-  peek(key: string): Promise<{ hits: number; timeToExpire: number }>;
-}
-const canPeek = (storage: unknown): storage is PeekableStorage =>
-  typeof (storage as Partial<PeekableStorage>).peek === 'function';
+const countingStorage = (storage: ThrottlerStorage): CountingStorage | undefined => {
+  const candidate = storage as Partial<CountingStorage>;
+  return typeof candidate.peek === 'function' && typeof candidate.reset === 'function'
+    ? (storage as CountingStorage)
+    : undefined;
+};
 
 /** Unknown email (404) or wrong password/ID token (401): a guess. Pending, rejected, 400 and success are not. */
 const isFailedAttempt = (error: unknown): boolean =>
@@ -98,22 +99,19 @@ export class RateLimitGuard extends ThrottlerGuard {
   override async canActivate(context: ExecutionContext): Promise<boolean> {
     this.stats.totalRequests += 1;
     const allowed = await super.canActivate(context);
-    if (allowed && isLoginRoute(context)) await this.refuseAfterFailedAttempts(context);
+    if (allowed && isLoginRoute(context)) await this.refuseWhileWaiting(context);
     return allowed;
   }
 
-  /**
-   * Per email, only failed attempts count (LoginFailureInterceptor records them): a member who logs in often is
-   * never throttled, and someone guessing is stopped after LOGIN_RATE_LIMIT_PER_EMAIL failures in 15 minutes.
-   */
-  private async refuseAfterFailedAttempts(context: ExecutionContext): Promise<void> {
-    if (!canPeek(this.storageService)) return;
-    const { hits, timeToExpire } = await this.storageService.peek(
-      loginFailureKey(context.switchToHttp().getRequest<LoginRequest>()),
-    );
-    if (hits >= this.config.rateLimit.loginPer15MinPerEmail) {
+  /** A source that failed too often for this email waits (CredentialThrottle); every other source goes on. */
+  private async refuseWhileWaiting(context: ExecutionContext): Promise<void> {
+    const storage = countingStorage(this.storageService);
+    if (!storage) return;
+    const attempt = attemptOf(context.switchToHttp().getRequest<LoginRequest>());
+    const wait = await new CredentialThrottle(storage, this.config.rateLimit).waitSeconds(attempt);
+    if (wait > 0) {
       this.stats.blockedRequests += 1;
-      throw new RateLimitedError(Math.max(1, timeToExpire));
+      throw new RateLimitedError(wait);
     }
   }
 
@@ -135,26 +133,25 @@ export class RateLimitGuard extends ThrottlerGuard {
   }
 }
 
-/** Counts a failed credential attempt against its email (or IP) for RateLimitGuard's per-email limit. */
+/** Tells the CredentialThrottle of each attempt's outcome: a failure is counted (and maybe answered late). */
 @Injectable()
 export class LoginFailureInterceptor implements NestInterceptor {
-  constructor(
-    @InjectThrottlerStorage() private readonly storage: ThrottlerStorage,
-    private readonly config: AppConfig,
-  ) {}
+  private readonly throttle: CredentialThrottle | undefined;
+
+  constructor(@InjectThrottlerStorage() storage: ThrottlerStorage, config: AppConfig) {
+    const counting = countingStorage(storage);
+    this.throttle = counting && new CredentialThrottle(counting, config.rateLimit);
+  }
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    const request = context.switchToHttp().getRequest<LoginRequest>();
+    const throttle = this.throttle;
+    if (!throttle) return next.handle();
+    const attempt = attemptOf(context.switchToHttp().getRequest<LoginRequest>());
     return next.handle().pipe(
+      mergeMap((answer) => from(throttle.succeeded(attempt).then(() => answer))),
       catchError((error: unknown) => {
         if (!isFailedAttempt(error)) return throwError(() => error);
-        const recorded = this.storage.increment(
-          loginFailureKey(request),
-          LOGIN_FAILURE_WINDOW_MS,
-          this.config.rateLimit.loginPer15MinPerEmail,
-          0,
-          'login-failures',
-        );
+        const recorded = throttle.failed(attempt).then((holdMs) => (holdMs > 0 ? sleep(holdMs) : undefined));
         return from(recorded).pipe(mergeMap(() => throwError(() => error)));
       }),
     );
@@ -179,7 +176,7 @@ interface Window {
  * Fixed-window counters in this process. Unlike the throttler's default storage it is bounded: expired windows
  * are swept every minute and, past `maxKeys`, the oldest windows are dropped first.
  */
-export class MemoryRateLimitStorage implements ThrottlerStorage, OnModuleDestroy {
+export class MemoryRateLimitStorage implements CountingStorage, OnModuleDestroy {
   private readonly windows = new Map<string, Window>();
   private readonly sweeper: NodeJS.Timeout;
 
@@ -206,6 +203,11 @@ export class MemoryRateLimitStorage implements ThrottlerStorage, OnModuleDestroy
       isBlocked,
       timeToBlockExpire: isBlocked ? timeToExpire : 0,
     });
+  }
+
+  reset(key: string): Promise<void> {
+    this.windows.delete(key);
+    return Promise.resolve();
   }
 
   peek(key: string): Promise<{ hits: number; timeToExpire: number }> {
@@ -235,7 +237,7 @@ local ttl = redis.call('PTTL', KEYS[1])
 return {hits, ttl}`;
 
 /** Shared counters for several replicas; a Redis failure lets requests through rather than failing them. */
-export class RedisRateLimitStorage implements ThrottlerStorage, OnModuleDestroy {
+export class RedisRateLimitStorage implements CountingStorage, OnModuleDestroy {
   private readonly logger = new Logger('RateLimit');
   private readonly redis: Redis;
 
@@ -271,6 +273,10 @@ export class RedisRateLimitStorage implements ThrottlerStorage, OnModuleDestroy 
     } catch {
       return { hits: 0, timeToExpire: 0 };
     }
+  }
+
+  async reset(key: string): Promise<void> {
+    await this.redis.del(`mess:rl:${key}`).catch(() => undefined);
   }
 
   async onModuleDestroy(): Promise<void> {

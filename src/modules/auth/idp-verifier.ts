@@ -1,3 +1,4 @@
+import { normalizeEmail } from '../../common/identity/email';
 import { Injectable, Logger } from '@nestjs/common';
 import type { OAuth2Client } from 'google-auth-library';
 import type * as GoogleAuth from 'google-auth-library';
@@ -56,7 +57,7 @@ export class IdpVerifier {
     }
     return {
       idpId: payload.sub,
-      email: payload.email.toLowerCase(),
+      email: normalizeEmail(payload.email),
       emailVerified: payload.email_verified === true,
       fullName: payload.name ?? payload.email,
       hostedDomain: payload.hd,

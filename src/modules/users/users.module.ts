@@ -1,3 +1,4 @@
+import { EmailCollisionReport } from './email-collisions.report';
 import { Module } from '@nestjs/common';
 import { AuditModule } from '../audit/audit.module';
 import { AdminBootstrapService } from './admin-bootstrap.service';
@@ -8,7 +9,7 @@ import { UsersService } from './users.service';
 @Module({
   imports: [AuditModule],
   controllers: [UsersController],
-  providers: [UsersRepository, UsersService, AdminBootstrapService],
+  providers: [UsersRepository, UsersService, AdminBootstrapService, EmailCollisionReport],
   exports: [UsersService],
 })
 export class UsersModule {}

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { and, asc, count, desc, eq, inArray, sql, SQL } from 'drizzle-orm';
 import { Database, DbOrTx } from '../../database/database';
-import { NewUserRow, Role, UserRow, users, UserStatus } from './users.schema';
+import { NewUserRow, Role, UserRow, users, UserStatus, emailCollisions } from './users.schema';
 import { isAnyUuid } from '../../database/sql-arrays';
 
 export interface UserListFilter {
@@ -174,5 +174,13 @@ export class UsersRepository {
       .from(users)
       .where(and(eq(users.role, role), eq(users.status, status)));
     return n;
+  }
+
+  /** Accounts left with their old spelling because another account holds the normalized one (migration 0016). */
+  async emailCollisions(): Promise<{ userId: string; collidesWith: string }[]> {
+    return this.db
+      .select({ userId: emailCollisions.userId, collidesWith: emailCollisions.collidesWith })
+      .from(emailCollisions)
+      .orderBy(emailCollisions.foundAt, emailCollisions.userId);
   }
 }

@@ -19,7 +19,7 @@ export const users = pgTable(
   'users',
   {
     id: uuid('id').primaryKey().defaultRandom(),
-    /** Stored trimmed and lower-cased; unique. */
+    /** Stored as `normalizeEmail` writes it (NFKC, trimmed, lower-cased); unique. */
     email: text('email').notNull(),
     /** bcrypt hash; null for members who only sign in through the identity provider. */
     passwordHash: text('password_hash'),
@@ -48,6 +48,22 @@ export const users = pgTable(
     check('users_phone_check', sql`${t.phone} is null or ${t.phone} ~ '^\\+91[0-9]{10}$'`),
   ],
 );
+
+/**
+ * Accounts whose address became another account's once addresses were normalized (migration 0016): they keep
+ * their old spelling, and the service reports them at start-up for an admin to resolve, rather than merging them.
+ */
+export const emailCollisions = pgTable('email_collisions', {
+  userId: uuid('user_id')
+    .primaryKey()
+    .references(() => users.id, { onDelete: 'cascade' }),
+  email: text('email').notNull(),
+  normalizedEmail: text('normalized_email').notNull(),
+  collidesWith: uuid('collides_with')
+    .notNull()
+    .references(() => users.id, { onDelete: 'cascade' }),
+  foundAt: timestamp('found_at', { withTimezone: true }).notNull().defaultNow(),
+});
 
 export type UserRow = typeof users.$inferSelect;
 export type NewUserRow = typeof users.$inferInsert;

@@ -1,3 +1,4 @@
+import { normalizeEmail } from '../../common/identity/email';
 import { can } from '../../common/auth/permissions';
 import { Injectable, Logger } from '@nestjs/common';
 import * as bcrypt from 'bcrypt';
@@ -56,7 +57,7 @@ export class UsersService {
   // ---- identity (used by auth) ----
 
   findByEmail(email: string): Promise<UserRow | undefined> {
-    return this.repository.findByEmail(email.trim().toLowerCase());
+    return this.repository.findByEmail(normalizeEmail(email));
   }
 
   findById(id: string): Promise<UserRow | undefined> {
@@ -122,7 +123,7 @@ export class UsersService {
     password: string,
     fullName = 'Mess Admin',
   ): Promise<{ user: UserRow; created: boolean }> {
-    const normalized = email.trim().toLowerCase();
+    const normalized = normalizeEmail(email);
     const existing = await this.repository.findByEmail(normalized);
     const passwordHash = await this.hash(password);
     // No actor: the start-up bootstrap or an operator's command line, never a request.
