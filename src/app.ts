@@ -24,6 +24,7 @@ import {
   parseQueryString,
 } from './common/http/request-parsing';
 import { RequestMetrics } from './common/stats/request-metrics';
+import { answerClientError } from './common/http/client-errors';
 
 export const API_PREFIX = 'api';
 
@@ -35,6 +36,8 @@ export function fastifyAdapter(config: AppConfig): FastifyAdapter {
     // on close", which cut requests in flight. Without it Node's server.close() drops only idle keep-alive
     // connections and waits for the rest; a request arriving on one meanwhile is answered 503.
     return503OnClosing: true,
+    // What the HTTP parser refuses (431, 400, 408) answered in our format, with Connection: close.
+    clientErrorHandler: answerClientError,
     // One strict parser for every query string (see request-parsing.ts): repeated keys become arrays for the
     // validation pipe to refuse, malformed encoding and ill-formed Unicode are recorded and answered with 400.
     routerOptions: { querystringParser: parseQueryString },

@@ -302,6 +302,11 @@ describe('Auth: the contract walked as a new member would', () => {
         hs256({ ...claims, sub: '00000000-0000-4000-8000-000000000000' }, TEST_JWT_SECRET),
         hs256({ ...claims, ver: claims.ver + 1 }, TEST_JWT_SECRET),
         hs256(claims, TEST_JWT_SECRET, { alg: 'HS512', typ: 'JWT' }),
+        // signed with the real secret, but not as the service signs: a lifetime past 7 days, a future issue time
+        hs256({ ...claims, iat: now, exp: now + 100 * 365 * 86400 }, TEST_JWT_SECRET),
+        hs256({ ...claims, iat: now, exp: now + 7 * 86400 + 1 }, TEST_JWT_SECRET),
+        hs256({ ...claims, iat: now + 3600, exp: now + 3600 + 86400 }, TEST_JWT_SECRET),
+        hs256({ ...claims, iat: undefined }, TEST_JWT_SECRET),
       ];
       for (const token of bad) {
         const res = await t.get('/auth/verify', { token });

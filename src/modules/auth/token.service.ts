@@ -14,8 +14,12 @@ interface TokenClaims {
   jti: string;
   /** The user's token version when issued; a bump (password change, rejection) ends the token. */
   ver: number;
+  iat: number;
   exp: number;
 }
+
+/** How far a token's issue time may lie ahead of this clock (replicas' clocks differ a little). */
+const CLOCK_SKEW_SECONDS = 60;
 
 /** Issues, checks and revokes the service's HS256 tokens. */
 @Injectable()
@@ -101,7 +105,11 @@ export class TokenService implements OnModuleInit, OnModuleDestroy {
       !UUID.test(claims.sub) ||
       typeof claims.jti !== 'string' ||
       !UUID.test(claims.jti) ||
-      typeof claims.exp !== 'number'
+      typeof claims.exp !== 'number' ||
+      // Signed with our secret yet not as we sign: a lifetime beyond the documented one, or issued in the future.
+      typeof claims.iat !== 'number' ||
+      claims.exp - claims.iat > TOKEN_LIFETIME_SECONDS ||
+      claims.iat > Math.floor(Date.now() / 1000) + CLOCK_SKEW_SECONDS
     ) {
       return undefined;
     }
