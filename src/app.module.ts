@@ -4,6 +4,7 @@ import { EventEmitterModule } from '@nestjs/event-emitter';
 import { ScheduleModule } from '@nestjs/schedule';
 import { ThrottlerModule } from '@nestjs/throttler';
 import { NoStrayQueryGuard } from './common/http/no-stray-query.guard';
+import { Outages } from './common/outages/outages';
 import { LoggerModule } from 'nestjs-pino';
 import { CacheInvalidationModule } from './common/cache/cache-invalidation.module';
 import { AllExceptionsFilter } from './common/errors/http-exception.filter';
@@ -37,10 +38,11 @@ import { UsersModule } from './modules/users/users.module';
 @Module({})
 export class AppModule {
   static register(config: AppConfig): DynamicModule {
+    const outages = new Outages();
     return {
       module: AppModule,
       imports: [
-        CoreModule.register(config),
+        CoreModule.register(config, outages),
         LoggerModule.forRoot({
           // No pino-http middleware: the request line is written by a Fastify hook (see request-log.ts).
           forRoutes: [],
@@ -48,7 +50,7 @@ export class AppModule {
         }),
         DatabaseModule,
         CacheInvalidationModule,
-        ThrottlerModule.forRoot(throttlerOptions(config, rateLimitStorage(config))),
+        ThrottlerModule.forRoot(throttlerOptions(config, rateLimitStorage(config, outages))),
         EventEmitterModule.forRoot(),
         ScheduleModule.forRoot(),
         AuditModule,

@@ -1,4 +1,5 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
+import { Outages } from '../common/outages/outages';
 import { DomainEventBus } from '../common/events/domain-event-bus';
 import { PrometheusMetrics } from '../common/stats/prometheus';
 import { CacheStats, JobQueueStats, RateLimitStats } from '../common/stats/service-stats';
@@ -10,9 +11,10 @@ import { AppConfig } from './app-config';
 @Global()
 @Module({})
 export class CoreModule {
-  static register(config: AppConfig): DynamicModule {
+  static register(config: AppConfig, outages = new Outages()): DynamicModule {
     const providers = [
       { provide: AppConfig, useValue: config },
+      { provide: Outages, useValue: outages },
       { provide: RequestMetrics, useValue: new RequestMetrics() },
       Clock,
       DomainEventBus,
@@ -26,6 +28,7 @@ export class CoreModule {
       providers,
       exports: [
         AppConfig,
+        Outages,
         Clock,
         DomainEventBus,
         RequestMetrics,

@@ -1,5 +1,6 @@
 import { Global, Inject, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
+import { Outages } from '../common/outages/outages';
 import { Database, openDatabase } from './database';
 
 @Global()
@@ -7,8 +8,8 @@ import { Database, openDatabase } from './database';
   providers: [
     {
       provide: Database,
-      inject: [AppConfig],
-      useFactory: async (config: AppConfig): Promise<Database> => {
+      inject: [AppConfig, Outages],
+      useFactory: async (config: AppConfig, outages: Outages): Promise<Database> => {
         const database = await openDatabase({
           databaseUrl: config.databaseUrl,
           dataDir: config.dataDir,
@@ -19,6 +20,8 @@ import { Database, openDatabase } from './database';
           template: config.embeddedTemplate,
         });
         await database.migrate();
+        // While the database is away, its outage log tries it now and then to say when it is back.
+        outages.watch('database', () => database.ping(config.readyTimeoutMs));
         return database;
       },
     },

@@ -1,6 +1,7 @@
 import { Global, Module } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config';
 import { Database } from '../../database/database';
+import { Outages } from '../outages/outages';
 import {
   CacheInvalidation,
   LocalCacheInvalidation,
@@ -15,12 +16,12 @@ import {
   providers: [
     {
       provide: CacheInvalidation,
-      inject: [AppConfig, Database],
-      useFactory: (config: AppConfig, database: Database): CacheInvalidation => {
+      inject: [AppConfig, Database, Outages],
+      useFactory: (config: AppConfig, database: Database, outages: Outages): CacheInvalidation => {
         if (config.redisUrl)
-          return new RedisCacheInvalidation(config.redisUrl, redisChannel(config.databaseUrl));
+          return new RedisCacheInvalidation(config.redisUrl, redisChannel(config.databaseUrl), outages);
         const connection = database.connection();
-        if (connection.kind === 'server') return new PostgresCacheInvalidation(connection.url, database.db);
+        if (connection.kind === 'server') return new PostgresCacheInvalidation(connection.url, database.db, outages);
         return new LocalCacheInvalidation();
       },
     },

@@ -5,6 +5,8 @@ import type * as IoRedis from 'ioredis';
 import { createHash, randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import type { Db } from '../../database/database';
+import { isDatabaseUnavailable } from '../errors/database-errors';
+import { failureReason, Outages } from '../outages/outages';
 import { optionalPackage } from '../runtime/optional-package';
 
 /** What went stale: some keys of a topic (the analytics cache's months), or all of it. */
@@ -36,6 +38,11 @@ export abstract class CacheInvalidation
 {
   abstract readonly transport: 'redis' | 'postgres' | 'none';
   protected readonly logger = new Logger('CacheInvalidation');
+
+  /** A message that could not be sent: the transport's outage, or else a warning. */
+  protected sendFailed(error: unknown, topic: string): void {
+    this.logger.warn({ reason: failureReason(error), topic }, 'Could not publish a cache invalidation');
+  }
   protected readonly origin = randomUUID();
   private readonly handlers = new Map<string, InvalidationHandler[]>();
   /** What waits to be published, by topic. */
@@ -75,12 +82,7 @@ export abstract class CacheInvalidation
     await Promise.all(
       batch.map(([topic, keys]) => {
         const message: Message = { origin: this.origin, topic, keys: keys === 'all' ? 'all' : [...keys] };
-        return this.send(JSON.stringify(message)).catch((error: unknown) =>
-          this.logger.warn(
-            { reason: (error as Error).message, topic },
-            'Could not publish a cache invalidation',
-          ),
-        );
+        return this.send(JSON.stringify(message)).catch((error: unknown) => this.sendFailed(error, topic));
       }),
     );
   }
@@ -146,6 +148,7 @@ export class RedisCacheInvalidation extends CacheInvalidation {
   constructor(
     url: string,
     private readonly channel: string,
+    private readonly outages = new Outages(),
   ) {
     super();
     const options = { maxRetriesPerRequest: 1, lazyConnect: true, retryStrategy: () => RECONNECT_MS };
@@ -153,9 +156,8 @@ export class RedisCacheInvalidation extends CacheInvalidation {
     this.publisher = new Redis(url, { ...options, enableOfflineQueue: false });
     this.subscriber = new Redis(url, options);
     for (const client of [this.publisher, this.subscriber]) {
-      client.on('error', (error: Error) =>
-        this.logger.warn({ reason: error.message }, 'Redis unavailable for cache invalidation'),
-      );
+      client.on('error', (error: Error) => this.outages.down('Redis', failureReason(error), 'cache invalidation'));
+      client.on('ready', () => this.outages.up('Redis'));
     }
     this.subscriber.on('message', (_channel: string, payload: string) => this.receive(payload));
     // ioredis subscribes again by itself after a reconnect; what was published meanwhile is lost.
@@ -172,12 +174,16 @@ export class RedisCacheInvalidation extends CacheInvalidation {
     } catch (error) {
       // Keeps trying in the background; meanwhile the caches' time limits apply.
       this.subscribedOnce = true;
-      this.logger.warn({ reason: (error as Error).message }, 'Cache invalidation not subscribed yet');
+      this.outages.down('Redis', failureReason(error), 'cache invalidation');
     }
   }
 
   protected async send(payload: string): Promise<void> {
     await this.publisher.publish(this.channel, payload);
+  }
+
+  protected override sendFailed(error: unknown): void {
+    this.outages.down('Redis', failureReason(error), 'cache invalidation');
   }
 
   override async onApplicationShutdown(): Promise<void> {
@@ -196,6 +202,7 @@ export class PostgresCacheInvalidation extends CacheInvalidation {
   constructor(
     private readonly url: string,
     private readonly db: Db,
+    private readonly outages = new Outages(),
   ) {
     super();
   }
@@ -214,7 +221,7 @@ export class PostgresCacheInvalidation extends CacheInvalidation {
       this.scheduleRetry();
     };
     client.on('error', (error: Error) => {
-      this.logger.warn({ reason: error.message }, 'Cache invalidation listener lost its connection');
+      this.outages.down('database', failureReason(error), 'cache invalidation');
       lost();
     });
     client.on('end', lost);
@@ -225,9 +232,10 @@ export class PostgresCacheInvalidation extends CacheInvalidation {
       this.listener = client;
       await client.connect();
       await client.query(`listen ${PostgresCacheInvalidation.CHANNEL}`);
+      this.outages.up('database');
       if (afterGap) this.missedSome();
     } catch (error) {
-      this.logger.warn({ reason: (error as Error).message }, 'Cache invalidation not listening yet');
+      this.outages.down('database', failureReason(error), 'cache invalidation');
       lost();
     }
   }
@@ -243,6 +251,11 @@ export class PostgresCacheInvalidation extends CacheInvalidation {
 
   protected async send(payload: string): Promise<void> {
     await this.db.execute(sql`select pg_notify(${PostgresCacheInvalidation.CHANNEL}, ${payload})`);
+  }
+
+  protected override sendFailed(error: unknown, topic: string): void {
+    if (isDatabaseUnavailable(error)) this.outages.down('database', failureReason(error), 'cache invalidation');
+    else super.sendFailed(error, topic);
   }
 
   override async onApplicationShutdown(): Promise<void> {

@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GuardError, RawBodyError } from './api-error';
 import { DatabaseUnavailableError, translateDatabaseError } from './database-errors';
 import { logSafeError } from './log-safe-error';
+import { failureReason, Outages } from '../outages/outages';
 
 export interface ErrorBody {
   success?: false;
@@ -18,20 +19,12 @@ export interface ErrorBody {
 @Catch()
 export class AllExceptionsFilter implements ExceptionFilter {
   private readonly logger = new Logger('Errors');
-  private unavailableSince = 0;
-  private unavailableCount = 0;
 
-  /** 503s while the database is away are logged once per burst (at most every 30 s), with how many there were. */
+  constructor(private readonly outages: Outages) {}
+
+  /** A 503 because the database is away is part of its outage: counted there, not logged one by one. */
   private noteUnavailable(exception: unknown): void {
-    const now = Date.now();
-    this.unavailableCount += 1;
-    if (now - this.unavailableSince < 30_000) return;
-    const message = (logSafeError(exception) as { message?: string }).message ?? String(exception);
-    this.logger.warn(
-      `Database unavailable, answering 503 (${this.unavailableCount} since the last report): ${message}`,
-    );
-    this.unavailableSince = now;
-    this.unavailableCount = 0;
+    this.outages.down('database', failureReason(exception), 'a request');
   }
 
   catch(exception: unknown, host: ArgumentsHost): void {

@@ -28,6 +28,7 @@ import { ApiError } from '../errors/api-error';
 import { RateLimitStats } from '../stats/service-stats';
 import { optionalPackage } from '../runtime/optional-package';
 import { normalizeEmail } from '../identity/email';
+import { failureReason, Outages } from '../outages/outages';
 import { type CountingStorage, type CredentialAttempt, CredentialThrottle } from './credential-throttle';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -238,15 +239,13 @@ return {hits, ttl}`;
 
 /** Shared counters for several replicas; a Redis failure lets requests through rather than failing them. */
 export class RedisRateLimitStorage implements CountingStorage, OnModuleDestroy {
-  private readonly logger = new Logger('RateLimit');
   private readonly redis: Redis;
 
-  constructor(url: string) {
+  constructor(url: string, outages: Outages) {
     const { Redis } = optionalPackage<typeof IoRedis>('ioredis');
     this.redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false });
-    this.redis.on('error', (error: Error) =>
-      this.logger.warn({ reason: error.message }, 'Redis unavailable for rate limits'),
-    );
+    this.redis.on('error', (error: Error) => outages.down('Redis', failureReason(error), 'rate limits'));
+    this.redis.on('ready', () => outages.up('Redis'));
   }
 
   async increment(key: string, ttl: number, limit: number): Promise<ThrottlerStorageRecord> {
@@ -284,6 +283,6 @@ export class RedisRateLimitStorage implements CountingStorage, OnModuleDestroy {
   }
 }
 
-export function rateLimitStorage(config: AppConfig): ThrottlerStorage {
-  return config.redisUrl ? new RedisRateLimitStorage(config.redisUrl) : new MemoryRateLimitStorage();
+export function rateLimitStorage(config: AppConfig, outages: Outages): ThrottlerStorage {
+  return config.redisUrl ? new RedisRateLimitStorage(config.redisUrl, outages) : new MemoryRateLimitStorage();
 }

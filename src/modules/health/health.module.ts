@@ -5,7 +5,7 @@ import { HealthController } from './health.controller';
 import { PrometheusCollectors } from './prometheus.collectors';
 
 @Module({
-  imports: [TerminusModule.forRoot({ errorLogStyle: 'json' })],
+  imports: [TerminusModule.forRoot({ logger: false }) /* a failing check is an outage, logged once by Outages */],
   controllers: [HealthController],
   providers: [DatabaseHealthIndicator, PrometheusCollectors],
 })

@@ -1,3 +1,5 @@
+import { failureReason, Outages } from '../../common/outages/outages';
+import { isDatabaseUnavailable } from '../../common/errors/database-errors';
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { sql } from 'drizzle-orm';
 import { createHash } from 'node:crypto';
@@ -78,6 +80,7 @@ export class NotificationQueue implements OnModuleInit, OnModuleDestroy {
     private readonly config: AppConfig,
     private readonly stats: JobQueueStats,
     private readonly repository: NotificationsRepository,
+    private readonly outages: Outages,
     private readonly delivery: DeliveryService,
     private readonly clock: Clock,
   ) {}
@@ -104,8 +107,12 @@ export class NotificationQueue implements OnModuleInit, OnModuleDestroy {
       };
       boss = new PgBoss(options);
     }
-    // Only the message: a driver error can carry connection details.
-    boss.on('error', (error: Error) => this.logger.error({ reason: error.message }, 'Job queue error'));
+    // Losing the database is its outage (one line, a count every 30 s, one line back), not an error per retry;
+    // anything else is the queue's own error. Only the reason: a driver error can carry connection details.
+    boss.on('error', (error: Error) => {
+      if (isDatabaseUnavailable(error)) this.outages.down('database', failureReason(error), 'the job queue');
+      else this.logger.error({ reason: failureReason(error) }, 'Job queue error');
+    });
     await boss.start();
     const queueOptions = {
       retryLimit: Math.max(
