@@ -1,8 +1,8 @@
 import { Module } from '@nestjs/common';
-import { AuditModule } from '../audit/audit.module';
-import { MessConfigModule } from '../mess-config/mess-config.module';
-import { UsersModule } from '../users/users.module';
-import { LeaveCalendarModule } from '../leave/leave-calendar.module';
+import { AuditTrailModule } from '../audit-trail';
+import { MessConfigModule } from '../mess-config';
+import { UsersModule } from '../users';
+import { LeaveCalendarModule } from '../leave-calendar';
 import { AttendanceController } from './attendance.controller';
 import { AttendanceEvents } from './attendance-events';
 import { AttendanceQueries } from './attendance.queries';
@@ -15,7 +15,7 @@ import { CounterService } from './counter.service';
 import { SlotWriter } from './slot-writer';
 
 @Module({
-  imports: [MessConfigModule, UsersModule, LeaveCalendarModule, AuditModule],
+  imports: [MessConfigModule, UsersModule, LeaveCalendarModule, AuditTrailModule],
   controllers: [AttendanceController, CounterController],
   providers: [
     AttendanceRepository,

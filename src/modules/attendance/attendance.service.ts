@@ -6,9 +6,8 @@ import { Clock } from '../../common/time/clock';
 import { monthBounds } from '../../common/time/dates';
 import { AppConfig } from '../../config/app-config';
 import type { DbOrTx } from '../../database/database';
-import type { MealTime } from '../mess-config/mess-config.schema';
-import { MessConfigService } from '../mess-config/mess-config.service';
-import { UsersService } from '../users/users.service';
+import { type MealTime, MessConfigService } from '../mess-config';
+import { UsersService } from '../users';
 import { AttendanceEvents } from './attendance-events';
 import {
   AttendanceListRow,

@@ -3,7 +3,7 @@ import { can } from '../../common/auth/permissions';
 import { badRequest, conflict, FieldError, forbidden, notFound } from '../../common/errors/api-error';
 import { databaseErrorCode } from '../../common/errors/database-errors';
 import { addDays, mealSpan, zonedInstant } from '../../common/time/dates';
-import type { MarkingWindow, MealTime } from '../mess-config/mess-config.schema';
+import type { MealTime } from '../mess-config';
 import type { MarkWriter, SlotMark } from './attendance.repository';
 import type { AttendanceStatus, MarkSource } from './attendance.schema';
 import { MARKING_CLOSED, MEMBER_NOT_A_DINER, NOT_A_DINER } from './attendance.errors';
@@ -12,6 +12,12 @@ import { MARKING_CLOSED, MEMBER_NOT_A_DINER, NOT_A_DINER } from './attendance.er
 
 /** Who is marking: only their id and role matter. */
 export type Caller = Pick<CurrentMember, 'id' | 'role'>;
+
+/** The mess's markingWindow setting: when members may mark their own meals. */
+export interface MarkingWindow {
+  daysAhead: number;
+  closesMinutesAfterEnd: number;
+}
 
 /** A member as marking sees them (UsersService.standingsOf). */
 export interface MemberStanding {

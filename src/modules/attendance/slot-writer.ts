@@ -4,9 +4,9 @@ import { Clock } from '../../common/time/clock';
 import { mealSpan } from '../../common/time/dates';
 import { AppConfig } from '../../config/app-config';
 import type { DbOrTx } from '../../database/database';
-import { AuditService } from '../audit/audit.service';
-import { LeaveCalendar } from '../leave/leave-calendar';
-import type { MealTime } from '../mess-config/mess-config.schema';
+import { AuditTrail } from '../audit-trail';
+import { LeaveCalendar } from '../leave-calendar';
+import type { MealTime } from '../mess-config';
 import { AttendanceRepository, MarkWriter, SlotMark, WrittenMark } from './attendance.repository';
 import { AttendanceRow, AttendanceStatus } from './attendance.schema';
 import { ON_LEAVE } from './attendance.errors';
@@ -24,7 +24,7 @@ export class SlotWriter {
   constructor(
     private readonly repository: AttendanceRepository,
     private readonly leave: LeaveCalendar,
-    private readonly audit: AuditService,
+    private readonly audit: AuditTrail,
     private readonly clock: Clock,
     private readonly config: AppConfig,
   ) {}
