@@ -6,7 +6,7 @@ import { Clock } from '../../common/time/clock';
 import { localParts, monthBounds, monthOf } from '../../common/time/dates';
 import { AppConfig } from '../../config/app-config';
 import type { DbOrTx } from '../../database/database';
-import { UsersService } from '../users/users.service';
+import { UsersService } from '../users';
 import { AccountErrors } from './accounts.errors';
 import { AccountRow, AccountsRepository, BalanceStatus } from './accounts.repository';
 import type { AccountEntryRow } from './accounts.schema';

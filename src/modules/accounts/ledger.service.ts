@@ -3,7 +3,7 @@ import { badRequest, conflict, notFound, unprocessable } from '../../common/erro
 import { DomainEventBus } from '../../common/events/domain-event-bus';
 import type { IdempotencyScope } from '../../common/http/idempotency-key';
 import type { DbOrTx } from '../../database/database';
-import { AuditService } from '../audit/audit.service';
+import { AuditTrail } from '../audit-trail';
 import { AccountErrors } from './accounts.errors';
 import { AccountsQueries } from './accounts.queries';
 import { AccountsRepository } from './accounts.repository';
@@ -46,7 +46,7 @@ export class LedgerService {
   constructor(
     private readonly repository: AccountsRepository,
     private readonly queries: AccountsQueries,
-    private readonly audit: AuditService,
+    private readonly audit: AuditTrail,
     private readonly events: DomainEventBus,
   ) {}
 

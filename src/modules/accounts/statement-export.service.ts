@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { FileResponse } from '../../common/http/file-response';
-import { MessConfigService } from '../mess-config/mess-config.service';
+import { MessConfigService } from '../mess-config';
 import { AccountsQueries, type Statement } from './accounts.queries';
 import { statementCsv, statementPdf } from './statement-documents';
 

@@ -16,7 +16,7 @@ import {
   OWN_LEAVE_ONLY,
 } from './leave.errors';
 import { LeaveService, MAX_LEAVE_DAYS } from './leave.service';
-import type { LeaveRow } from './leave.schema';
+import type { LeaveRow } from '../leave-calendar';
 
 const MONTH_CLOSED_LEAVE = 'Month 2025-03 is closed: its bill is frozen. An admin can reopen it.';
 const LATE = {

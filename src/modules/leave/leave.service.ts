@@ -8,12 +8,11 @@ import { Clock } from '../../common/time/clock';
 import { mealSpan, monthBounds, monthOf, monthsBetween } from '../../common/time/dates';
 import { AppConfig } from '../../config/app-config';
 import type { DbOrTx } from '../../database/database';
-import { BillingService } from '../billing/billing.service';
-import { AuditService } from '../audit/audit.service';
-import { AttendanceService, type WrittenMark } from '../attendance/attendance.service';
-import type { MealTime } from '../mess-config/mess-config.schema';
-import { MessConfigService } from '../mess-config/mess-config.service';
-import { UsersService } from '../users/users.service';
+import { BillingService } from '../billing';
+import { AuditTrail } from '../audit-trail';
+import { AttendanceService, type WrittenMark } from '../attendance';
+import { type MealTime, MessConfigService } from '../mess-config';
+import { UsersService } from '../users';
 import { CreateLeaveDto, ListLeavesQuery } from './dto/leave.requests';
 import { leaveDates, overCap } from './leave-days';
 import {
@@ -26,8 +25,7 @@ import {
   ONLY_PENDING_REJECTED,
   OWN_LEAVE_ONLY,
 } from './leave.errors';
-import { LeaveListRow, LeaveRepository } from './leave.repository';
-import type { LeaveRow } from './leave.schema';
+import { type LeaveListRow, LeaveRecords, type LeaveRow } from '../leave-calendar';
 
 /** The longest leave one request may ask for. */
 export const MAX_LEAVE_DAYS = 366;
@@ -49,7 +47,7 @@ export class LeaveService {
   private readonly logger = new Logger(LeaveService.name);
 
   constructor(
-    private readonly repository: LeaveRepository,
+    private readonly records: LeaveRecords,
     private readonly attendance: AttendanceService,
     private readonly billing: BillingService,
     private readonly messConfig: MessConfigService,
@@ -57,7 +55,7 @@ export class LeaveService {
     private readonly events: DomainEventBus,
     private readonly clock: Clock,
     private readonly config: AppConfig,
-    private readonly audit: AuditService,
+    private readonly audit: AuditTrail,
   ) {}
 
   /** A leave decision in the audit trail, in the decision's transaction, with the marks it turned absent. */
@@ -164,16 +162,16 @@ export class LeaveService {
     if (closed) throw closedMonthError(closed);
     const approveNow = forMember || !policy.requiresApproval;
 
-    const { row, turnedAbsent } = await this.repository.transaction(async (tx): Promise<Decided> => {
+    const { row, turnedAbsent } = await this.records.transaction(async (tx): Promise<Decided> => {
       // Two requests of one member take turns here, so the second sees the first: overlap and cap hold under races.
-      await this.repository.lockMember(tx, userId, 'exclusive');
-      if ((await this.repository.activeOverlapping(userId, startsAt, endsAt, tx)).length) {
+      await this.records.lockMember(tx, userId, 'exclusive');
+      if ((await this.records.activeOverlapping(userId, startsAt, endsAt, tx)).length) {
         throw conflict(LEAVE_OVERLAPS);
       }
       if (policy.maxDaysPerMonth > 0) {
         const first = monthBounds(monthOf(body.startDate)).first;
         const last = monthBounds(monthOf(body.endDate)).last;
-        const existing = await this.repository.activeBetweenDates(userId, first, last, tx);
+        const existing = await this.records.activeBetweenDates(userId, first, last, tx);
         const over = overCap(
           policy.maxDaysPerMonth,
           { from: body.startDate, to: body.endDate },
@@ -188,7 +186,7 @@ export class LeaveService {
           ]);
         }
       }
-      const inserted = await this.repository.insert(
+      const inserted = await this.records.insert(
         {
           userId,
           startDate: body.startDate,
@@ -224,13 +222,13 @@ export class LeaveService {
     if (closed) throw closedMonthError(closed);
     // Read before the transaction: on the embedded engine a statement outside it would wait for it forever.
     const { mealTimes } = await this.messConfig.settings();
-    const { row, turnedAbsent } = await this.repository.transaction(async (tx): Promise<Decided> => {
-      await this.repository.lockMember(tx, found.userId, 'exclusive');
-      const leave = (await this.repository.findById(id, tx))!;
+    const { row, turnedAbsent } = await this.records.transaction(async (tx): Promise<Decided> => {
+      await this.records.lockMember(tx, found.userId, 'exclusive');
+      const leave = (await this.records.findById(id, tx))!;
       if (leave.status === 'approved') return { row: leave, turnedAbsent: [] };
       if (leave.status !== 'pending') throw conflict(`${ONLY_PENDING_APPROVED}; this one is ${leave.status}`);
       const turned = await this.turnOwnMarksAbsent(leave, mealTimes, caller.id, tx);
-      const approved = await this.repository.update(
+      const approved = await this.records.update(
         id,
         { status: 'approved', decidedBy: caller.id, decidedAt: this.clock.now() },
         tx,
@@ -245,12 +243,12 @@ export class LeaveService {
   async reject(caller: CurrentMember, id: string, reason?: string): Promise<LeaveRow> {
     const found = await this.findOrThrow(id);
     if (found.status === 'rejected') return found;
-    const row = await this.repository.transaction(async (tx) => {
-      await this.repository.lockMember(tx, found.userId, 'exclusive');
-      const leave = (await this.repository.findById(id, tx))!;
+    const row = await this.records.transaction(async (tx) => {
+      await this.records.lockMember(tx, found.userId, 'exclusive');
+      const leave = (await this.records.findById(id, tx))!;
       if (leave.status === 'rejected') return leave;
       if (leave.status !== 'pending') throw conflict(`${ONLY_PENDING_REJECTED}; this one is ${leave.status}`);
-      const rejected = await this.repository.update(
+      const rejected = await this.records.update(
         id,
         { status: 'rejected', decidedBy: caller.id, decidedAt: this.clock.now(), decisionNote: reason ?? '' },
         tx,
@@ -271,13 +269,13 @@ export class LeaveService {
     const manages = decidesLeave(caller);
     if (found.userId !== caller.id && !manages) throw forbidden(OWN_LEAVE_ONLY);
     if (found.status === 'cancelled') return found;
-    const row = await this.repository.transaction(async (tx) => {
-      await this.repository.lockMember(tx, found.userId, 'exclusive');
-      const leave = (await this.repository.findById(id, tx))!;
+    const row = await this.records.transaction(async (tx) => {
+      await this.records.lockMember(tx, found.userId, 'exclusive');
+      const leave = (await this.records.findById(id, tx))!;
       if (leave.status === 'cancelled') return leave;
       if (leave.status === 'rejected') throw conflict(ALREADY_DECIDED);
       if (!manages && this.clock.now() >= leave.startsAt) throw conflict(CANCEL_TOO_LATE);
-      const cancelled = await this.repository.update(id, { status: 'cancelled' }, tx);
+      const cancelled = await this.records.update(id, { status: 'cancelled' }, tx);
       await this.record(tx, caller.id, 'cancelled', leave, cancelled);
       return cancelled;
     });
@@ -293,7 +291,7 @@ export class LeaveService {
     const month = query.month ? monthBounds(query.month) : undefined;
     const from = [month?.first, query.date].filter(Boolean).sort().pop();
     const to = [month?.last, query.date].filter(Boolean).sort().shift();
-    return this.repository.list({
+    return this.records.list({
       userId: decidesLeave(caller) ? query.userId : caller.id,
       status: query.status,
       from,
@@ -304,7 +302,7 @@ export class LeaveService {
   }
 
   fullNameOf(userId: string): Promise<string | null> {
-    return this.repository.fullNameOf(userId);
+    return this.records.fullNameOf(userId);
   }
 
   /**
@@ -377,7 +375,7 @@ export class LeaveService {
   }
 
   private async findOrThrow(id: string): Promise<LeaveRow> {
-    const row = await this.repository.findById(id);
+    const row = await this.records.findById(id);
     if (!row) throw notFound(LEAVE_NOT_FOUND);
     return row;
   }

@@ -13,7 +13,7 @@ import {
   MessConfigRow,
 } from './mess-config.schema';
 import { normalizeIndianPhone } from '../../common/phone/phone';
-import { AuditService } from '../audit/audit.service';
+import { AuditTrail } from '../audit-trail';
 import { decimalTextToPaise, toPaise, toRupees } from '../../common/money/money';
 
 /** The leave rules of a mess that has not set its own (extension 2.1). */
@@ -70,7 +70,7 @@ export class MessConfigService {
 
   constructor(
     private readonly repository: MessConfigRepository,
-    private readonly audit: AuditService,
+    private readonly audit: AuditTrail,
     private readonly replicas: CacheInvalidation,
   ) {
     replicas.subscribe(CACHE_TOPIC, () => this.drop());

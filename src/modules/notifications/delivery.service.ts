@@ -2,9 +2,9 @@ import { Injectable, Logger } from '@nestjs/common';
 import { Clock } from '../../common/time/clock';
 import { localParts, monthOf } from '../../common/time/dates';
 import { AppConfig } from '../../config/app-config';
-import { MessConfigService } from '../mess-config/mess-config.service';
+import { MessConfigService } from '../mess-config';
 import { maskPhone } from '../../common/phone/phone';
-import { UsersService } from '../users/users.service';
+import { UsersService } from '../users';
 import { DeliveryError, DeliveryErrors } from './channels/delivery-error';
 import { EmailChannel } from './channels/email.channel';
 import {

@@ -1,12 +1,12 @@
 import { Module } from '@nestjs/common';
-import { AuditModule } from '../audit/audit.module';
+import { AuditTrailModule } from '../audit-trail';
 import { AdminBootstrapService } from './admin-bootstrap.service';
 import { UsersController } from './users.controller';
 import { UsersRepository } from './users.repository';
 import { UsersService } from './users.service';
 
 @Module({
-  imports: [AuditModule],
+  imports: [AuditTrailModule],
   controllers: [UsersController],
   providers: [UsersRepository, UsersService, AdminBootstrapService],
   exports: [UsersService],

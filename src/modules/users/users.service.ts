@@ -9,7 +9,7 @@ import { isUniqueViolation } from '../../common/errors/database-errors';
 import { type MemberEvent } from '../../common/events/event-map';
 import { DomainEventBus } from '../../common/events/domain-event-bus';
 import type { DbOrTx } from '../../database/database';
-import { AuditService } from '../audit/audit.service';
+import { AuditTrail } from '../audit-trail';
 import { ListUsersQuery, UpdateProfileDto } from './dto/user.requests';
 import { UsersRepository } from './users.repository';
 import { Role, UserRow, UserStatus } from './users.schema';
@@ -48,7 +48,7 @@ export class UsersService {
     private readonly repository: UsersRepository,
     private readonly config: AppConfig,
     private readonly events: DomainEventBus,
-    private readonly audit: AuditService,
+    private readonly audit: AuditTrail,
   ) {
     this.hashing = new WorkLimiter(config.bcryptConcurrency, config.bcryptQueueTimeoutMs);
   }
