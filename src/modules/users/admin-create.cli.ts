@@ -6,7 +6,7 @@ import { EventEmitter2 } from '@nestjs/event-emitter';
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../../config/app-config';
-import { openDatabase } from '../../database/database';
+import { openDatabase } from '../../database/open-database';
 import { AuditTrail } from '../audit-trail';
 import { UsersRepository } from './users.repository';
 import { UsersService } from './users.service';
