@@ -13,6 +13,7 @@ import { UsersModule } from '../users/users.module';
 import { LeaveCalendarModule } from '../leave/leave-calendar.module';
 import { EmailChannel } from './channels/email.channel';
 import { WhatsAppChannel } from './channels/whatsapp.channel';
+import { ChannelSender } from './channel-sender';
 import { DeliveryService } from './delivery.service';
 import { NotificationQueue } from './notification-queue';
 import { MONTHLY_BILLS, MonthlyBills, NotificationSchedules } from './notification-schedules';
@@ -22,6 +23,8 @@ import { LeaveDecidedListener } from './leave-decided.listener';
 import { NotificationsController } from './notifications.controller';
 import { NotificationsRepository } from './notifications.repository';
 import { NotificationsService } from './notifications.service';
+import { RouteRunner } from './route-runner';
+import { WhatsAppConfirmation } from './whatsapp-confirmation';
 import './notifications.errors';
 
 @Module({
@@ -40,6 +43,9 @@ import './notifications.errors';
     NotificationsRepository,
     EmailChannel,
     WhatsAppChannel,
+    WhatsAppConfirmation,
+    ChannelSender,
+    RouteRunner,
     DeliveryService,
     NotificationQueue,
     NotificationsService,
