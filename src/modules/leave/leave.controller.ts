@@ -15,7 +15,9 @@ import {
   ONLY_PENDING_REJECTED,
   OWN_LEAVE_ONLY,
 } from './leave.errors';
-import { LeaveService, MAX_LEAVE_DAYS } from './leave.service';
+import { LeaveDecisionsService } from './leave-decisions.service';
+import { MAX_LEAVE_DAYS } from './leave-policy';
+import { LeaveService } from './leave.service';
 import type { LeaveRow } from './leave.schema';
 
 const MONTH_CLOSED_LEAVE = 'Month 2025-03 is closed: its bill is frozen. An admin can reopen it.';
@@ -33,7 +35,10 @@ const LATE = {
 @ApiTags('Leave')
 @Controller('leaves')
 export class LeaveController {
-  constructor(private readonly leave: LeaveService) {}
+  constructor(
+    private readonly leave: LeaveService,
+    private readonly decisions: LeaveDecisionsService,
+  ) {}
 
   private async envelope(row: LeaveRow): Promise<LeaveEnvelopeDto> {
     return { success: true, leave: toLeaveResponse(row, await this.leave.fullNameOf(row.userId)) };
@@ -119,7 +124,7 @@ export class LeaveController {
     @CurrentUser() caller: CurrentMember,
     @Param('id', IdPipe) id: string,
   ): Promise<LeaveEnvelopeDto> {
-    return this.envelope(await this.leave.approve(caller, id));
+    return this.envelope(await this.decisions.approve(caller, id));
   }
 
   @Put(':id/reject')
@@ -140,7 +145,7 @@ export class LeaveController {
     @Param('id', IdPipe) id: string,
     @Body() body: RejectLeaveDto = {},
   ): Promise<LeaveEnvelopeDto> {
-    return this.envelope(await this.leave.reject(caller, id, body?.reason));
+    return this.envelope(await this.decisions.reject(caller, id, body?.reason));
   }
 
   @Put(':id/cancel')
@@ -156,6 +161,6 @@ export class LeaveController {
     @CurrentUser() caller: CurrentMember,
     @Param('id', IdPipe) id: string,
   ): Promise<LeaveEnvelopeDto> {
-    return this.envelope(await this.leave.cancel(caller, id));
+    return this.envelope(await this.decisions.cancel(caller, id));
   }
 }

@@ -6,18 +6,12 @@ import { MessConfigModule } from '../mess-config/mess-config.module';
 import { UsersModule } from '../users/users.module';
 import { LeaveCalendarModule } from './leave-calendar.module';
 import { LeaveController } from './leave.controller';
+import { LeaveDecisionsService } from './leave-decisions.service';
 import { LeaveService } from './leave.service';
 
 @Module({
-  imports: [
-    LeaveCalendarModule,
-    AttendanceModule,
-    BillingModule,
-    MessConfigModule,
-    UsersModule,
-    AuditModule,
-  ],
+  imports: [LeaveCalendarModule, AttendanceModule, BillingModule, MessConfigModule, UsersModule, AuditModule],
   controllers: [LeaveController],
-  providers: [LeaveService],
+  providers: [LeaveService, LeaveDecisionsService],
 })
 export class LeaveModule {}
