@@ -10,7 +10,7 @@ import { openDatabase } from '../../database/database';
 import { AuditRepository } from '../audit/audit.repository';
 import { AuditService } from '../audit/audit.service';
 import { UsersRepository } from './users.repository';
-import { UsersService } from './users.service';
+import { CredentialsService } from './credentials.service';
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -30,8 +30,13 @@ async function main(): Promise<void> {
   try {
     await database.migrate();
     const audit = new AuditService(new AuditRepository(database), config);
-    const users = new UsersService(new UsersRepository(database), config, new DomainEventBus(new EventEmitter2()), audit);
-    const { user, created } = await users.ensureAdmin(email, password, values.name ?? 'Mess Admin');
+    const credentials = new CredentialsService(
+      new UsersRepository(database),
+      config,
+      new DomainEventBus(new EventEmitter2()),
+      audit,
+    );
+    const { user, created } = await credentials.ensureAdmin(email, password, values.name ?? 'Mess Admin');
     console.log(`${created ? 'Created' : 'Promoted'} admin ${user.email} (${user.id}).`);
     if (generated) console.log(`Password: ${password}  (shown once)`);
   } finally {

@@ -18,14 +18,16 @@ export class ProfilesService {
 
   /** A member reads themself; admins, managers and treasurers read anyone. */
   async getVisibleTo(caller: CurrentMember, id: string): Promise<UserRow> {
-    if (caller.id !== id && !can(caller, 'users.read-any')) throw forbidden('You can only view your own profile');
+    if (caller.id !== id && !can(caller, 'users.read-any'))
+      throw forbidden('You can only view your own profile');
     const row = await this.repository.findById(id);
     if (!row) throw notFound('User not found');
     return row;
   }
 
   async updateProfile(caller: CurrentMember, id: string, changes: UpdateProfileDto): Promise<UserRow> {
-    if (caller.id !== id && !can(caller, 'users.edit-any')) throw forbidden('You can only edit your own profile');
+    if (caller.id !== id && !can(caller, 'users.edit-any'))
+      throw forbidden('You can only edit your own profile');
     const { fullName, phone, room } = changes;
     if (fullName === undefined && phone === undefined && room === undefined) {
       throw badRequest('Validation failed', [

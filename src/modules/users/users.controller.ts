@@ -11,12 +11,16 @@ import {
   UpdateProfileDto,
 } from './dto/user.requests';
 import { toUserResponse, UserEnvelopeDto, UserListDto, UserStatusChangeDto } from './dto/user.response';
-import { UsersService } from './users.service';
+import { ProfilesService } from './profiles.service';
+import { UserAdministrationService } from './user-administration.service';
 
 @ApiTags('Users')
 @Controller('users')
 export class UsersController {
-  constructor(private readonly users: UsersService) {}
+  constructor(
+    private readonly administration: UserAdministrationService,
+    private readonly profiles: ProfilesService,
+  ) {}
 
   @Get()
   @Allow('users.manage')
@@ -24,7 +28,7 @@ export class UsersController {
   @ApiOkResponse({ type: UserListDto })
   @ApiRoleAuth(400)
   async list(@Query() query: ListUsersQuery): Promise<UserListDto> {
-    const { rows, total } = await this.users.list(query);
+    const { rows, total } = await this.administration.list(query);
     return {
       success: true,
       users: rows.map(toUserResponse),
@@ -38,7 +42,7 @@ export class UsersController {
   @ApiOkResponse({ type: UserEnvelopeDto })
   @ApiAuth(400)
   async setPhone(@CurrentUser() caller: CurrentMember, @Body() body: SetPhoneDto): Promise<UserEnvelopeDto> {
-    return { success: true, user: toUserResponse(await this.users.setPhone(caller, body.phone)) };
+    return { success: true, user: toUserResponse(await this.profiles.setPhone(caller, body.phone)) };
   }
 
   @Get(':id')
@@ -46,7 +50,7 @@ export class UsersController {
   @ApiOkResponse({ type: UserEnvelopeDto })
   @ApiAuth(400, [403, 'You can only view your own profile'], [404, 'User not found'])
   async get(@CurrentUser() caller: CurrentMember, @Param('id', IdPipe) id: string): Promise<UserEnvelopeDto> {
-    return { success: true, user: toUserResponse(await this.users.getVisibleTo(caller, id)) };
+    return { success: true, user: toUserResponse(await this.profiles.getVisibleTo(caller, id)) };
   }
 
   @Put(':id')
@@ -63,7 +67,7 @@ export class UsersController {
     @Param('id', IdPipe) id: string,
     @Body() body: UpdateProfileDto,
   ): Promise<UserEnvelopeDto> {
-    return { success: true, user: toUserResponse(await this.users.updateProfile(caller, id, body)) };
+    return { success: true, user: toUserResponse(await this.profiles.updateProfile(caller, id, body)) };
   }
 
   @Put(':id/role')
@@ -78,7 +82,7 @@ export class UsersController {
     @Param('id', IdPipe) id: string,
     @Body() body: ChangeRoleDto,
   ): Promise<UserStatusChangeDto> {
-    const user = await this.users.changeRole(caller, id, body.role);
+    const user = await this.administration.changeRole(caller, id, body.role);
     return { success: true, message: `Role set to ${user.role}`, user: toUserResponse(user) };
   }
 
@@ -100,7 +104,7 @@ export class UsersController {
     @Param('id', IdPipe) id: string,
     @Body() body: SetDinesDto,
   ): Promise<UserStatusChangeDto> {
-    const user = await this.users.setDines(caller, id, body.dines);
+    const user = await this.administration.setDines(caller, id, body.dines);
     return {
       success: true,
       message: user.dines ? 'The member dines at the mess' : 'The member does not dine at the mess',
@@ -120,7 +124,7 @@ export class UsersController {
     return {
       success: true,
       message: 'User approved',
-      user: toUserResponse(await this.users.approve(caller, id)),
+      user: toUserResponse(await this.administration.approve(caller, id)),
     };
   }
 
@@ -140,7 +144,7 @@ export class UsersController {
     return {
       success: true,
       message: 'User rejected',
-      user: toUserResponse(await this.users.reject(caller, id)),
+      user: toUserResponse(await this.administration.reject(caller, id)),
     };
   }
 }
