@@ -84,7 +84,7 @@ export class LeaveController {
     [404, 'User not found'],
     [409, LEAVE_OVERLAPS, MONTH_CLOSED_LEAVE, LEAVE_EATEN],
   )
-  async create(
+  async requestLeave(
     @CurrentUser() caller: CurrentMember,
     @Body() body: CreateLeaveDto,
   ): Promise<LeaveEnvelopeDto> {
@@ -100,7 +100,10 @@ export class LeaveController {
   })
   @ApiOkResponse({ type: LeaveListDto })
   @ApiAuth(400)
-  async list(@CurrentUser() caller: CurrentMember, @Query() query: ListLeavesQuery): Promise<LeaveListDto> {
+  async listLeaves(
+    @CurrentUser() caller: CurrentMember,
+    @Query() query: ListLeavesQuery,
+  ): Promise<LeaveListDto> {
     const { rows, total } = await this.leave.list(caller, query);
     return {
       success: true,
@@ -120,7 +123,7 @@ export class LeaveController {
   })
   @ApiOkResponse({ type: LeaveEnvelopeDto })
   @ApiRoleAuth([404, LEAVE_NOT_FOUND], [409, LEAVE_EATEN, ONLY_PENDING_APPROVED, MONTH_CLOSED_LEAVE])
-  async approve(
+  async approveLeave(
     @CurrentUser() caller: CurrentMember,
     @Param('id', IdPipe) id: string,
   ): Promise<LeaveEnvelopeDto> {
@@ -140,7 +143,7 @@ export class LeaveController {
   })
   @ApiOkResponse({ type: LeaveEnvelopeDto })
   @ApiRoleAuth(400, [404, LEAVE_NOT_FOUND], [409, ONLY_PENDING_REJECTED])
-  async reject(
+  async rejectLeave(
     @CurrentUser() caller: CurrentMember,
     @Param('id', IdPipe) id: string,
     @Body() body: RejectLeaveDto = {},
@@ -157,7 +160,7 @@ export class LeaveController {
   })
   @ApiOkResponse({ type: LeaveEnvelopeDto })
   @ApiAuth([403, OWN_LEAVE_ONLY], [404, LEAVE_NOT_FOUND], [409, CANCEL_TOO_LATE, ALREADY_DECIDED])
-  async cancel(
+  async cancelLeave(
     @CurrentUser() caller: CurrentMember,
     @Param('id', IdPipe) id: string,
   ): Promise<LeaveEnvelopeDto> {

@@ -27,7 +27,7 @@ export class UsersController {
   @ApiOperation({ summary: 'List members (admin), newest first, filtered by status and role' })
   @ApiOkResponse({ type: UserListDto })
   @ApiRoleAuth(400)
-  async list(@Query() query: ListUsersQuery): Promise<UserListDto> {
+  async listUsers(@Query() query: ListUsersQuery): Promise<UserListDto> {
     const { rows, total } = await this.administration.list(query);
     return {
       success: true,
@@ -41,7 +41,10 @@ export class UsersController {
   @ApiOperation({ summary: "Set the caller's phone number (200: an update, not a creation)" })
   @ApiOkResponse({ type: UserEnvelopeDto })
   @ApiAuth(400)
-  async setPhone(@CurrentUser() caller: CurrentMember, @Body() body: SetPhoneDto): Promise<UserEnvelopeDto> {
+  async setProfilePhone(
+    @CurrentUser() caller: CurrentMember,
+    @Body() body: SetPhoneDto,
+  ): Promise<UserEnvelopeDto> {
     return { success: true, user: toUserResponse(await this.profiles.setPhone(caller, body.phone)) };
   }
 
@@ -49,7 +52,10 @@ export class UsersController {
   @ApiOperation({ summary: 'Read a member: yourself, or anyone as admin, manager or treasurer' })
   @ApiOkResponse({ type: UserEnvelopeDto })
   @ApiAuth(400, [403, 'You can only view your own profile'], [404, 'User not found'])
-  async get(@CurrentUser() caller: CurrentMember, @Param('id', IdPipe) id: string): Promise<UserEnvelopeDto> {
+  async getUser(
+    @CurrentUser() caller: CurrentMember,
+    @Param('id', IdPipe) id: string,
+  ): Promise<UserEnvelopeDto> {
     return { success: true, user: toUserResponse(await this.profiles.getVisibleTo(caller, id)) };
   }
 
@@ -62,7 +68,7 @@ export class UsersController {
   })
   @ApiOkResponse({ type: UserEnvelopeDto })
   @ApiAuth(400, [403, 'You can only edit your own profile'], [404, 'User not found'])
-  async update(
+  async updateUser(
     @CurrentUser() caller: CurrentMember,
     @Param('id', IdPipe) id: string,
     @Body() body: UpdateProfileDto,
@@ -77,7 +83,7 @@ export class UsersController {
   })
   @ApiOkResponse({ type: UserStatusChangeDto })
   @ApiRoleAuth(400, [404, 'User not found'], [409, 'The last approved admin cannot be demoted or rejected'])
-  async changeRole(
+  async changeUserRole(
     @CurrentUser() caller: CurrentMember,
     @Param('id', IdPipe) id: string,
     @Body() body: ChangeRoleDto,
@@ -99,7 +105,7 @@ export class UsersController {
   })
   @ApiOkResponse({ type: UserStatusChangeDto })
   @ApiRoleAuth(400, [404, 'User not found'])
-  async setDines(
+  async setUserDines(
     @CurrentUser() caller: CurrentMember,
     @Param('id', IdPipe) id: string,
     @Body() body: SetDinesDto,
@@ -117,7 +123,7 @@ export class UsersController {
   @ApiOperation({ summary: 'Approve a pending or rejected member (admin); idempotent' })
   @ApiOkResponse({ type: UserStatusChangeDto })
   @ApiRoleAuth(400, [404, 'User not found'])
-  async approve(
+  async approveUser(
     @CurrentUser() caller: CurrentMember,
     @Param('id', IdPipe) id: string,
   ): Promise<UserStatusChangeDto> {
@@ -137,7 +143,7 @@ export class UsersController {
     [404, 'User not found'],
     [409, 'You cannot reject your own account', 'The last approved admin cannot be demoted or rejected'],
   )
-  async reject(
+  async rejectUser(
     @CurrentUser() caller: CurrentMember,
     @Param('id', IdPipe) id: string,
   ): Promise<UserStatusChangeDto> {
