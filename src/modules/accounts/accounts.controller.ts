@@ -17,7 +17,7 @@ import { FileResponse, FileResponseInterceptor } from '../../common/http/file-re
 import { IdPipe } from '../../common/http/id.pipe';
 import { toPaise, toRupees } from '../../common/money/money';
 import { monthOf } from '../../common/time/dates';
-import { MessConfigService } from '../mess-config/mess-config.service';
+import { MessConfigService } from '../mess-config';
 import { AccountErrors } from './accounts.errors';
 import { AccountsService, EntryResult, IdempotencyScope, Statement } from './accounts.service';
 import {

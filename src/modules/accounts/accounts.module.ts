@@ -1,8 +1,8 @@
 import { Module } from '@nestjs/common';
 import { describeConstraint } from '../../common/errors/database-errors';
-import { AuditModule } from '../audit/audit.module';
-import { MessConfigModule } from '../mess-config/mess-config.module';
-import { UsersModule } from '../users/users.module';
+import { AuditTrailModule } from '../audit-trail';
+import { MessConfigModule } from '../mess-config';
+import { UsersModule } from '../users';
 import { AccountsController } from './accounts.controller';
 import { AccountErrors } from './accounts.errors';
 import { AccountsRepository } from './accounts.repository';
@@ -14,7 +14,7 @@ describeConstraint('account_entries_opening_unique', 409, AccountErrors.openingE
 
 /** Members' accounts: the append-only ledger, payments, adjustments, openings, reversals and statements. */
 @Module({
-  imports: [UsersModule, MessConfigModule, AuditModule],
+  imports: [UsersModule, MessConfigModule, AuditTrailModule],
   controllers: [AccountsController],
   providers: [AccountsRepository, AccountsService],
   exports: [AccountsService],

@@ -5,8 +5,8 @@ import { Clock } from '../../common/time/clock';
 import { localParts, monthBounds } from '../../common/time/dates';
 import { AppConfig } from '../../config/app-config';
 import type { DbOrTx } from '../../database/database';
-import { AuditService } from '../audit/audit.service';
-import { UsersService } from '../users/users.service';
+import { AuditTrail } from '../audit-trail';
+import { UsersService } from '../users';
 import { AccountErrors } from './accounts.errors';
 import { AccountRow, AccountsRepository, BalanceStatus } from './accounts.repository';
 import type { AccountEntryRow, Direction, NewAccountEntryRow, PaymentMethod } from './accounts.schema';
@@ -74,7 +74,7 @@ export class AccountsService {
   constructor(
     private readonly repository: AccountsRepository,
     private readonly users: UsersService,
-    private readonly audit: AuditService,
+    private readonly audit: AuditTrail,
     private readonly events: DomainEventBus,
     private readonly clock: Clock,
     private readonly config: AppConfig,

@@ -1,8 +1,8 @@
 import { Module } from '@nestjs/common';
-import { AuditModule } from '../audit/audit.module';
-import { MessConfigModule } from '../mess-config/mess-config.module';
-import { UsersModule } from '../users/users.module';
-import { LeaveCalendarModule } from '../leave/leave-calendar.module';
+import { AuditTrailModule } from '../audit-trail';
+import { MessConfigModule } from '../mess-config';
+import { UsersModule } from '../users';
+import { LeaveCalendarModule } from '../leave-calendar';
 import { AttendanceController } from './attendance.controller';
 import { AttendanceQueries } from './attendance.queries';
 import { AttendanceRepository } from './attendance.repository';
@@ -10,7 +10,7 @@ import { AttendanceService } from './attendance.service';
 import { CounterPasses } from './counter-pass';
 
 @Module({
-  imports: [MessConfigModule, UsersModule, LeaveCalendarModule, AuditModule],
+  imports: [MessConfigModule, UsersModule, LeaveCalendarModule, AuditTrailModule],
   controllers: [AttendanceController],
   providers: [AttendanceRepository, AttendanceService, AttendanceQueries, CounterPasses],
   exports: [AttendanceQueries, AttendanceService],

@@ -17,11 +17,10 @@ import { Clock } from '../../common/time/clock';
 import { addDays, localParts, mealSpan, monthBounds, monthOf, zonedInstant } from '../../common/time/dates';
 import { AppConfig } from '../../config/app-config';
 import type { DbOrTx } from '../../database/database';
-import { AuditService } from '../audit/audit.service';
-import { LeaveCalendar } from '../leave/leave-calendar';
-import type { MealTime } from '../mess-config/mess-config.schema';
-import { MessConfigService } from '../mess-config/mess-config.service';
-import { UsersService } from '../users/users.service';
+import { AuditTrail } from '../audit-trail';
+import { LeaveCalendar } from '../leave-calendar';
+import { type MealTime, MessConfigService } from '../mess-config';
+import { UsersService } from '../users';
 import {
   AttendanceListRow,
   AttendanceRepository,
@@ -89,7 +88,7 @@ export class AttendanceService {
     private readonly leave: LeaveCalendar,
     private readonly passes: CounterPasses,
     private readonly config: AppConfig,
-    private readonly audit: AuditService,
+    private readonly audit: AuditTrail,
   ) {}
 
   /** Students see only their own marks, whatever `userId` they pass; everyone else sees any member's. */

@@ -1,11 +1,11 @@
 import { Module } from '@nestjs/common';
-import { AccountsModule } from '../accounts/accounts.module';
-import { AttendanceModule } from '../attendance/attendance.module';
-import { AuditModule } from '../audit/audit.module';
-import { ExpensesModule } from '../expenses/expenses.module';
-import { ExtrasModule } from '../extras/extras.module';
-import { MessConfigModule } from '../mess-config/mess-config.module';
-import { UsersModule } from '../users/users.module';
+import { AccountsModule } from '../accounts';
+import { AttendanceModule } from '../attendance';
+import { AuditTrailModule } from '../audit-trail';
+import { ExpensesModule } from '../expenses';
+import { ExtrasModule } from '../extras';
+import { MessConfigModule } from '../mess-config';
+import { UsersModule } from '../users';
 import { BillPresenter } from './bill-presenter';
 import { BillingController } from './billing.controller';
 import { BillingListener } from './billing.listener';
@@ -24,7 +24,7 @@ import { ShareRecalculator } from './share-recalculator';
     ExtrasModule,
     AttendanceModule,
     AccountsModule,
-    AuditModule,
+    AuditTrailModule,
   ],
   controllers: [BillingController],
   providers: [

@@ -4,8 +4,8 @@ import { type CurrentMember } from '../../common/auth/auth.decorators';
 import { badRequest, forbidden, notFound } from '../../common/errors/api-error';
 import { DomainEventBus } from '../../common/events/domain-event-bus';
 import { toPaise } from '../../common/money/money';
-import { AuditService } from '../audit/audit.service';
-import { MessConfigService } from '../mess-config/mess-config.service';
+import { AuditTrail } from '../audit-trail';
+import { MessConfigService } from '../mess-config';
 import { ExpenseBodyDto, ListExpensesQuery } from './dto/expense.requests';
 import { expenseEvent } from './expense-events';
 import {
@@ -25,7 +25,7 @@ export class ExpensesService {
   constructor(
     private readonly repository: ExpensesRepository,
     private readonly messConfig: MessConfigService,
-    private readonly audit: AuditService,
+    private readonly audit: AuditTrail,
     private readonly events: DomainEventBus,
   ) {}
 

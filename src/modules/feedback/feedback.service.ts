@@ -8,7 +8,7 @@ import { DomainEventBus } from '../../common/events/domain-event-bus';
 import { Clock } from '../../common/time/clock';
 import { localParts } from '../../common/time/dates';
 import { AppConfig } from '../../config/app-config';
-import { MessConfigService } from '../mess-config/mess-config.service';
+import { MessConfigService } from '../mess-config';
 import { ListFeedbackQuery, SubmitFeedbackDto, UpdateFeedbackDto } from './dto/feedback.requests';
 import { FeedbackListRow, FeedbackRepository } from './feedback.repository';
 import { FeedbackRow } from './feedback.schema';

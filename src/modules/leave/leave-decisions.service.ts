@@ -7,15 +7,13 @@ import { Clock } from '../../common/time/clock';
 import { monthOf } from '../../common/time/dates';
 import { AppConfig } from '../../config/app-config';
 import type { DbOrTx } from '../../database/database';
-import { AttendanceService, type WrittenMark } from '../attendance/attendance.service';
-import { AuditService } from '../audit/audit.service';
-import { BillingService } from '../billing/billing.service';
-import type { MealTime } from '../mess-config/mess-config.schema';
-import { MessConfigService } from '../mess-config/mess-config.service';
+import { AttendanceService, type WrittenMark } from '../attendance';
+import { AuditTrail } from '../audit-trail';
+import { BillingService } from '../billing';
+import { type MealTime, MessConfigService } from '../mess-config';
 import { closedMonthError, LEAVE_NOT_FOUND } from './leave.errors';
 import { assertCancellable, assertPending, marksToTurnAbsent, mayTouch, monthsOf } from './leave-policy';
-import { LeaveRepository } from './leave.repository';
-import type { LeaveRow } from './leave.schema';
+import { LeaveRecords, type LeaveRow } from '../leave-calendar';
 
 /** A decision's outcome: the leave, and the marks it turned absent (announced after commit). */
 export interface Decided {
@@ -33,14 +31,14 @@ export class LeaveDecisionsService {
   private readonly logger = new Logger('LeaveService');
 
   constructor(
-    private readonly repository: LeaveRepository,
+    private readonly records: LeaveRecords,
     private readonly attendance: AttendanceService,
     private readonly billing: BillingService,
     private readonly messConfig: MessConfigService,
     private readonly events: DomainEventBus,
     private readonly clock: Clock,
     private readonly config: AppConfig,
-    private readonly audit: AuditService,
+    private readonly audit: AuditTrail,
   ) {}
 
   async approve(caller: CurrentMember, id: string): Promise<LeaveRow> {
@@ -50,13 +48,13 @@ export class LeaveDecisionsService {
     if (closed) throw closedMonthError(closed);
     // Read before the transaction: on the embedded engine a statement outside it would wait for it forever.
     const { mealTimes } = await this.messConfig.settings();
-    const { row, turnedAbsent } = await this.repository.transaction(async (tx): Promise<Decided> => {
-      await this.repository.lockMember(tx, found.userId, 'exclusive');
-      const leave = (await this.repository.findById(id, tx))!;
+    const { row, turnedAbsent } = await this.records.transaction(async (tx): Promise<Decided> => {
+      await this.records.lockMember(tx, found.userId, 'exclusive');
+      const leave = (await this.records.findById(id, tx))!;
       if (leave.status === 'approved') return { row: leave, turnedAbsent: [] };
       assertPending(leave, 'approved');
       const turned = await this.turnOwnMarksAbsent(leave, mealTimes, caller.id, tx);
-      const approved = await this.repository.update(
+      const approved = await this.records.update(
         id,
         { status: 'approved', decidedBy: caller.id, decidedAt: this.clock.now() },
         tx,
@@ -71,12 +69,12 @@ export class LeaveDecisionsService {
   async reject(caller: CurrentMember, id: string, reason?: string): Promise<LeaveRow> {
     const found = await this.findOrThrow(id);
     if (found.status === 'rejected') return found;
-    const row = await this.repository.transaction(async (tx) => {
-      await this.repository.lockMember(tx, found.userId, 'exclusive');
-      const leave = (await this.repository.findById(id, tx))!;
+    const row = await this.records.transaction(async (tx) => {
+      await this.records.lockMember(tx, found.userId, 'exclusive');
+      const leave = (await this.records.findById(id, tx))!;
       if (leave.status === 'rejected') return leave;
       assertPending(leave, 'rejected');
-      const rejected = await this.repository.update(
+      const rejected = await this.records.update(
         id,
         { status: 'rejected', decidedBy: caller.id, decidedAt: this.clock.now(), decisionNote: reason ?? '' },
         tx,
@@ -96,12 +94,12 @@ export class LeaveDecisionsService {
     const found = await this.findOrThrow(id);
     const manages = mayTouch(caller, found);
     if (found.status === 'cancelled') return found;
-    const row = await this.repository.transaction(async (tx) => {
-      await this.repository.lockMember(tx, found.userId, 'exclusive');
-      const leave = (await this.repository.findById(id, tx))!;
+    const row = await this.records.transaction(async (tx) => {
+      await this.records.lockMember(tx, found.userId, 'exclusive');
+      const leave = (await this.records.findById(id, tx))!;
       if (leave.status === 'cancelled') return leave;
       assertCancellable(leave, { manages, now: this.clock.now() });
-      const cancelled = await this.repository.update(id, { status: 'cancelled' }, tx);
+      const cancelled = await this.records.update(id, { status: 'cancelled' }, tx);
       await this.record(tx, caller.id, 'cancelled', leave, cancelled);
       return cancelled;
     });
@@ -228,7 +226,7 @@ export class LeaveDecisionsService {
   }
 
   private async findOrThrow(id: string): Promise<LeaveRow> {
-    const row = await this.repository.findById(id);
+    const row = await this.records.findById(id);
     if (!row) throw notFound(LEAVE_NOT_FOUND);
     return row;
   }

@@ -1,5 +1,5 @@
 import { ApiError } from '../../common/errors/api-error';
-import type { LeavePolicy, MealTime } from '../mess-config/mess-config.schema';
+import type { LeavePolicy, MealTime } from '../mess-config';
 import {
   ALREADY_DECIDED,
   CANCEL_TOO_LATE,

@@ -2,7 +2,7 @@ import { can } from '../../common/auth/permissions';
 import type { Role, UserStatus } from '../../common/auth/roles';
 import { badRequest, conflict, forbidden, notFound } from '../../common/errors/api-error';
 import { mealSpan, monthBounds, monthOf, monthsBetween } from '../../common/time/dates';
-import type { LeavePolicy, MealTime } from '../mess-config/mess-config.schema';
+import type { LeavePolicy, MealTime } from '../mess-config';
 import { leaveDates, overCap } from './leave-days';
 import {
   ALREADY_DECIDED,
@@ -12,7 +12,7 @@ import {
   ONLY_PENDING_REJECTED,
   OWN_LEAVE_ONLY,
 } from './leave.errors';
-import type { LeaveStatus } from './leave.schema';
+import type { LeaveStatus } from '../leave-calendar';
 
 /*
  * The rules of leave, free of I/O so each is tested on its own (leave-policy.spec.ts): who may ask for whom, what a

@@ -18,7 +18,7 @@ import {
 import { LeaveDecisionsService } from './leave-decisions.service';
 import { MAX_LEAVE_DAYS } from './leave-policy';
 import { LeaveService } from './leave.service';
-import type { LeaveRow } from './leave.schema';
+import type { LeaveRow } from '../leave-calendar';
 
 const MONTH_CLOSED_LEAVE = 'Month 2025-03 is closed: its bill is frozen. An admin can reopen it.';
 const LATE = {

@@ -3,9 +3,9 @@ import type { CurrentMember } from '../../common/auth/auth.decorators';
 import { conflict } from '../../common/errors/api-error';
 import { Clock } from '../../common/time/clock';
 import { AppConfig } from '../../config/app-config';
-import { BillingService } from '../billing/billing.service';
-import { MessConfigService } from '../mess-config/mess-config.service';
-import { UsersService } from '../users/users.service';
+import { BillingService } from '../billing';
+import { MessConfigService } from '../mess-config';
+import { UsersService } from '../users';
 import { CreateLeaveDto, ListLeavesQuery } from './dto/leave.requests';
 import { closedMonthError, LEAVE_OVERLAPS } from './leave.errors';
 import { type Decided, LeaveDecisionsService } from './leave-decisions.service';
@@ -19,8 +19,7 @@ import {
   listScope,
   monthsOf,
 } from './leave-policy';
-import { LeaveListRow, LeaveRepository } from './leave.repository';
-import type { LeaveRow } from './leave.schema';
+import { type LeaveListRow, LeaveRecords, type LeaveRow } from '../leave-calendar';
 
 /** Asking for leave (checked against the policy, approved at once where it says so) and listing it. */
 @Injectable()
@@ -28,7 +27,7 @@ export class LeaveService {
   private readonly logger = new Logger(LeaveService.name);
 
   constructor(
-    private readonly repository: LeaveRepository,
+    private readonly records: LeaveRecords,
     private readonly decisions: LeaveDecisionsService,
     private readonly billing: BillingService,
     private readonly messConfig: MessConfigService,
@@ -58,18 +57,18 @@ export class LeaveService {
     const [closed] = await this.billing.closedAmong(monthsOf(body));
     if (closed) throw closedMonthError(closed);
 
-    const { row, turnedAbsent } = await this.repository.transaction(async (tx): Promise<Decided> => {
+    const { row, turnedAbsent } = await this.records.transaction(async (tx): Promise<Decided> => {
       // Two requests of one member take turns here, so the second sees the first: overlap and cap hold under races.
-      await this.repository.lockMember(tx, userId, 'exclusive');
-      if ((await this.repository.activeOverlapping(userId, startsAt, endsAt, tx)).length) {
+      await this.records.lockMember(tx, userId, 'exclusive');
+      if ((await this.records.activeOverlapping(userId, startsAt, endsAt, tx)).length) {
         throw conflict(LEAVE_OVERLAPS);
       }
       const counted = capWindow(policy, body);
       if (counted) {
-        const existing = await this.repository.activeBetweenDates(userId, counted.from, counted.to, tx);
+        const existing = await this.records.activeBetweenDates(userId, counted.from, counted.to, tx);
         checkMonthlyCap(policy, body, existing);
       }
-      const inserted = await this.repository.insert(
+      const inserted = await this.records.insert(
         {
           userId,
           startDate: body.startDate,
@@ -96,7 +95,7 @@ export class LeaveService {
 
   /** Members see their own leave; managers and admins everyone's. */
   list(caller: CurrentMember, query: ListLeavesQuery): Promise<{ rows: LeaveListRow[]; total: number }> {
-    return this.repository.list({
+    return this.records.list({
       ...listScope(caller, query),
       status: query.status,
       limit: query.limit,
@@ -105,6 +104,6 @@ export class LeaveService {
   }
 
   fullNameOf(userId: string): Promise<string | null> {
-    return this.repository.fullNameOf(userId);
+    return this.records.fullNameOf(userId);
   }
 }

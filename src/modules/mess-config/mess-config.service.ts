@@ -21,7 +21,7 @@ import {
   validateSemantics,
   values,
 } from './mess-config.values';
-import { AuditService } from '../audit/audit.service';
+import { AuditTrail } from '../audit-trail';
 
 /**
  * Our own changes are visible at once, other replicas' when their invalidation message arrives (milliseconds);
@@ -52,7 +52,7 @@ export class MessConfigService {
 
   constructor(
     private readonly repository: MessConfigRepository,
-    private readonly audit: AuditService,
+    private readonly audit: AuditTrail,
     private readonly replicas: CacheInvalidation,
   ) {
     replicas.subscribe(CACHE_TOPIC, () => this.drop());

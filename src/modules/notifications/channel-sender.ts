@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Clock } from '../../common/time/clock';
 import { AppConfig } from '../../config/app-config';
-import { MessConfigService } from '../mess-config/mess-config.service';
+import { MessConfigService } from '../mess-config';
 import { asDeliveryError, DeliveryError, DeliveryErrors } from './channels/delivery-error';
 import { EmailChannel } from './channels/email.channel';
 import { outcomeUnknown, WhatsAppChannel } from './channels/whatsapp.channel';

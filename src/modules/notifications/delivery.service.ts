@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { PrometheusMetrics } from '../../common/stats/prometheus';
 import { Clock } from '../../common/time/clock';
 import { AppConfig } from '../../config/app-config';
-import { UsersService } from '../users/users.service';
+import { UsersService } from '../users';
 import { EmailChannel } from './channels/email.channel';
 import { type Channel, NOTIFICATION_TYPE_INFO } from './notification-types';
 import { NotificationsRepository } from './notifications.repository';

@@ -7,8 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../../config/app-config';
 import { openDatabase } from '../../database/database';
-import { AuditRepository } from '../audit/audit.repository';
-import { AuditService } from '../audit/audit.service';
+import { AuditTrail } from '../audit-trail';
 import { UsersRepository } from './users.repository';
 import { CredentialsService } from './credentials.service';
 
@@ -29,7 +28,7 @@ async function main(): Promise<void> {
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   try {
     await database.migrate();
-    const audit = new AuditService(new AuditRepository(database), config);
+    const audit = AuditTrail.over(database);
     const credentials = new CredentialsService(
       new UsersRepository(database),
       config,

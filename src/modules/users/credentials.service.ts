@@ -6,7 +6,7 @@ import { isUniqueViolation } from '../../common/errors/database-errors';
 import { DomainEventBus } from '../../common/events/domain-event-bus';
 import { AppConfig } from '../../config/app-config';
 import type { DbOrTx } from '../../database/database';
-import { AuditService } from '../audit/audit.service';
+import { AuditTrail } from '../audit-trail';
 import { memberUpdated, membershipOf } from './member-changes';
 import { UsersRepository } from './users.repository';
 import type { UserRow } from './users.schema';
@@ -40,7 +40,7 @@ export class CredentialsService {
     private readonly repository: UsersRepository,
     private readonly config: AppConfig,
     private readonly events: DomainEventBus,
-    private readonly audit: AuditService,
+    private readonly audit: AuditTrail,
   ) {
     this.hashing = new WorkLimiter(config.bcryptConcurrency, config.bcryptQueueTimeoutMs);
   }

@@ -3,7 +3,7 @@ import { type CurrentMember } from '../../common/auth/auth.decorators';
 import { can } from '../../common/auth/permissions';
 import { conflict, notFound } from '../../common/errors/api-error';
 import { DomainEventBus } from '../../common/events/domain-event-bus';
-import { AuditService } from '../audit/audit.service';
+import { AuditTrail } from '../audit-trail';
 import { ListUsersQuery } from './dto/user.requests';
 import { memberChanged, memberUpdated, membershipOf } from './member-changes';
 import { UsersRepository } from './users.repository';
@@ -21,7 +21,7 @@ export class UserAdministrationService {
   constructor(
     private readonly repository: UsersRepository,
     private readonly events: DomainEventBus,
-    private readonly audit: AuditService,
+    private readonly audit: AuditTrail,
   ) {}
 
   async list(query: ListUsersQuery): Promise<{ rows: UserRow[]; total: number }> {

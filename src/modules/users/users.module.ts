@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { AuditModule } from '../audit/audit.module';
+import { AuditTrailModule } from '../audit-trail';
 import { AdminBootstrapService } from './admin-bootstrap.service';
 import { CredentialsService } from './credentials.service';
 import { ProfilesService } from './profiles.service';
@@ -9,7 +9,7 @@ import { UsersRepository } from './users.repository';
 import { UsersService } from './users.service';
 
 @Module({
-  imports: [AuditModule],
+  imports: [AuditTrailModule],
   controllers: [UsersController],
   providers: [
     UsersRepository,
