@@ -7,13 +7,14 @@ import { ExtrasModule } from '../extras';
 import { MessConfigModule } from '../mess-config';
 import { UsersModule } from '../users';
 import { BillPresenter } from './bill-presenter';
-import { BillingController } from './billing.controller';
 import { BillingListener } from './billing.listener';
 import { BillingRepository } from './billing.repository';
 import { BillingService } from './billing.service';
 import { MonthCache } from './month-cache';
 import { MonthClosingService } from './month-closing.service';
+import { MonthsController } from './months.controller';
 import { ShareRecalculator } from './share-recalculator';
+import { SharesController } from './shares.controller';
 
 /** The monthly bill in paise, its cache and recalculation, the month's close and reopen, and posting to accounts. */
 @Module({
@@ -26,7 +27,7 @@ import { ShareRecalculator } from './share-recalculator';
     AccountsModule,
     AuditTrailModule,
   ],
-  controllers: [BillingController],
+  controllers: [SharesController, MonthsController],
   providers: [
     BillingRepository,
     BillingService,

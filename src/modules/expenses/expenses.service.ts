@@ -17,8 +17,6 @@ import {
 import type { ExpenseRow } from './expenses.schema';
 import './expenses.errors';
 
-/** The roles that record expenses (POST), and so may change their own records (PUT, DELETE); admin passes too. */
-
 /** Expenses: recording, reading, and changes by their recorder or an admin. Owner of the `expenses` table. */
 @Injectable()
 export class ExpensesService {
@@ -77,9 +75,7 @@ export class ExpensesService {
       return result;
     });
     if (!changed) throw notFound('Expense not found');
-    this.events.publish('expense.changed',
-      expenseEvent(changed.after, caller.id, changed.before.date),
-    );
+    this.events.publish('expense.changed', expenseEvent(changed.after, caller.id, changed.before.date));
     return { expense: changed.after, recorderName };
   }
 
