@@ -6,6 +6,7 @@ import { MessConfigModule } from '../mess-config';
 import { UsersModule } from '../users';
 import { LeaveCalendarModule } from '../leave-calendar';
 import { LeaveController } from './leave.controller';
+import { LeaveDecisionsService } from './leave-decisions.service';
 import { LeaveService } from './leave.service';
 
 @Module({
@@ -18,6 +19,6 @@ import { LeaveService } from './leave.service';
     AuditTrailModule,
   ],
   controllers: [LeaveController],
-  providers: [LeaveService],
+  providers: [LeaveService, LeaveDecisionsService],
 })
 export class LeaveModule {}

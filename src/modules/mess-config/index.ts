@@ -5,5 +5,6 @@ export {
   type ChargeMethod,
   EXTRA_ITEM_NAME_MAX,
   EXTRA_PRICE_MAX_PAISE,
+  type LeavePolicy,
   type MealTime,
 } from './mess-config.schema';

@@ -1,6 +1,11 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { OnDomainEvent } from '../../common/events/domain-event-bus';
-import { type AttendanceBulkEvent, type AttendanceEvent, type ExpenseEvent, type MealEvent } from '../../common/events/event-map';
+import {
+  type AttendanceBulkEvent,
+  type AttendanceEvent,
+  type ExpenseEvent,
+  type MealEvent,
+} from '../../common/events/event-map';
 import { toPaise } from '../../common/money/money';
 import { Clock } from '../../common/time/clock';
 import { localParts, zonedInstant } from '../../common/time/dates';

@@ -10,6 +10,7 @@ import { UsersModule } from '../users';
 import { LeaveCalendarModule } from '../leave-calendar';
 import { EmailChannel } from './channels/email.channel';
 import { WhatsAppChannel } from './channels/whatsapp.channel';
+import { ChannelSender } from './channel-sender';
 import { DeliveryService } from './delivery.service';
 import { NotificationQueue } from './notification-queue';
 import { MONTHLY_BILLS, MonthlyBills, NotificationSchedules } from './notification-schedules';
@@ -19,6 +20,8 @@ import { LeaveDecidedListener } from './leave-decided.listener';
 import { NotificationsController } from './notifications.controller';
 import { NotificationsRepository } from './notifications.repository';
 import { NotificationsService } from './notifications.service';
+import { RouteRunner } from './route-runner';
+import { WhatsAppConfirmation } from './whatsapp-confirmation';
 import './notifications.errors';
 
 @Module({
@@ -37,6 +40,9 @@ import './notifications.errors';
     NotificationsRepository,
     EmailChannel,
     WhatsAppChannel,
+    WhatsAppConfirmation,
+    ChannelSender,
+    RouteRunner,
     DeliveryService,
     NotificationQueue,
     NotificationsService,

@@ -9,7 +9,7 @@ import { loadConfig } from '../../config/app-config';
 import { openDatabase } from '../../database/open-database';
 import { AuditTrail } from '../audit-trail';
 import { UsersRepository } from './users.repository';
-import { UsersService } from './users.service';
+import { CredentialsService } from './credentials.service';
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -29,8 +29,13 @@ async function main(): Promise<void> {
   try {
     await database.migrate();
     const audit = AuditTrail.over(database);
-    const users = new UsersService(new UsersRepository(database), config, new DomainEventBus(new EventEmitter2()), audit);
-    const { user, created } = await users.ensureAdmin(email, password, values.name ?? 'Mess Admin');
+    const credentials = new CredentialsService(
+      new UsersRepository(database),
+      config,
+      new DomainEventBus(new EventEmitter2()),
+      audit,
+    );
+    const { user, created } = await credentials.ensureAdmin(email, password, values.name ?? 'Mess Admin');
     console.log(`${created ? 'Created' : 'Promoted'} admin ${user.email} (${user.id}).`);
     if (generated) console.log(`Password: ${password}  (shown once)`);
   } finally {

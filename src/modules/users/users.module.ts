@@ -1,6 +1,9 @@
 import { Module } from '@nestjs/common';
 import { AuditTrailModule } from '../audit-trail';
 import { AdminBootstrapService } from './admin-bootstrap.service';
+import { CredentialsService } from './credentials.service';
+import { ProfilesService } from './profiles.service';
+import { UserAdministrationService } from './user-administration.service';
 import { UsersController } from './users.controller';
 import { UsersRepository } from './users.repository';
 import { UsersService } from './users.service';
@@ -8,7 +11,15 @@ import { UsersService } from './users.service';
 @Module({
   imports: [AuditTrailModule],
   controllers: [UsersController],
-  providers: [UsersRepository, UsersService, AdminBootstrapService],
-  exports: [UsersService],
+  providers: [
+    UsersRepository,
+    UsersService,
+    CredentialsService,
+    ProfilesService,
+    UserAdministrationService,
+    AdminBootstrapService,
+  ],
+  // Auth signs members in and up through CredentialsService; everyone else reads members through UsersService.
+  exports: [UsersService, CredentialsService],
 })
 export class UsersModule {}
