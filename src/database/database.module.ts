@@ -1,7 +1,8 @@
 import { Global, Inject, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import { Outages } from '../common/outages/outages';
-import { Database, openDatabase } from './database';
+import { Database } from './database';
+import { openDatabase } from './open-database';
 
 @Global()
 @Module({

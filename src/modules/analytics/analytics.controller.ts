@@ -27,7 +27,7 @@ export class AnalyticsController {
   })
   @ApiOkResponse({ type: ExpenseAnalyticsResponse })
   @ApiRoleAuth(400)
-  expenses(@Query() query: ExpenseAnalyticsQuery): Promise<ExpenseAnalyticsResponse> {
+  getExpenseAnalytics(@Query() query: ExpenseAnalyticsQuery): Promise<ExpenseAnalyticsResponse> {
     return this.analytics.expenseAnalytics(query);
   }
 
@@ -43,7 +43,7 @@ export class AnalyticsController {
   })
   @ApiOkResponse({ type: AttendanceAnalyticsResponse })
   @ApiRoleAuth(400)
-  attendance(@Query() query: PeriodQuery): Promise<AttendanceAnalyticsResponse> {
+  getAttendanceAnalytics(@Query() query: PeriodQuery): Promise<AttendanceAnalyticsResponse> {
     return this.analytics.attendanceAnalytics(query);
   }
 
@@ -59,7 +59,7 @@ export class AnalyticsController {
   })
   @ApiOkResponse({ type: HealthScoreResponse })
   @ApiRoleAuth(400)
-  health(@Query() query: MonthQuery): Promise<HealthScoreResponse> {
+  getMessHealth(@Query() query: MonthQuery): Promise<HealthScoreResponse> {
     return this.analytics.health(query.month);
   }
 
@@ -70,7 +70,7 @@ export class AnalyticsController {
   })
   @ApiOkResponse({ type: HeadcountResponse })
   @ApiRoleAuth(400)
-  headcount(@Query() query: DayQuery): Promise<HeadcountResponse> {
+  getHeadcount(@Query() query: DayQuery): Promise<HeadcountResponse> {
     return this.analytics.headcount(query.date);
   }
 }

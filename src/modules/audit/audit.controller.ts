@@ -32,7 +32,7 @@ export class AuditController {
     },
     { error: 'Validation failed', details: [{ field: 'to', message: AUDIT_RANGE_REVERSED }] },
   ])
-  async list(@Query() query: ListAuditQuery): Promise<AuditListDto> {
+  async listAuditEvents(@Query() query: ListAuditQuery): Promise<AuditListDto> {
     const { rows, total } = await this.audit.list(query);
     return {
       success: true,

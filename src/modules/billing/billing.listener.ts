@@ -1,6 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { OnDomainEvent } from '../../common/events/domain-event-bus';
-import { type AttendanceEvent, type ExpenseEvent, type ExtraEvent, type FeedbackEvent, type LeaveEvent } from '../../common/events/event-map';
+import {
+  type AttendanceEvent,
+  type ExpenseEvent,
+  type ExtraEvent,
+  type FeedbackEvent,
+  type LeaveEvent,
+} from '../../common/events/event-map';
 import { monthOf, monthsBetween } from '../../common/time/dates';
 import { MonthCache } from './month-cache';
 import { ShareRecalculator } from './share-recalculator';

@@ -4,8 +4,8 @@ import { type CurrentMember } from '../../common/auth/auth.decorators';
 import { badRequest, forbidden, notFound } from '../../common/errors/api-error';
 import { DomainEventBus } from '../../common/events/domain-event-bus';
 import { toPaise } from '../../common/money/money';
-import { AuditService } from '../audit/audit.service';
-import { MessConfigService } from '../mess-config/mess-config.service';
+import { AuditTrail } from '../audit-trail';
+import { MessConfigService } from '../mess-config';
 import { ExpenseBodyDto, ListExpensesQuery } from './dto/expense.requests';
 import { expenseEvent } from './expense-events';
 import {
@@ -17,15 +17,13 @@ import {
 import type { ExpenseRow } from './expenses.schema';
 import './expenses.errors';
 
-/** The roles that record expenses (POST), and so may change their own records (PUT, DELETE); admin passes too. */
-
 /** Expenses: recording, reading, and changes by their recorder or an admin. Owner of the `expenses` table. */
 @Injectable()
 export class ExpensesService {
   constructor(
     private readonly repository: ExpensesRepository,
     private readonly messConfig: MessConfigService,
-    private readonly audit: AuditService,
+    private readonly audit: AuditTrail,
     private readonly events: DomainEventBus,
   ) {}
 
@@ -77,9 +75,7 @@ export class ExpensesService {
       return result;
     });
     if (!changed) throw notFound('Expense not found');
-    this.events.publish('expense.changed',
-      expenseEvent(changed.after, caller.id, changed.before.date),
-    );
+    this.events.publish('expense.changed', expenseEvent(changed.after, caller.id, changed.before.date));
     return { expense: changed.after, recorderName };
   }
 

@@ -27,7 +27,7 @@ export class ExtrasController {
   })
   @ApiCreatedResponse({ type: ExtraEnvelopeDto })
   @ApiRoleAuth(400, [404, 'User not found'], [409, MONTH_CLOSED])
-  async record(
+  async recordExtra(
     @CurrentUser() caller: CurrentMember,
     @Body() body: RecordExtraDto,
   ): Promise<ExtraEnvelopeDto> {
@@ -44,7 +44,10 @@ export class ExtrasController {
   })
   @ApiOkResponse({ type: ExtraListDto })
   @ApiAuth(400)
-  async list(@CurrentUser() caller: CurrentMember, @Query() query: ListExtrasQuery): Promise<ExtraListDto> {
+  async listExtras(
+    @CurrentUser() caller: CurrentMember,
+    @Query() query: ListExtrasQuery,
+  ): Promise<ExtraListDto> {
     const { rows, names, total, totalPaise } = await this.extras.list(caller, query);
     return {
       success: true,
@@ -62,7 +65,7 @@ export class ExtrasController {
   })
   @ApiOkResponse({ type: ExtraDeletedDto })
   @ApiRoleAuth(400, [404, EXTRA_NOT_FOUND], [409, MONTH_CLOSED])
-  async remove(
+  async deleteExtra(
     @CurrentUser() caller: CurrentMember,
     @Param('id', IdPipe) id: string,
   ): Promise<ExtraDeletedDto> {

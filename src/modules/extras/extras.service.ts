@@ -7,9 +7,9 @@ import { DomainEventBus } from '../../common/events/domain-event-bus';
 import { Clock } from '../../common/time/clock';
 import { localParts, monthBounds, monthOf } from '../../common/time/dates';
 import { AppConfig } from '../../config/app-config';
-import { AuditService } from '../audit/audit.service';
-import { MessConfigService } from '../mess-config/mess-config.service';
-import { UsersService } from '../users/users.service';
+import { AuditTrail } from '../audit-trail';
+import { MessConfigService } from '../mess-config';
+import { UsersService } from '../users';
 import { ListExtrasQuery, RecordExtraDto } from './dto/extra.requests';
 import { EXTRA_NOT_FOUND } from './extras.errors';
 import { ExtrasRepository } from './extras.repository';
@@ -39,7 +39,7 @@ export class ExtrasService {
     private readonly repository: ExtrasRepository,
     private readonly messConfig: MessConfigService,
     private readonly users: UsersService,
-    private readonly audit: AuditService,
+    private readonly audit: AuditTrail,
     private readonly events: DomainEventBus,
     private readonly clock: Clock,
     private readonly config: AppConfig,

@@ -3,13 +3,13 @@ import { Injectable } from '@nestjs/common';
 import { type CurrentMember } from '../../common/auth/auth.decorators';
 import { badRequest, conflict, forbidden, notFound } from '../../common/errors/api-error';
 import { violatedUniqueConstraint } from '../../common/errors/database-errors';
-import { FeedbackEvent } from '../../common/events/event-map';
 import { DomainEventBus } from '../../common/events/domain-event-bus';
 import { Clock } from '../../common/time/clock';
 import { localParts } from '../../common/time/dates';
 import { AppConfig } from '../../config/app-config';
-import { MessConfigService } from '../mess-config/mess-config.service';
+import { MessConfigService } from '../mess-config';
 import { ListFeedbackQuery, SubmitFeedbackDto, UpdateFeedbackDto } from './dto/feedback.requests';
+import { feedbackEvent } from './feedback-events';
 import { FeedbackListRow, FeedbackRepository } from './feedback.repository';
 import { FeedbackRow } from './feedback.schema';
 import { FEEDBACK_GIVEN, FEEDBACK_OTHERS_HIDDEN, FEEDBACK_UNIQUE } from './feedback.errors';
@@ -79,7 +79,7 @@ export class FeedbackService {
         // The 409 names the feedback to change with PUT.
         throw conflict(FEEDBACK_GIVEN, await this.repository.findIdFor(caller.id, body.date, body.mealType));
       });
-    this.publish(row);
+    this.events.publish('feedback.submitted', feedbackEvent(row));
     return row;
   }
 
@@ -102,19 +102,7 @@ export class FeedbackService {
     }
     const row = await this.repository.update(id, changes, this.clock.now());
     if (!row) throw notFound('Feedback not found');
-    this.publish(row);
+    this.events.publish('feedback.submitted', feedbackEvent(row));
     return row;
-  }
-
-  /** After commit, on creation and on every change; a failing listener never fails the request. */
-  private publish(row: FeedbackRow): void {
-    const event: FeedbackEvent = {
-      feedbackId: row.id,
-      userId: row.userId,
-      date: row.date,
-      mealType: row.mealType,
-      rating: row.rating,
-    };
-    this.events.publish('feedback.submitted', event);
   }
 }

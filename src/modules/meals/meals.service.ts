@@ -7,7 +7,7 @@ import { DomainEventBus } from '../../common/events/domain-event-bus';
 import { Clock } from '../../common/time/clock';
 import { localParts } from '../../common/time/dates';
 import { AppConfig } from '../../config/app-config';
-import { MessConfigService } from '../mess-config/mess-config.service';
+import { MessConfigService } from '../mess-config';
 import { ListMealsQuery, MealBodyDto } from './dto/meal.requests';
 import { mealEvent } from './meal-events';
 import { MealsRepository, MealValues, type MealWithCreator } from './meals.repository';

@@ -17,7 +17,7 @@ export class MessConfigController {
   @ApiOperation({ summary: 'Set the mess up (admin), once; a second attempt is 409' })
   @ApiOkResponse({ type: MessConfigEnvelopeDto })
   @ApiRoleAuth(400, [409, MESS_ALREADY_SET_UP])
-  async setup(
+  async setupMess(
     @CurrentUser() admin: CurrentMember,
     @Body() body: SetupMessDto,
   ): Promise<MessConfigEnvelopeDto> {
@@ -30,7 +30,7 @@ export class MessConfigController {
     summary: 'Read the mess configuration (public); defaults apply until setup, with configured: false',
   })
   @ApiOkResponse({ type: MessConfigEnvelopeDto })
-  async read(): Promise<MessConfigEnvelopeDto> {
+  async getMessConfig(): Promise<MessConfigEnvelopeDto> {
     return { success: true, config: await this.messConfig.read() };
   }
 
@@ -39,7 +39,7 @@ export class MessConfigController {
   @ApiOperation({ summary: 'Replace the mess configuration after setup (admin)' })
   @ApiOkResponse({ type: MessConfigEnvelopeDto })
   @ApiRoleAuth(400, [404, MESS_NOT_SET_UP])
-  async replace(
+  async replaceMessConfig(
     @CurrentUser() admin: CurrentMember,
     @Body() body: SetupMessDto,
   ): Promise<MessConfigEnvelopeDto> {

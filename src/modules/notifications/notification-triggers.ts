@@ -1,14 +1,19 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { OnDomainEvent } from '../../common/events/domain-event-bus';
-import { type AttendanceBulkEvent, type AttendanceEvent, type ExpenseEvent, type MealEvent } from '../../common/events/event-map';
+import {
+  type AttendanceBulkEvent,
+  type AttendanceEvent,
+  type ExpenseEvent,
+  type MealEvent,
+} from '../../common/events/event-map';
 import { toPaise } from '../../common/money/money';
 import { Clock } from '../../common/time/clock';
 import { localParts, zonedInstant } from '../../common/time/dates';
 import { AppConfig } from '../../config/app-config';
-import { ExpensesQueries } from '../expenses/expenses.queries';
-import { MealsService } from '../meals/meals.service';
-import { MessConfigService } from '../mess-config/mess-config.service';
-import { UsersService } from '../users/users.service';
+import { ExpensesQueries } from '../expenses';
+import { MealsService } from '../meals';
+import { MessConfigService } from '../mess-config';
+import { UsersService } from '../users';
 import { Messages } from './messages';
 import { NotificationsService } from './notifications.service';
 import { PendingWork } from './pending-work';
