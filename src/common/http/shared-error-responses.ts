@@ -67,7 +67,8 @@ function addDatabaseUnavailable(op: OperationLike): void {
  * The answers every route of a kind can give, added to the document in one place so no route can forget them:
  * 429 everywhere (the rate limiter covers every route); 503 `Database unavailable` on every route that reads or writes
  * the database; 400 (malformed JSON, unknown fields), 413 and 415 on
- * every route that takes a body; the malformed-id 400 on every route with an `{id}`.
+ * every route that takes a body; the malformed-id 400 on every route with an `{id}`; the stray-query 400 on every route
+ * that takes no query parameters.
  */
 export function addSharedErrorResponses(document: OpenAPIObject): OpenAPIObject {
   for (const [path, ops] of Object.entries(document.paths)) {
@@ -102,7 +103,26 @@ export function addSharedErrorResponses(document: OpenAPIObject): OpenAPIObject 
             };
         }
       }
+      if (!op.parameters?.some((p) => p.in === 'query')) addStrayQuery(op);
     }
   }
   return document;
+}
+
+const STRAY_QUERY = 'A query parameter on a route that takes none';
+const STRAY_QUERY_EXAMPLE = {
+  error: 'Validation failed',
+  details: [{ field: 'page', message: 'page is not an accepted query parameter' }],
+};
+
+/** A route without query parameters refuses any (NoStrayQueryGuard): a 400 naming each. */
+function addStrayQuery(op: OperationLike): void {
+  op.responses['400'] ??= sharedResponse(serviceDescriptions[400], []);
+  const json = op.responses['400'].content?.['application/json'];
+  if (!json) return;
+  json.examples ??= {};
+  json.examples[exampleKey(STRAY_QUERY, json.examples)] = {
+    summary: STRAY_QUERY,
+    value: errorBody(STRAY_QUERY_EXAMPLE),
+  };
 }
