@@ -1,4 +1,4 @@
-import { TestApp } from '../support/app';
+import { messSetup, TestApp } from '../support/app';
 
 const valid = {
   messName: 'Hostel 7 Mess',
@@ -148,5 +148,33 @@ describe('Mess configuration', () => {
     const res = await t.put('/auth/admin/config', { ...valid, messName: 'Renamed Mess' }, { token: admin });
     expect(res.status).toBe(200);
     expect((await t.get('/auth/admin/config')).body.config.messName).toBe('Renamed Mess');
+  });
+});
+
+describe('Money in exponent form', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await TestApp.start();
+  });
+  afterAll(() => t?.close());
+
+  // class-validator's IsNumber({maxDecimalPlaces}) threw on a number JSON writes with an exponent (found by the
+  // fuzzer: a 500); such a number is judged by its value like any other.
+  it('answers a budget or a price like 1e-7 with a 400, never a 500', async () => {
+    const admin = await t.adminToken();
+    const budget = await t.post('/auth/admin/setup', messSetup({ monthlyBudget: 1e-7 }), { token: admin });
+    expect(budget.status).toBe(400);
+    expect(budget.body.details).toContainEqual({
+      field: 'monthlyBudget',
+      message: 'monthlyBudget must have at most two decimals (whole paise)',
+    });
+    const tiny = await t.post('/auth/admin/setup', messSetup({ monthlyBudget: 1e-320 }), { token: admin });
+    expect(tiny.status).not.toBe(500);
+    const price = await t.post(
+      '/auth/admin/setup',
+      messSetup({ extraItems: [{ name: 'Egg', price: 1.5e-5 }] }),
+      { token: admin },
+    );
+    expect(price.status).toBe(400);
   });
 });

@@ -237,12 +237,18 @@ export const MonthField = (options: FieldOptions = {}) =>
 @ValidatorConstraint({ name: 'rupees' })
 class RupeesConstraint implements ValidatorConstraintInterface {
   validate(value: unknown): boolean {
-    return typeof value === 'number' && toPaise(value) !== undefined;
+    return typeof value !== 'number' || toPaise(value) !== undefined; // IsNumber reports a non-number
   }
   defaultMessage(args?: ValidationArguments): string {
     return `${args?.property ?? 'amount'} must have at most two decimals (whole paise)`;
   }
 }
+
+/**
+ * Whole paise (at most two decimals), for a number field with its own range. Instead of class-validator's
+ * `IsNumber({maxDecimalPlaces})`, which throws (a 500) on a number JSON writes in exponent form, such as `1e-7`.
+ */
+export const WholePaise = (message?: string) => Validate(RupeesConstraint, message ? { message } : {});
 
 /** Rupees as a JSON number: positive, whole paise, at most MAX_AMOUNT_RUPEES. */
 export const RupeesField = (options: FieldOptions = {}) =>

@@ -21,6 +21,7 @@ import {
   NoControlCharacters,
   Optional,
   TextField,
+  WholePaise,
 } from '../../../common/http/fields';
 import {
   CHARGE_METHODS,
@@ -138,8 +139,9 @@ export class ExtraItemDto {
   })
   @Max(EXTRA_PRICE_MAX_PAISE / 100, { message: `price must be at most ${EXTRA_PRICE_MAX_PAISE / 100}` })
   @Min(0.01, { message: 'price must be more than 0' })
+  @WholePaise()
   @IsNumber(
-    { maxDecimalPlaces: 2, allowNaN: false, allowInfinity: false },
+    { allowNaN: false, allowInfinity: false },
     { message: 'price must be a number with at most two decimals' },
   )
   price: number;
@@ -186,7 +188,8 @@ export class SetupMessDto {
   })
   @Max(1_000_000_000)
   @Min(0)
-  @IsNumber({ maxDecimalPlaces: 2, allowNaN: false, allowInfinity: false })
+  @WholePaise()
+  @IsNumber({ allowNaN: false, allowInfinity: false })
   @Optional() // nearest the property: null is told it must be left out
   monthlyBudget?: number;
 
