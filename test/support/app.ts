@@ -171,11 +171,14 @@ export class TestApp {
     return res.body.token as string;
   }
 
-  private cachedAdminToken?: string;
+  private cachedAdminToken?: Promise<string>;
 
-  /** The bootstrap admin's token, logged in once per app. */
-  async adminToken(): Promise<string> {
-    this.cachedAdminToken ??= await this.login(ADMIN.email, ADMIN.password);
+  /**
+   * A token of the bootstrap admin, made once per app: signed as the service signs one (see member()), not logged in
+   * (a bcrypt comparison per file). The files about logging in do it over HTTP.
+   */
+  adminToken(): Promise<string> {
+    this.cachedAdminToken ??= this.admin().then((admin) => memberToken(this.jwtSecret, admin));
     return this.cachedAdminToken;
   }
 
@@ -197,24 +200,24 @@ export class TestApp {
       status: 'approved',
       role,
       dines: true,
-      actorId: await this.adminId(),
+      actorId: (await this.admin()).id,
     };
     this.app.get(EventEmitter2).emit(DomainEvents.MemberChanged, event);
     const { id, email, password, fullName } = member;
     return { id, token: memberToken(this.jwtSecret, member), email, password, fullName };
   }
 
-  private cachedAdminId?: Promise<string>;
+  private cachedAdmin?: Promise<{ id: string; tokenVersion: number }>;
 
-  /** The bootstrap admin's id, read once per app. */
-  private adminId(): Promise<string> {
-    this.cachedAdminId ??= this.app
+  /** The bootstrap admin's id and token version, read once per app. */
+  private admin(): Promise<{ id: string; tokenVersion: number }> {
+    this.cachedAdmin ??= this.app
       .get(Database)
-      .db.select({ id: users.id })
+      .db.select({ id: users.id, tokenVersion: users.tokenVersion })
       .from(users)
       .where(eq(users.email, ADMIN.email))
-      .then(([row]) => row.id);
-    return this.cachedAdminId;
+      .then(([row]) => row);
+    return this.cachedAdmin;
   }
 
   /** The app's database on the PostgreSQL server; undefined on the embedded engine. */
