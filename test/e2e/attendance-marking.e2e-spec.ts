@@ -1,17 +1,10 @@
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import { and, count, eq } from 'drizzle-orm';
-import type { AttendanceEvent } from '../../src/common/events/domain-events';
 import { DomainEvents } from '../../src/common/events/domain-events';
-import { Database } from '../../src/database/database';
-import { AttendanceQueries } from '../../src/modules/attendance/attendance.queries';
-import { attendance } from '../../src/modules/attendance/attendance.schema';
 import { TestApp } from '../support/app';
+import { type Member, startAttendanceApp, storedMarksOf, UNKNOWN_ID } from '../support/attendance';
 
-type Member = Awaited<ReturnType<TestApp['member']>>;
-
-const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
-
-describe('Attendance', () => {
+/** One member's mark of one meal: POST, PUT and GET /attendance, who may mark and see whom, what is refused. */
+describe('Attendance: marking', () => {
   let t: TestApp;
   let admin: string;
   let manager: Member;
@@ -21,49 +14,11 @@ describe('Attendance', () => {
   let pendingId: string;
 
   /** Counts the stored marks of one member, straight from the database. */
-  const storedMarks = async (userId: string, date?: string): Promise<number> => {
-    const [{ n }] = await t.app
-      .get(Database)
-      .db.select({ n: count() })
-      .from(attendance)
-      .where(and(eq(attendance.userId, userId), date ? eq(attendance.date, date) : undefined));
-    return n;
-  };
+  const storedMarks = (userId: string, date?: string): Promise<number> => storedMarksOf(t, userId, date);
 
-  // Start-up (migrations) and the sign-ups (bcrypt) get room on a busy machine.
+  // Start-up (migrations) gets room on a busy machine.
   beforeAll(async () => {
-    t = await TestApp.start();
-    admin = await t.adminToken();
-    // The stored configuration decides the meal types: Snacks is one, Lunch is not.
-    const setup = await t.post(
-      '/auth/admin/setup',
-      {
-        messName: 'Hostel 7 Mess',
-        email: 'mess@college.edu',
-        phone: '+91-8012345678',
-        expenseCategories: ['Groceries'],
-        mealTimes: [
-          { name: 'Breakfast', startTime: '07:30', endTime: '09:30' },
-          { name: 'Snacks', startTime: '16:30', endTime: '17:30' },
-          { name: 'Dinner', startTime: '19:30', endTime: '21:30' },
-        ],
-      },
-      { token: admin },
-    );
-    expect(setup.status).toBe(200);
-    manager = await t.member('manager', { fullName: 'Meera Manager' });
-    treasurer = await t.member('treasurer', { fullName: 'Tara Treasurer' });
-    asha = await t.member('student', { fullName: 'Asha Verma' });
-    ravi = await t.member('student', { fullName: 'Ravi Kumar' });
-    const pending = await t.post('/auth/register', {
-      email: 'pending-attendance@test.local',
-      password: 'pending-password',
-      fullName: 'Pending Person',
-      collegeId: 'P1',
-      room: 'P-1',
-      phone: '9000000101',
-    });
-    pendingId = pending.body.userId;
+    ({ t, admin, manager, treasurer, asha, ravi, pendingId } = await startAttendanceApp());
   }, 90_000);
   afterAll(() => t?.close());
 
@@ -78,20 +33,6 @@ describe('Attendance', () => {
         expect(res.status).toBe(401);
         expect(res.body).toEqual({ error: 'No token' });
       }
-    });
-
-    it('answers 403 Forbidden to students and treasurers on bulk marking', async () => {
-      const body = {
-        date: '2025-03-14',
-        mealType: 'Dinner',
-        marks: [{ userId: asha.id, status: 'present' }],
-      };
-      for (const token of [asha.token, treasurer.token]) {
-        const res = await t.post('/attendance/bulk', body, { token });
-        expect(res.status).toBe(403);
-        expect(res.body).toEqual({ error: 'Forbidden' });
-      }
-      expect(await storedMarks(asha.id, '2025-03-14')).toBe(0);
     });
   });
 
@@ -455,300 +396,8 @@ describe('Attendance', () => {
     });
   });
 
-  describe('POST /attendance/bulk', () => {
-    let members: Member[];
-    beforeAll(async () => {
-      members = [];
-      for (let i = 0; i < 4; i += 1) members.push(await t.member());
-    });
-
-    const countOn = async (date: string) => {
-      const res = await t.get(`/attendance?date=${date}`, { token: admin });
-      return res.body.pagination.total as number;
-    };
-
-    it('marks a slot for many members, then changes and re-states them', async () => {
-      const date = '2025-04-01';
-      const first = await t.post(
-        '/attendance/bulk',
-        {
-          date,
-          mealType: 'Dinner',
-          marks: members.slice(0, 3).map((m) => ({ userId: m.id, status: 'present' })),
-        },
-        { token: manager.token },
-      );
-      expect(first.status).toBe(201);
-      expect(first.body.success).toBe(true);
-      expect(first.body.summary).toEqual({ created: 3, updated: 0, unchanged: 0 });
-      expect(first.body.attendance.map((a: { userId: string }) => a.userId)).toEqual(
-        members.slice(0, 3).map((m) => m.id),
-      );
-      expect(first.body.attendance[0]).toMatchObject({
-        date,
-        mealType: 'Dinner',
-        status: 'present',
-        markedBy: manager.id,
-      });
-
-      const second = await t.post(
-        '/attendance/bulk',
-        {
-          date,
-          mealType: 'Dinner',
-          marks: [
-            { userId: members[0].id, status: 'absent' },
-            { userId: members[1].id, status: 'present' },
-            { userId: members[3].id, status: 'absent' },
-          ],
-        },
-        { token: admin },
-      );
-      expect(second.status).toBe(201);
-      expect(second.body.summary).toEqual({ created: 1, updated: 1, unchanged: 1 });
-      expect(second.body.attendance.map((a: { status: string }) => a.status)).toEqual([
-        'absent',
-        'present',
-        'absent',
-      ]);
-
-      const again = await t.post(
-        '/attendance/bulk',
-        { date, mealType: 'Dinner', marks: [{ userId: members[0].id, status: 'absent' }] },
-        { token: manager.token },
-      );
-      expect(again.status).toBe(200);
-      expect(again.body.summary).toEqual({ created: 0, updated: 0, unchanged: 1 });
-      expect(await countOn(date)).toBe(4);
-    });
-
-    it('writes nothing when one entry is bad, and names every bad entry', async () => {
-      const date = '2025-04-02';
-      const res = await t.post(
-        '/attendance/bulk',
-        {
-          date,
-          mealType: 'Dinner',
-          marks: [
-            { userId: members[0].id, status: 'present' },
-            { userId: pendingId, status: 'present' },
-            { userId: members[1].id, status: 'present' },
-            { userId: UNKNOWN_ID, status: 'present' },
-            { userId: members[0].id, status: 'absent' },
-          ],
-        },
-        { token: manager.token },
-      );
-      expect(res.status).toBe(400);
-      expect(res.body).toEqual({
-        success: false,
-        error: 'Validation failed',
-        details: [
-          { field: 'marks.1.userId', message: 'the member is pending, not approved' },
-          { field: 'marks.3.userId', message: 'no member has this id' },
-          { field: 'marks.4.userId', message: 'this member is already marked at marks.0' },
-        ],
-      });
-      expect(await countOn(date)).toBe(0);
-    });
-
-    it('answers a bulk repeat into a closed month with 200, changing nothing; any change is 409', async () => {
-      const slot = { date: '2024-10-07', mealType: 'Dinner' };
-      const marks = [
-        { userId: members[0].id, status: 'present' },
-        { userId: members[1].id, status: 'absent' },
-      ];
-      const first = await t.post('/attendance/bulk', { ...slot, marks }, { token: manager.token });
-      expect(first.status).toBe(201);
-      const close = await t.post('/analytics/months/2024-10/close', undefined, { token: treasurer.token });
-      expect(close.status).toBe(200);
-      try {
-        const repeat = await t.post('/attendance/bulk', { ...slot, marks }, { token: manager.token });
-        expect(repeat.status).toBe(200);
-        expect(repeat.body).toEqual({
-          success: true,
-          attendance: first.body.attendance,
-          summary: { created: 0, updated: 0, unchanged: 2 },
-        });
-        // In another order, by an admin: still nothing to change.
-        const reordered = await t.post(
-          '/attendance/bulk',
-          { ...slot, marks: [marks[1], marks[0]] },
-          { token: admin },
-        );
-        expect(reordered.status).toBe(200);
-        expect(reordered.body.attendance).toEqual([first.body.attendance[1], first.body.attendance[0]]);
-
-        const frozen = /Month 2024-10 is closed/;
-        const changed = await t.post(
-          '/attendance/bulk',
-          { ...slot, marks: [marks[0], { userId: members[1].id, status: 'present' }] },
-          { token: manager.token },
-        );
-        expect(changed.status).toBe(409);
-        expect(changed.body.error).toMatch(frozen);
-        const added = await t.post(
-          '/attendance/bulk',
-          { ...slot, marks: [...marks, { userId: members[2].id, status: 'present' }] },
-          { token: manager.token },
-        );
-        expect(added.status).toBe(409);
-        expect(added.body.error).toMatch(frozen);
-        expect(await countOn(slot.date)).toBe(2);
-      } finally {
-        expect((await t.post('/analytics/months/2024-10/reopen', undefined, { token: admin })).status).toBe(
-          200,
-        );
-      }
-    });
-
-    it.each([
-      [
-        'a bad status in one entry',
-        {
-          marks: [
-            { userId: UNKNOWN_ID, status: 'present' },
-            { userId: UNKNOWN_ID, status: 'maybe' },
-          ],
-        },
-        ['marks.1.status'],
-      ],
-      ['a malformed userId', { marks: [{ userId: 'abc', status: 'present' }] }, ['marks.0.userId']],
-      [
-        'an unknown field in an entry',
-        { marks: [{ userId: UNKNOWN_ID, status: 'present', x: 1 }] },
-        ['marks.0.x'],
-      ],
-      ['no marks', { marks: [] }, ['marks']],
-      ['marks that are not a list', { marks: 'all' }, ['marks']],
-      [
-        'more than 500 marks',
-        { marks: Array.from({ length: 501 }, () => ({ userId: UNKNOWN_ID, status: 'present' })) },
-        ['marks'],
-      ],
-      [
-        'an unknown meal type',
-        { mealType: 'Lunch', marks: [{ userId: UNKNOWN_ID, status: 'present' }] },
-        ['mealType'],
-      ],
-      [
-        'a date that does not exist',
-        { date: '2025-04-31', marks: [{ userId: UNKNOWN_ID, status: 'present' }] },
-        ['date'],
-      ],
-    ])('400 for %s', async (_case, override, fields) => {
-      const body = { date: '2025-04-03', mealType: 'Dinner', ...override };
-      const res = await t.post('/attendance/bulk', body, { token: manager.token });
-      expect(res.status).toBe(400);
-      expect(res.body.details.map((d: { field: string }) => d.field)).toEqual(fields);
-      expect(await countOn('2025-04-03')).toBe(0);
-    });
-  });
-
   describe('domain events', () => {
-    let events: AttendanceEvent[];
-    let checks: Promise<unknown>[];
-    let listener: (event: AttendanceEvent) => void;
     const emitter = () => t.app.get(EventEmitter2);
-
-    beforeEach(() => {
-      events = [];
-      checks = [];
-      // Reads the row on its own connection the moment the event arrives: it must already be committed.
-      listener = (event) => {
-        events.push(event);
-        checks.push(
-          t.app
-            .get(Database)
-            .db.select({ status: attendance.status })
-            .from(attendance)
-            .where(eq(attendance.id, event.attendanceId))
-            .then((rows) => rows[0]?.status),
-        );
-      };
-      emitter().on(DomainEvents.AttendanceMarked, listener);
-    });
-    afterEach(() => {
-      emitter().off(DomainEvents.AttendanceMarked, listener);
-    });
-
-    it('publishes one event per written mark, after commit, with the previous status on a change', async () => {
-      const member = await t.member();
-      const slot = { date: '2025-05-01', mealType: 'Breakfast' };
-      const created = await t.post('/attendance', { ...slot, status: 'present' }, { token: member.token });
-      await t.post('/attendance', { ...slot, status: 'present' }, { token: member.token }); // re-stated: no event
-      await t.post('/attendance', { ...slot, status: 'absent' }, { token: member.token });
-      await t.put(
-        `/attendance/${created.body.attendance._id}`,
-        { status: 'absent' },
-        { token: member.token },
-      ); // no change
-      await t.put(
-        `/attendance/${created.body.attendance._id}`,
-        { status: 'present' },
-        { token: manager.token },
-      );
-      expect(events).toEqual([
-        {
-          attendanceId: created.body.attendance._id,
-          userId: member.id,
-          date: '2025-05-01',
-          mealType: 'Breakfast',
-          status: 'present',
-          actorId: member.id,
-          month: '2025-05',
-          markedAt: expect.any(String),
-        },
-        expect.objectContaining({ status: 'absent', previousStatus: 'present', actorId: member.id }),
-        expect.objectContaining({ status: 'present', previousStatus: 'absent', actorId: manager.id }),
-      ]);
-      expect(events[0]).not.toHaveProperty('previousStatus');
-      // each listener saw its own write already committed
-      expect(await Promise.all(checks)).toEqual(['present', 'absent', 'present']);
-    });
-
-    it('publishes one event per created or changed row of a bulk request, and none for a refused one', async () => {
-      const [a, b] = [await t.member(), await t.member()];
-      await t.post(
-        '/attendance',
-        { date: '2025-05-02', mealType: 'Dinner', status: 'present' },
-        { token: a.token },
-      );
-      events.length = 0;
-      checks.length = 0;
-      const res = await t.post(
-        '/attendance/bulk',
-        {
-          date: '2025-05-02',
-          mealType: 'Dinner',
-          marks: [
-            { userId: a.id, status: 'present' },
-            { userId: b.id, status: 'absent' },
-          ],
-        },
-        { token: manager.token },
-      );
-      expect(res.status).toBe(201);
-      expect(events).toEqual([
-        expect.objectContaining({ userId: b.id, status: 'absent', actorId: manager.id, inBulk: true }),
-      ]);
-      expect(await Promise.all(checks)).toEqual(['absent']);
-
-      const refused = await t.post(
-        '/attendance/bulk',
-        {
-          date: '2025-05-02',
-          mealType: 'Dinner',
-          marks: [
-            { userId: a.id, status: 'absent' },
-            { userId: UNKNOWN_ID, status: 'absent' },
-          ],
-        },
-        { token: manager.token },
-      );
-      expect(refused.status).toBe(400);
-      expect(events).toHaveLength(1);
-    });
 
     it('answers normally when a listener throws', async () => {
       const member = await t.member();
@@ -767,54 +416,6 @@ describe('Attendance', () => {
         emitter().off(DomainEvents.AttendanceMarked, failing);
       }
       expect(await storedMarks(member.id, '2025-05-03')).toBe(1);
-    });
-  });
-
-  describe('AttendanceQueries', () => {
-    it('aggregates a month and a range in single queries', async () => {
-      const [x, y] = [await t.member(), await t.member()];
-      const marks: [Member, string, string, string][] = [
-        [x, '2024-06-30', 'Breakfast', 'present'], // the month before: left out
-        [x, '2024-07-01', 'Breakfast', 'present'],
-        [x, '2024-07-01', 'Dinner', 'present'],
-        [x, '2024-07-31', 'Snacks', 'absent'],
-        [y, '2024-07-15', 'Dinner', 'present'],
-        [y, '2024-07-16', 'Dinner', 'absent'],
-        [y, '2024-08-01', 'Dinner', 'present'], // the month after: left out
-      ];
-      for (const [member, date, mealType, status] of marks) {
-        const res = await t.post('/attendance', { date, mealType, status }, { token: member.token });
-        expect(res.status).toBe(201);
-      }
-      const queries = t.app.get(AttendanceQueries);
-      expect(await queries.presentCountsByMember('2024-07')).toEqual(
-        [
-          { userId: x.id, meals: 2 },
-          { userId: y.id, meals: 1 },
-        ].sort((p, q) => (p.userId < q.userId ? -1 : 1)),
-      );
-      expect(await queries.presentCountsByMealType('2024-07-01', '2024-07-31')).toEqual([
-        { mealType: 'Breakfast', present: 1, absent: 0 },
-        { mealType: 'Dinner', present: 2, absent: 1 },
-        { mealType: 'Snacks', present: 0, absent: 1 },
-      ]);
-      // Dinner was served on 1 and 15 July (16 July had only an absence), Breakfast on 1 July, Snacks never
-      expect(await queries.servedSlotsByMealType('2024-07-01', '2024-07-31')).toEqual([
-        { mealType: 'Breakfast', slots: 1 },
-        { mealType: 'Dinner', slots: 2 },
-      ]);
-      expect(await queries.totals('2024-07-01', '2024-07-31')).toEqual({
-        present: 3,
-        absent: 2,
-        activeMembers: 2,
-      });
-      expect(await queries.totals('2023-01-01', '2023-01-31')).toEqual({
-        present: 0,
-        absent: 0,
-        activeMembers: 0,
-      });
-      expect(await queries.markedUserIds('2024-07-01', 'Dinner')).toEqual([x.id]);
-      expect(await queries.markedUserIds('2024-07-02', 'Dinner')).toEqual([]);
     });
   });
 
