@@ -1,16 +1,7 @@
-import { EventEmitter2 } from '@nestjs/event-emitter';
-import { eq } from 'drizzle-orm';
-import { DomainEvents, type MealEvent } from '../../src/common/events/domain-events';
-import { Clock } from '../../src/common/time/clock';
-import { Database } from '../../src/database/database';
-import { meals } from '../../src/modules/meals/meals.schema';
 import { TestApp } from '../support/app';
+import { ids, ISO, mealsOn, type Member, publishMeal, startMealsApp, UNKNOWN_ID } from '../support/meals';
 
-type Member = Awaited<ReturnType<TestApp['member']>>;
-
-const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
-const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-
+/** Publishing, reading, replacing and deleting a menu, one per date and meal type; who may do which; bad input. */
 describe('Meals: the menu, one per date and meal type, published by managers', () => {
   let t: TestApp;
   let admin: string;
@@ -21,43 +12,12 @@ describe('Meals: the menu, one per date and meal type, published by managers', (
   let student: Member;
 
   beforeAll(async () => {
-    t = await TestApp.start({ MESS_TIMEZONE: 'Asia/Kolkata' });
-    admin = await t.adminToken();
-    adminId = (await t.get('/auth/verify', { token: admin })).body.user._id;
-    manager = await t.member('manager', { fullName: 'Meera Nair' });
-    otherManager = await t.member('manager', { fullName: 'Kiran Rao' });
-    treasurer = await t.member('treasurer');
-    student = await t.member('student');
-    // Four meal times; Supper is no default meal time, so only the stored configuration makes it valid.
-    const setup = await t.post(
-      '/auth/admin/setup',
-      {
-        messName: 'Hostel 7 Mess',
-        email: 'mess@college.edu',
-        phone: '+91-8012345678',
-        expenseCategories: ['Groceries'],
-        mealTimes: [
-          { name: 'Breakfast', startTime: '07:30', endTime: '09:30' },
-          { name: 'Lunch', startTime: '12:30', endTime: '14:30' },
-          { name: 'Snacks', startTime: '16:30', endTime: '17:30' },
-          { name: 'Supper', startTime: '19:30', endTime: '21:30' },
-        ],
-      },
-      { token: admin },
-    );
-    expect(setup.status).toBe(200);
+    ({ t, admin, adminId, manager, otherManager, treasurer, student } = await startMealsApp());
   });
   afterAll(() => t?.close());
-  afterEach(() => jest.restoreAllMocks());
 
-  const publish = async (token: string, body: Record<string, unknown>) => {
-    const res = await t.post('/meals', body, { token });
-    expect([res.status, res.body]).toEqual([201, expect.objectContaining({ success: true })]);
-    return res.body.meal;
-  };
-  const onDate = async (date: string) =>
-    (await t.get(`/meals?date=${date}`, { token: student.token })).body.meals;
-  const ids = (list: { _id: string }[]) => list.map((m) => m._id);
+  const publish = (token: string, body: Record<string, unknown>) => publishMeal(t, token, body);
+  const onDate = (date: string) => mealsOn(t, student.token, date);
 
   it('walks the contract: publish, read, list, replace, delete', async () => {
     const created = await t.post(
@@ -250,118 +210,6 @@ describe('Meals: the menu, one per date and meal type, published by managers', (
     });
   });
 
-  describe('reading by week', () => {
-    // ISO week 11 of 2025 runs from Monday 10 March to Sunday 16 March.
-    let inside: string[];
-    let sundayBefore: string;
-    let mondayAfter: string;
-    beforeAll(async () => {
-      sundayBefore = (
-        await publish(manager.token, { date: '2025-03-09', mealType: 'Supper', dishes: ['Before'] })
-      )._id;
-      mondayAfter = (
-        await publish(manager.token, { date: '2025-03-17', mealType: 'Breakfast', dishes: ['After'] })
-      )._id;
-      // published out of order on purpose
-      const rows: [string, string][] = [
-        ['2025-03-16', 'Supper'],
-        ['2025-03-12', 'Supper'],
-        ['2025-03-12', 'Breakfast'],
-        ['2025-03-12', 'Snacks'],
-        ['2025-03-12', 'Lunch'],
-        ['2025-03-10', 'Breakfast'],
-      ];
-      const created: Record<string, string> = {};
-      for (const [date, mealType] of rows) {
-        created[`${date} ${mealType}`] = (
-          await publish(otherManager.token, { date, mealType, dishes: ['Dish'] })
-        )._id;
-      }
-      inside = [
-        '2025-03-10 Breakfast',
-        '2025-03-12 Breakfast',
-        '2025-03-12 Lunch',
-        '2025-03-12 Snacks',
-        '2025-03-12 Supper',
-        '2025-03-16 Supper',
-      ].map((key) => created[key]);
-    });
-
-    it('returns exactly the seven days of the week, by date and then by the time of the meal', async () => {
-      const res = await t.get('/meals?week=11&year=2025', { token: student.token });
-      expect(res.status).toBe(200);
-      expect(ids(res.body.meals)).toEqual(inside);
-      expect(ids(res.body.meals)).not.toContain(sundayBefore);
-      expect(ids(res.body.meals)).not.toContain(mondayAfter);
-      expect(res.body.meals[0].createdBy).toEqual({ _id: otherManager.id, fullName: 'Kiran Rao' });
-      // the neighbouring weeks hold the edges
-      expect(ids((await t.get('/meals?week=10&year=2025', { token: student.token })).body.meals)).toContain(
-        sundayBefore,
-      );
-      expect(ids((await t.get('/meals?week=12&year=2025', { token: student.token })).body.meals)).toEqual([
-        mondayAfter,
-      ]);
-    });
-
-    it('filters the week by meal type', async () => {
-      const res = await t.get('/meals?week=11&year=2025&mealType=Supper', { token: student.token });
-      expect(res.body.meals.map((m: { date: string }) => m.date)).toEqual(['2025-03-12', '2025-03-16']);
-      const day = await t.get('/meals?date=2025-03-12&mealType=Lunch', { token: student.token });
-      expect(ids(day.body.meals)).toEqual([inside[2]]);
-      // a meal type that is not configured matches nothing rather than failing
-      const none = await t.get('/meals?week=11&year=2025&mealType=Brunch', { token: student.token });
-      expect([none.status, none.body.meals]).toEqual([200, []]);
-    });
-
-    it('takes the year, and the current week, from the mess clock in the mess time zone', async () => {
-      // 19:00 UTC on Sunday 16 March is already Monday 17 March (week 12) in India
-      jest.spyOn(t.app.get(Clock), 'now').mockReturnValue(new Date('2025-03-16T19:00:00Z'));
-      expect(ids((await t.get('/meals', { token: student.token })).body.meals)).toEqual([mondayAfter]);
-      expect(ids((await t.get('/meals?week=11', { token: student.token })).body.meals)).toEqual(inside);
-
-      // 30 December 2024 belongs to week 1 of 2025: `week=1` alone means that week
-      await publish(manager.token, { date: '2024-12-30', mealType: 'Lunch', dishes: ['New year week'] });
-      await publish(manager.token, { date: '2024-01-01', mealType: 'Lunch', dishes: ['A year before'] });
-      jest.spyOn(t.app.get(Clock), 'now').mockReturnValue(new Date('2024-12-29T19:00:00Z'));
-      const week1 = await t.get('/meals?week=1', { token: student.token });
-      // (the guards' menus of 1 and 2 January 2025 are in that week too)
-      expect(week1.body.meals.map((m: { date: string }) => m.date)).toEqual([
-        '2024-12-30',
-        '2025-01-01',
-        '2025-01-02',
-      ]);
-      const week1of2024 = await t.get('/meals?week=1&year=2024', { token: student.token });
-      expect(week1of2024.body.meals.map((m: { date: string }) => m.date)).toEqual(['2024-01-01']);
-    });
-
-    it('knows which years have a week 53', async () => {
-      await publish(manager.token, { date: '2021-01-03', mealType: 'Lunch', dishes: ['Week 53'] });
-      const ok = await t.get('/meals?week=53&year=2020', { token: student.token });
-      expect([ok.status, ok.body.meals.map((m: { date: string }) => m.date)]).toEqual([200, ['2021-01-03']]);
-      const bad = await t.get('/meals?week=53&year=2025', { token: student.token });
-      expect(bad.status).toBe(400);
-      expect(bad.body).toEqual({
-        success: false,
-        error: 'Validation failed',
-        details: [{ field: 'week', message: 'week must be from 1 to 52 in 2025' }],
-      });
-    });
-
-    it('says a week or year that is not a whole number must be an integer', async () => {
-      for (const [query, field] of [
-        ['week=abc', 'week'],
-        ['week=11&year=twenty', 'year'],
-        ['week=1.5', 'week'],
-      ]) {
-        const res = await t.get(`/meals?${query}`, { token: student.token });
-        expect([res.status, res.body.details]).toEqual([
-          400,
-          [{ field, message: `${field} must be an integer number` }],
-        ]);
-      }
-    });
-  });
-
   describe('ownership after a demotion', () => {
     it('refuses a publisher who is no longer a manager; the admin still may', async () => {
       const former = await t.member('manager');
@@ -459,113 +307,6 @@ describe('Meals: the menu, one per date and meal type, published by managers', (
       expect(res.status).toBe(400);
       expect(res.body.success).toBe(false);
       expect(res.body.details.map((d: { field: string }) => d.field).sort()).toEqual(fields);
-    });
-  });
-
-  describe('domain events', () => {
-    let emitter: EventEmitter2;
-    const received: { name: string; payload: MealEvent; committed: Promise<unknown> }[] = [];
-    const listeners: [string, (payload: MealEvent) => void][] = [];
-
-    beforeAll(() => {
-      emitter = t.app.get(EventEmitter2);
-      const { db } = t.app.get(Database);
-      for (const name of [DomainEvents.MealPublished, DomainEvents.MealChanged, DomainEvents.MealDeleted]) {
-        const listener = (payload: MealEvent) => {
-          received.push({
-            name,
-            payload,
-            committed: db.select().from(meals).where(eq(meals.id, payload.mealId)).execute(),
-          });
-        };
-        emitter.on(name, listener);
-        listeners.push([name, listener]);
-      }
-    });
-    afterAll(() => listeners.forEach(([name, listener]) => emitter.off(name, listener)));
-    beforeEach(() => {
-      received.length = 0;
-    });
-
-    it('publishes published, changed and deleted, each after its write committed', async () => {
-      const meal = await publish(manager.token, {
-        date: '2025-07-01',
-        mealType: 'Lunch',
-        dishes: ['Rice', 'Sambar'],
-      });
-      expect(received.map((r) => r.name)).toEqual([DomainEvents.MealPublished]);
-      expect(received[0].payload).toEqual({
-        mealId: meal._id,
-        date: '2025-07-01',
-        mealType: 'Lunch',
-        dishes: ['Rice', 'Sambar'],
-        actorId: manager.id,
-        updatedAt: expect.any(String),
-      });
-      expect(await received[0].committed).toEqual([expect.objectContaining({ dishes: ['Rice', 'Sambar'] })]);
-
-      const changed = await t.put(
-        `/meals/${meal._id}`,
-        { date: '2025-07-02', mealType: 'Lunch', dishes: ['Curd rice'] },
-        { token: admin },
-      );
-      expect(changed.status).toBe(200);
-      expect(received[1].name).toBe(DomainEvents.MealChanged);
-      expect(received[1].payload).toEqual({
-        mealId: meal._id,
-        date: '2025-07-02',
-        mealType: 'Lunch',
-        dishes: ['Curd rice'],
-        actorId: adminId,
-        updatedAt: expect.any(String),
-      });
-      expect(await received[1].committed).toEqual([expect.objectContaining({ date: '2025-07-02' })]);
-
-      expect((await t.delete(`/meals/${meal._id}`, { token: manager.token })).status).toBe(200);
-      expect(received[2].name).toBe(DomainEvents.MealDeleted);
-      expect(received[2].payload).toMatchObject({ mealId: meal._id, date: '2025-07-02' });
-      expect(await received[2].committed).toEqual([]);
-    });
-
-    it('publishes nothing for a refused write, and a failing listener does not fail the request', async () => {
-      const meal = await publish(manager.token, { date: '2025-07-03', mealType: 'Lunch', dishes: ['Rice'] });
-      received.length = 0;
-      await t.post(
-        '/meals',
-        { date: '2025-07-03', mealType: 'Lunch', dishes: ['Again'] },
-        { token: manager.token },
-      );
-      await t.put(
-        `/meals/${meal._id}`,
-        { date: '2025-07-03', mealType: 'Lunch', dishes: ['X'] },
-        {
-          token: otherManager.token,
-        },
-      );
-      await t.post(
-        '/meals',
-        { date: '2025-07-03', mealType: 'Dinner', dishes: ['X'] },
-        { token: manager.token },
-      );
-      expect(received).toEqual([]);
-
-      const failing = () => {
-        throw new Error('listener down');
-      };
-      emitter.on(DomainEvents.MealPublished, failing);
-      try {
-        const res = await t.post(
-          '/meals',
-          { date: '2025-07-04', mealType: 'Lunch', dishes: ['Rice'] },
-          {
-            token: manager.token,
-          },
-        );
-        expect(res.status).toBe(201);
-        expect(ids(await onDate('2025-07-04'))).toEqual([res.body.meal._id]);
-      } finally {
-        emitter.off(DomainEvents.MealPublished, failing);
-      }
     });
   });
 });
