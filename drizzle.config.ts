@@ -2,6 +2,7 @@ import { defineConfig } from 'drizzle-kit';
 
 export default defineConfig({
   dialect: 'postgresql',
-  schema: './src/database/schema.ts',
+  // Every module's tables (a module owns its `<module>.schema.ts`).
+  schema: './src/modules/*/*.schema.ts',
   out: './drizzle',
 });

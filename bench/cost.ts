@@ -18,7 +18,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { localParts } from '../src/common/time/dates';
-import { openDatabase } from '../src/database/database';
+import { openDatabase } from '../src/database/open-database';
 import { seedDemo } from '../src/database/seed-demo';
 import { freshServerDatabase, login as loginAt } from './support';
 

@@ -4,7 +4,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { CurrentMember } from '../src/common/auth/auth.decorators';
 import { localParts } from '../src/common/time/dates';
 import { rowsOf, type DemoSummary } from '../src/database/seed-demo';
-import { AttendanceService } from '../src/modules/attendance/attendance.service';
+import { CounterService } from '../src/modules/attendance/counter.service';
 import type { LoadRequest } from './client-worker';
 import { HttpClient, login, type LoadStats, type Stats } from './support';
 
@@ -137,13 +137,13 @@ export async function benchCounter({ app, base, query, seed, clearCache }: Conte
 
   // The rush: 500 members' passes (issued by the service: the members' logins are not what is measured), scanned by
   // 50 scanners, then each again (a second plate).
-  const attendance = app.get(AttendanceService);
+  const counter = app.get(CounterService);
   const scanned = members.filter((m) => !away.includes(m)).slice(0, SCANNED_MEMBERS);
   const passes: string[] = [];
   for (const m of scanned) {
     // One at a time: 500 at once would queue past the pool's checkout deadline.
     const member = { id: m.id, email: m.email, fullName: m.full_name, role: 'student' } as CurrentMember;
-    passes.push((await attendance.issuePass(member, { date: today, mealType: 'Counter' })).pass);
+    passes.push((await counter.issuePass(member, { date: today, mealType: 'Counter' })).pass);
   }
   const scanOf = (p: string): LoadRequest => ({
     method: 'POST',
@@ -206,7 +206,7 @@ export function counterReport(c: CounterResult): string[] {
  * one per diner, and none waits for delivery (at most two minutes).
  */
 async function settled(query: Context['query'], mealId: string, diners: number): Promise<void> {
-  for (const deadline = Date.now() + 120_000; Date.now() < deadline; ) {
+  for (const deadline = Date.now() + 120_000; Date.now() < deadline;) {
     const [{ created, waiting }] = rowsOf<{ created: number; waiting: number }>(
       await query(`select count(*) filter (where dedupe_key like 'MEAL_UPDATE:${mealId}:%')::int as created,
           count(*) filter (where status in ('queued', 'retrying'))::int as waiting

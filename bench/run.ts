@@ -14,7 +14,7 @@ import { createApp } from '../src/app';
 import { localParts, monthBounds, monthsBetween } from '../src/common/time/dates';
 import { loadConfig } from '../src/config/app-config';
 import { Database } from '../src/database/database';
-import { openDatabase } from '../src/database/database';
+import { openDatabase } from '../src/database/open-database';
 import { rowsOf, seedDemo, type DemoSummary } from '../src/database/seed-demo';
 import { MonthCache } from '../src/modules/billing/month-cache';
 import { BillingService } from '../src/modules/billing/billing.service';

@@ -16,22 +16,21 @@ import { RequestValidationPipe } from './common/http/request-validation.pipe';
 import { AppConfig } from './config/app-config';
 import { CoreModule } from './config/core.module';
 import { DatabaseModule } from './database/database.module';
-import { AccountsModule } from './modules/accounts/accounts.module';
-import { AuditModule } from './modules/audit/audit.module';
-import { AnalyticsModule } from './modules/analytics/analytics.module';
-import { BillingModule } from './modules/billing/billing.module';
-import { AttendanceModule } from './modules/attendance/attendance.module';
-import { AuthGuard } from './modules/auth/auth.guard';
-import { AuthModule } from './modules/auth/auth.module';
-import { ExpensesModule } from './modules/expenses/expenses.module';
-import { ExtrasModule } from './modules/extras/extras.module';
-import { FeedbackModule } from './modules/feedback/feedback.module';
-import { HealthModule } from './modules/health/health.module';
-import { LeaveModule } from './modules/leave/leave.module';
-import { MealsModule } from './modules/meals/meals.module';
-import { MessConfigModule } from './modules/mess-config/mess-config.module';
-import { NotificationsModule } from './modules/notifications/notifications.module';
-import { UsersModule } from './modules/users/users.module';
+import { AccountsModule } from './modules/accounts';
+import { AuditModule } from './modules/audit';
+import { AnalyticsModule } from './modules/analytics';
+import { BillingModule } from './modules/billing';
+import { AttendanceModule } from './modules/attendance';
+import { AuthGuard, AuthModule } from './modules/auth';
+import { ExpensesModule } from './modules/expenses';
+import { ExtrasModule } from './modules/extras';
+import { FeedbackModule } from './modules/feedback';
+import { HealthModule } from './modules/health';
+import { LeaveModule } from './modules/leave';
+import { MealsModule } from './modules/meals';
+import { MessConfigModule } from './modules/mess-config';
+import { NotificationsModule } from './modules/notifications';
+import { UsersModule } from './modules/users';
 
 @Module({})
 export class AppModule {

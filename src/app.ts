@@ -7,7 +7,9 @@ import type { IncomingMessage } from 'node:http';
 import { Logger, PinoLogger } from 'nestjs-pino';
 import { AppConfig } from './config/app-config';
 import { AppModule } from './app.module';
-import { addSharedErrorResponses, finishDocument, operationId } from './common/http/api-docs';
+import { finishDocument } from './common/http/document-finish';
+import { operationId } from './common/http/operation-id';
+import { addSharedErrorResponses } from './common/http/shared-error-responses';
 import { corsOptions, refuseForeignPreflight } from './common/http/cors';
 import { registerAdmission } from './common/http/admission';
 import { registerRequestContext } from './common/context/request-context.hook';
@@ -23,7 +25,7 @@ import {
   parseJsonBody,
   parseQueryString,
 } from './common/http/request-parsing';
-import { RequestMetrics } from './modules/health/request-metrics';
+import { RequestMetrics } from './common/stats/request-metrics';
 
 export const API_PREFIX = 'api';
 

@@ -8,7 +8,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { API_PREFIX, buildOpenApiDocument, fastifyAdapter } from './app';
 import { AppModule } from './app.module';
-import { sortedKeys } from './common/http/api-docs';
+import { sortedKeys } from './common/http/document-finish';
 import { loadConfig } from './config/app-config';
 
 /** The only configuration the document is built from. */

@@ -1,8 +1,9 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
+import { DomainEventBus } from '../common/events/domain-event-bus';
 import { PrometheusMetrics } from '../common/stats/prometheus';
 import { CacheStats, JobQueueStats, RateLimitStats } from '../common/stats/service-stats';
 import { Clock } from '../common/time/clock';
-import { RequestMetrics } from '../modules/health/request-metrics';
+import { RequestMetrics } from '../common/stats/request-metrics';
 import { AppConfig } from './app-config';
 
 /** Process-wide singletons every module may inject: the configuration and the counters health reports. */
@@ -14,6 +15,7 @@ export class CoreModule {
       { provide: AppConfig, useValue: config },
       { provide: RequestMetrics, useValue: new RequestMetrics() },
       Clock,
+      DomainEventBus,
       CacheStats,
       JobQueueStats,
       RateLimitStats,
@@ -25,6 +27,7 @@ export class CoreModule {
       exports: [
         AppConfig,
         Clock,
+        DomainEventBus,
         RequestMetrics,
         CacheStats,
         JobQueueStats,

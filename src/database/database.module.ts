@@ -1,6 +1,7 @@
 import { Global, Inject, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
-import { Database, openDatabase } from './database';
+import { Database } from './database';
+import { openDatabase } from './open-database';
 
 @Global()
 @Module({

@@ -1,6 +1,6 @@
 // `npm run db:migrate`: applies the committed migrations to the configured database and exits.
 import { loadConfig } from '../config/app-config';
-import { openDatabase } from './database';
+import { openDatabase } from './open-database';
 
 async function main(): Promise<void> {
   const config = loadConfig();

@@ -3,7 +3,7 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config/app-config';
 import { localParts } from '../common/time/dates';
-import { openDatabase } from './database';
+import { openDatabase } from './open-database';
 import { seedDemo } from './seed-demo';
 
 async function main(): Promise<void> {

@@ -195,7 +195,7 @@ describe('Analytics and the monthly bill', () => {
     expect(byName(await shares('2025-03', 'spec'))['C Member']).toEqual([1, 500]);
   });
 
-  it('coalesces a burst of marks into a handful of recalculations', async () => {
+  it('coalesces a burst of marks: never a recalculation per mark', async () => {
     const recalculator = t.app.get(ShareRecalculator);
     const crowd = await Promise.all(
       Array.from({ length: 12 }, (_, i) => t.member('student', { fullName: `Crowd ${i}` })),
@@ -218,11 +218,13 @@ describe('Analytics and the monthly bill', () => {
       );
       expect(results.map((r) => r.status)).toEqual(batch.map(() => 201));
     }
-    // 12 members × 84 meal slots = 1,008 marks, each published as its own event
+    // 12 members × 84 meal slots = 1,008 marks, each published as its own event. How many runs the quiet periods
+    // allow depends on the machine's speed (share-recalculator.spec.ts counts them on a fake clock); what holds on
+    // any machine is at most one per request, never one per mark.
     await recalculator.flush();
     const runs = recalculator.runs - before;
     expect(runs).toBeGreaterThanOrEqual(1);
-    expect(runs).toBeLessThanOrEqual(10);
+    expect(runs).toBeLessThanOrEqual(slots.length);
     const june = await shares('2025-06', 'proportional');
     expect(june.totalMeals).toBe(1008);
     expect(june.shares.every((s: { meals: number }) => s.meals === 84)).toBe(true);

@@ -1,7 +1,6 @@
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { eq } from 'drizzle-orm';
-import type { AttendanceEvent } from '../../src/common/events/domain-events';
-import { DomainEvents } from '../../src/common/events/domain-events';
+import type { AttendanceEvent } from '../../src/common/events/event-map';
 import { Database } from '../../src/database/database';
 import { AttendanceQueries } from '../../src/modules/attendance/attendance.queries';
 import { attendance } from '../../src/modules/attendance/attendance.schema';
@@ -40,10 +39,10 @@ describe('Attendance: events and queries', () => {
             .then((rows) => rows[0]?.status),
         );
       };
-      emitter().on(DomainEvents.AttendanceMarked, listener);
+      emitter().on('attendance.marked', listener);
     });
     afterEach(() => {
-      emitter().off(DomainEvents.AttendanceMarked, listener);
+      emitter().off('attendance.marked', listener);
     });
 
     it('publishes one event per written mark, after commit, with the previous status on a change', async () => {

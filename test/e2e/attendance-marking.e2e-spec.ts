@@ -1,5 +1,4 @@
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import { DomainEvents } from '../../src/common/events/domain-events';
 import { TestApp } from '../support/app';
 import { type Member, startAttendanceApp, storedMarksOf, UNKNOWN_ID } from '../support/attendance';
 
@@ -404,7 +403,7 @@ describe('Attendance: marking', () => {
       const failing = () => {
         throw new Error('listener broke');
       };
-      emitter().on(DomainEvents.AttendanceMarked, failing);
+      emitter().on('attendance.marked', failing);
       try {
         const res = await t.post(
           '/attendance',
@@ -413,7 +412,7 @@ describe('Attendance: marking', () => {
         );
         expect(res.status).toBe(201);
       } finally {
-        emitter().off(DomainEvents.AttendanceMarked, failing);
+        emitter().off('attendance.marked', failing);
       }
       expect(await storedMarks(member.id, '2025-05-03')).toBe(1);
     });

@@ -1,6 +1,6 @@
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { eq } from 'drizzle-orm';
-import { DomainEvents, type ExpenseEvent } from '../../src/common/events/domain-events';
+import type { ExpenseEvent } from '../../src/common/events/event-map';
 import { Database } from '../../src/database/database';
 import { ExpensesQueries } from '../../src/modules/expenses/expenses.queries';
 import { expenses } from '../../src/modules/expenses/expenses.schema';
@@ -53,11 +53,7 @@ describe('Expenses: events and queries', () => {
     beforeAll(() => {
       emitter = t.app.get(EventEmitter2);
       const { db } = t.app.get(Database);
-      for (const name of [
-        DomainEvents.ExpenseRecorded,
-        DomainEvents.ExpenseChanged,
-        DomainEvents.ExpenseDeleted,
-      ]) {
+      for (const name of ['expense.recorded', 'expense.changed', 'expense.deleted']) {
         // Reads the row as the listener sees it at emission: what has been committed by then.
         const listener = (payload: ExpenseEvent) => {
           received.push({
@@ -77,7 +73,7 @@ describe('Expenses: events and queries', () => {
 
     it('publishes recorded, changed (naming both months) and deleted, each after its write committed', async () => {
       const created = await record(manager.token, { category: 'Gas', amount: 450.5, date: '2033-03-31' });
-      expect(received.map((r) => r.name)).toEqual([DomainEvents.ExpenseRecorded]);
+      expect(received.map((r) => r.name)).toEqual(['expense.recorded']);
       expect(received[0].payload).toEqual({
         expenseId: created._id,
         months: ['2033-03'],
@@ -95,10 +91,7 @@ describe('Expenses: events and queries', () => {
         { token: admin },
       );
       expect(moved.status).toBe(200);
-      expect(received.map((r) => r.name)).toEqual([
-        DomainEvents.ExpenseRecorded,
-        DomainEvents.ExpenseChanged,
-      ]);
+      expect(received.map((r) => r.name)).toEqual(['expense.recorded', 'expense.changed']);
       expect(received[1].payload).toEqual({
         expenseId: created._id,
         months: ['2033-03', '2033-04'],
@@ -113,7 +106,7 @@ describe('Expenses: events and queries', () => {
       ]);
 
       expect((await t.delete(`/expenses/${created._id}`, { token: manager.token })).status).toBe(200);
-      expect(received[2].name).toBe(DomainEvents.ExpenseDeleted);
+      expect(received[2].name).toBe('expense.deleted');
       expect(received[2].payload).toMatchObject({
         expenseId: created._id,
         months: ['2033-04'],

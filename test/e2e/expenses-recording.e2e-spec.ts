@@ -1,5 +1,4 @@
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import { DomainEvents } from '../../src/common/events/domain-events';
 import { TestApp } from '../support/app';
 import { countExpenses, ISO, type Member, recordExpense, startExpensesApp } from '../support/expenses';
 
@@ -301,7 +300,7 @@ describe('Expenses: recorded by managers and treasurers, changed by their record
       const failing = () => {
         throw new Error('listener down');
       };
-      emitter.on(DomainEvents.ExpenseRecorded, failing);
+      emitter.on('expense.recorded', failing);
       try {
         const res = await t.post(
           '/expenses',
@@ -313,7 +312,7 @@ describe('Expenses: recorded by managers and treasurers, changed by their record
         expect(res.status).toBe(201);
         expect((await t.get(`/expenses/${res.body.expense._id}`, { token: manager.token })).status).toBe(200);
       } finally {
-        emitter.off(DomainEvents.ExpenseRecorded, failing);
+        emitter.off('expense.recorded', failing);
       }
     });
   });

@@ -1,6 +1,6 @@
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { count, eq } from 'drizzle-orm';
-import { DomainEvents, type FeedbackEvent } from '../../src/common/events/domain-events';
+import type { FeedbackEvent } from '../../src/common/events/event-map';
 import { Clock } from '../../src/common/time/clock';
 import { Database } from '../../src/database/database';
 import { FeedbackQueries } from '../../src/modules/feedback/feedback.queries';
@@ -394,7 +394,7 @@ describe('Feedback', () => {
           .then((rows) => rows[0]?.rating),
       );
     };
-    emitter.on(DomainEvents.FeedbackSubmitted, listener);
+    emitter.on('feedback.submitted', listener);
     try {
       const body = { date: '2025-02-01', mealType: 'Lunch', rating: 2 };
       const created = await t.post('/feedback', body, { token: member.token });
@@ -414,7 +414,7 @@ describe('Feedback', () => {
       ]);
       expect(await Promise.all(seen)).toEqual([2, 4]);
     } finally {
-      emitter.off(DomainEvents.FeedbackSubmitted, listener);
+      emitter.off('feedback.submitted', listener);
     }
   });
 

@@ -1,6 +1,6 @@
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { eq } from 'drizzle-orm';
-import { DomainEvents, type MealEvent } from '../../src/common/events/domain-events';
+import type { MealEvent } from '../../src/common/events/event-map';
 import { Database } from '../../src/database/database';
 import { meals } from '../../src/modules/meals/meals.schema';
 import { TestApp } from '../support/app';
@@ -31,7 +31,7 @@ describe('Meals: domain events', () => {
     beforeAll(() => {
       emitter = t.app.get(EventEmitter2);
       const { db } = t.app.get(Database);
-      for (const name of [DomainEvents.MealPublished, DomainEvents.MealChanged, DomainEvents.MealDeleted]) {
+      for (const name of ['meal.published', 'meal.changed', 'meal.deleted']) {
         const listener = (payload: MealEvent) => {
           received.push({
             name,
@@ -54,7 +54,7 @@ describe('Meals: domain events', () => {
         mealType: 'Lunch',
         dishes: ['Rice', 'Sambar'],
       });
-      expect(received.map((r) => r.name)).toEqual([DomainEvents.MealPublished]);
+      expect(received.map((r) => r.name)).toEqual(['meal.published']);
       expect(received[0].payload).toEqual({
         mealId: meal._id,
         date: '2025-07-01',
@@ -71,7 +71,7 @@ describe('Meals: domain events', () => {
         { token: admin },
       );
       expect(changed.status).toBe(200);
-      expect(received[1].name).toBe(DomainEvents.MealChanged);
+      expect(received[1].name).toBe('meal.changed');
       expect(received[1].payload).toEqual({
         mealId: meal._id,
         date: '2025-07-02',
@@ -83,7 +83,7 @@ describe('Meals: domain events', () => {
       expect(await received[1].committed).toEqual([expect.objectContaining({ date: '2025-07-02' })]);
 
       expect((await t.delete(`/meals/${meal._id}`, { token: manager.token })).status).toBe(200);
-      expect(received[2].name).toBe(DomainEvents.MealDeleted);
+      expect(received[2].name).toBe('meal.deleted');
       expect(received[2].payload).toMatchObject({ mealId: meal._id, date: '2025-07-02' });
       expect(await received[2].committed).toEqual([]);
     });
@@ -113,7 +113,7 @@ describe('Meals: domain events', () => {
       const failing = () => {
         throw new Error('listener down');
       };
-      emitter.on(DomainEvents.MealPublished, failing);
+      emitter.on('meal.published', failing);
       try {
         const res = await t.post(
           '/meals',
@@ -125,7 +125,7 @@ describe('Meals: domain events', () => {
         expect(res.status).toBe(201);
         expect(ids(await onDate('2025-07-04'))).toEqual([res.body.meal._id]);
       } finally {
-        emitter.off(DomainEvents.MealPublished, failing);
+        emitter.off('meal.published', failing);
       }
     });
   });

@@ -1,11 +1,11 @@
-import { EventEmitter2 } from '@nestjs/event-emitter';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { eq } from 'drizzle-orm';
 import { createApp } from '../../src/app';
-import { DomainEvents, type MemberEvent } from '../../src/common/events/domain-events';
+import { DomainEventBus } from '../../src/common/events/domain-event-bus';
+import type { MemberEvent } from '../../src/common/events/event-map';
 import { IN_MEMORY, loadConfig } from '../../src/config/app-config';
 import { Database } from '../../src/database/database';
-import { users } from '../../src/database/schema';
+import { users } from '../../src/modules/users';
 import { freshDatabase, TestDatabase } from './database';
 import { insertApprovedMember, memberToken, type MemberOverrides, type MemberRole } from './members';
 import { loadPgliteTemplate } from './templates';
@@ -202,7 +202,7 @@ export class TestApp {
       dines: true,
       actorId: (await this.admin()).id,
     };
-    this.app.get(EventEmitter2).emit(DomainEvents.MemberChanged, event);
+    this.app.get(DomainEventBus).publish('member.changed', event);
     const { id, email, password, fullName } = member;
     return { id, token: memberToken(this.jwtSecret, member), email, password, fullName };
   }

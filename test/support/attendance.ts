@@ -1,6 +1,6 @@
 import { and, count, eq } from 'drizzle-orm';
 import { Database } from '../../src/database/database';
-import { attendance } from '../../src/database/schema';
+import { attendance } from '../../src/modules/attendance/attendance.schema';
 import { TestApp } from './app';
 
 export type Member = Awaited<ReturnType<TestApp['member']>>;

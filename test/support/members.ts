@@ -1,7 +1,7 @@
 import * as bcrypt from 'bcrypt';
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../src/database/database';
-import { users } from '../../src/database/schema';
+import { users } from '../../src/modules/users';
 import { hs256 } from './tokens';
 
 /**

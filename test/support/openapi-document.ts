@@ -2,7 +2,7 @@ import { RequestMethod } from '@nestjs/common';
 import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import { DiscoveryService } from '@nestjs/core';
 import Ajv, { type ValidateFunction } from 'ajv';
-import { IS_PUBLIC, ROLES } from '../../src/common/auth/auth.decorators';
+import { IS_PUBLIC, PERMISSION } from '../../src/common/auth/auth.decorators';
 import { messSetup, RequestOptions, Response, TestApp } from './app';
 import { LocalIdentityProvider } from './idp';
 
@@ -33,9 +33,8 @@ export function declaredRoutes(t: TestApp): DeclaredRoute[] {
         .replace(/:(\w+)/g, '{$1}');
       const isPublic =
         Reflect.getMetadata(IS_PUBLIC, handler) === true || Reflect.getMetadata(IS_PUBLIC, type) === true;
-      const roles = (Reflect.getMetadata(ROLES, handler) ?? Reflect.getMetadata(ROLES, type)) as
-        unknown[] | undefined;
-      routes.push({ route: `${RequestMethod[method]} ${full}`, isPublic, hasRoles: Boolean(roles?.length) });
+      const permission = Reflect.getMetadata(PERMISSION, handler) ?? Reflect.getMetadata(PERMISSION, type);
+      routes.push({ route: `${RequestMethod[method]} ${full}`, isPublic, hasRoles: Boolean(permission) });
     }
   }
   return routes.sort((a, b) => a.route.localeCompare(b.route));
@@ -149,7 +148,10 @@ export async function closeDocumentedApp(app: Partial<DocumentedApp>): Promise<v
   await app.idp?.stop();
 }
 
-export type CallOptions = RequestOptions & { params?: Record<string, string>; query?: Record<string, string> };
+export type CallOptions = RequestOptions & {
+  params?: Record<string, string>;
+  query?: Record<string, string>;
+};
 
 /**
  * Sends a real request and checks the answer against the document: its status must be documented for that

@@ -1,5 +1,6 @@
 import { createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
-import type { Role, UserStatus } from '../../modules/users/users.schema';
+import type { Permission } from './permissions';
+import type { Role, UserStatus } from './roles';
 
 /** The caller as the auth guard established it for this request. */
 export interface CurrentMember {
@@ -14,16 +15,14 @@ export interface CurrentMember {
 }
 
 export const IS_PUBLIC = 'mess:public';
-export const ROLES = 'mess:roles';
+export const PERMISSION = 'mess:permission';
 
 /** No token needed: the routes the contract calls public. */
 export const Public = () => SetMetadata(IS_PUBLIC, true);
 
-/** Only these roles pass; `admin` always passes. */
-export const Roles = (...roles: Role[]) => SetMetadata(ROLES, roles);
+/** Only a member whose role holds this permission passes (see `permissions.ts`; `admin` holds them all). */
+export const Allow = (permission: Permission) => SetMetadata(PERMISSION, permission);
 
 export const CurrentUser = createParamDecorator((_: unknown, ctx: ExecutionContext): CurrentMember => {
   return ctx.switchToHttp().getRequest<{ member: CurrentMember }>().member;
 });
-
-export const isPrivileged = (member: Pick<CurrentMember, 'role'>): boolean => member.role !== 'student';

@@ -19,7 +19,7 @@ import {
 } from 'class-validator';
 import { MAX_AMOUNT_RUPEES, toPaise } from '../money/money';
 import { isCalendarDate, isMonth } from '../time/dates';
-import { normalizeIndianPhone } from '../../modules/users/phone';
+import { normalizeIndianPhone } from '../phone/phone';
 
 const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
 

@@ -1,53 +1,55 @@
 import { Body, Controller, Get, Headers, Param, Post, Query, UseInterceptors } from '@nestjs/common';
 import {
   ApiCreatedResponse,
-  ApiHeader,
   ApiOkResponse,
   ApiOperation,
   ApiParam,
   ApiProduces,
   ApiTags,
 } from '@nestjs/swagger';
-import { createHash } from 'node:crypto';
-import { type CurrentMember, CurrentUser, Roles } from '../../common/auth/auth.decorators';
-import { badRequest, forbidden } from '../../common/errors/api-error';
+import { type CurrentMember, CurrentUser, Allow } from '../../common/auth/auth.decorators';
 import { ApiAuth, ApiRoleAuth } from '../../common/http/api-docs';
 import { FileResponse, FileResponseInterceptor } from '../../common/http/file-response';
 import { IdPipe } from '../../common/http/id.pipe';
-import { toPaise, toRupees } from '../../common/money/money';
-import { monthOf } from '../../common/time/dates';
-import { MessConfigService } from '../mess-config/mess-config.service';
+import { ApiIdempotencyKey, idempotencyScope } from '../../common/http/idempotency-key';
 import { AccountErrors } from './accounts.errors';
-import { AccountsService, EntryResult, IdempotencyScope, Statement } from './accounts.service';
+import { AccountsQueries } from './accounts.queries';
 import {
-  AccountResponse,
   AccountsQuery,
-  AccountsResponse,
   EntriesQuery,
-  EntryResponse,
   RecordNoteDto,
   RecordPaymentDto,
   ReverseEntryDto,
   StatementQuery,
+  toNoteInput,
+  toPaymentInput,
+} from './dto/accounts.requests';
+import {
+  AccountResponse,
+  AccountsResponse,
+  EntryResponse,
   StatementResponse,
-  toEntryDto,
-} from './dto/accounts.dto';
-import { statementCsv, statementPdf } from './statement-documents';
+  toAccountResponse,
+  toAccountsResponse,
+  toEntryResponse,
+  toStatementResponse,
+} from './dto/accounts.response';
+import { LedgerService } from './ledger.service';
+import { StatementExportService, type StatementFormat } from './statement-export.service';
 
-/** Visible ASCII, 1–255 characters: what the Idempotency-Key header may hold. */
-const KEY_PATTERN = /^[\x21-\x7E]{1,255}$/;
 const NOT_FOUND_MEMBER = [404, AccountErrors.memberNotFound] as const;
 
 @ApiTags('Accounts')
 @Controller('accounts')
 export class AccountsController {
   constructor(
-    private readonly accounts: AccountsService,
-    private readonly messConfig: MessConfigService,
+    private readonly queries: AccountsQueries,
+    private readonly ledger: LedgerService,
+    private readonly exports: StatementExportService,
   ) {}
 
   @Get()
-  @Roles('treasurer')
+  @Allow('accounts.manage')
   @ApiOperation({
     summary: 'The dues list: every member with an account, balance and last payment, largest due first',
     description:
@@ -56,30 +58,19 @@ export class AccountsController {
   })
   @ApiOkResponse({ type: AccountsResponse })
   @ApiRoleAuth(400)
-  async list(@Query() query: AccountsQuery): Promise<AccountsResponse> {
-    const { rows, total, duePaise, creditPaise } = await this.accounts.accounts(
-      query.status,
-      query.page,
-      query.limit,
-    );
-    return {
-      success: true,
-      accounts: rows.map((r) => ({
-        userId: { _id: r.userId, fullName: r.fullName },
-        balance: toRupees(r.balancePaise),
-        lastPaymentAt: r.lastPaymentAt,
-      })),
-      totals: { due: toRupees(duePaise), credit: toRupees(creditPaise) },
-      pagination: { page: query.page, limit: query.limit, total },
-    };
+  async listAccounts(@Query() query: AccountsQuery): Promise<AccountsResponse> {
+    return toAccountsResponse(await this.queries.accounts(query.status, query.page, query.limit), query);
   }
 
   @Get('me')
   @ApiOperation({ summary: "The caller's own account: balance and entries, newest first (any member)" })
   @ApiOkResponse({ type: AccountResponse })
   @ApiAuth(400)
-  me(@CurrentUser() member: CurrentMember, @Query() query: EntriesQuery): Promise<AccountResponse> {
-    return this.account(member.id, query);
+  async getMyAccount(
+    @CurrentUser() member: CurrentMember,
+    @Query() query: EntriesQuery,
+  ): Promise<AccountResponse> {
+    return toAccountResponse(await this.queries.account(member, member.id, query.page, query.limit), query);
   }
 
   @Get(':userId')
@@ -90,13 +81,12 @@ export class AccountsController {
   })
   @ApiOkResponse({ type: AccountResponse })
   @ApiAuth(400, [403, AccountErrors.notYours], NOT_FOUND_MEMBER)
-  async get(
+  async getAccount(
     @CurrentUser() member: CurrentMember,
     @Param('userId', IdPipe) userId: string,
     @Query() query: EntriesQuery,
   ): Promise<AccountResponse> {
-    assertMayRead(member, userId);
-    return this.account(userId, query);
+    return toAccountResponse(await this.queries.account(member, userId, query.page, query.limit), query);
   }
 
   @Get(':userId/statement')
@@ -127,43 +117,21 @@ export class AccountsController {
     },
   })
   @ApiAuth(400, [403, AccountErrors.notYours], NOT_FOUND_MEMBER)
-  async statement(
+  async getStatement(
     @CurrentUser() member: CurrentMember,
     @Param('userId', IdPipe) userId: string,
     @Query() query: StatementQuery,
     @Headers('accept') accept: string | undefined,
   ): Promise<StatementResponse | FileResponse> {
-    assertMayRead(member, userId);
-    const to = query.to ?? monthOf(this.accounts.today());
-    const from = query.from ?? to;
-    const statement = await this.accounts.statement(userId, from, to);
-    const fileName = `statement-${userId}-${from}-${to}`;
-    const wants = (type: string) => (accept ?? '').toLowerCase().includes(type);
-    if (wants('text/csv'))
-      return new FileResponse('text/csv; charset=utf-8', `${fileName}.csv`, statementCsv(statement));
-    if (wants('application/pdf')) {
-      const config = await this.messConfig.read();
-      const pdf = await statementPdf(
-        statement,
-        { messName: config.messName, email: config.email, phone: config.phone },
-        this.accounts.today(),
-      );
-      return new FileResponse('application/pdf', `${fileName}.pdf`, pdf);
-    }
-    return toStatementResponse(statement);
+    const statement = await this.queries.statement(member, userId, query.from, query.to);
+    const format = statementFormat(accept);
+    return format ? this.exports.file(statement, format) : toStatementResponse(statement);
   }
 
   @Post(':userId/payments')
-  @Roles('treasurer')
+  @Allow('accounts.manage')
   @ApiParam({ name: 'userId', format: 'uuid' })
-  @ApiHeader({
-    name: 'Idempotency-Key',
-    required: false,
-    description:
-      'Any unique string (a UUID) per payment. A repeat with the same key by the same caller to the same path ' +
-      'returns the first answer and records nothing more, also when the repeats arrive at once; the same key ' +
-      'with a different body is 422. Only a successful answer is kept: after an error, the key may be used again.',
-  })
+  @ApiIdempotencyKey('payment')
   @ApiOperation({
     summary: "Record a payment received from a member (treasurer or admin): a credit on the member's account",
     description:
@@ -172,43 +140,22 @@ export class AccountsController {
   })
   @ApiCreatedResponse({ type: EntryResponse })
   @ApiRoleAuth(400, NOT_FOUND_MEMBER, [422, AccountErrors.keyReused])
-  async payment(
+  async recordPayment(
     @CurrentUser() member: CurrentMember,
     @Param('userId', IdPipe) userId: string,
     @Body() body: RecordPaymentDto,
     @Headers('idempotency-key') key: string | undefined,
   ): Promise<EntryResponse> {
-    let scope: IdempotencyScope | undefined;
-    if (key !== undefined) {
-      if (!KEY_PATTERN.test(key))
-        throw badRequest('Validation failed', [
-          { field: 'Idempotency-Key', message: AccountErrors.keyInvalid },
-        ]);
-      scope = {
-        callerId: member.id,
-        route: `POST /accounts/${userId}/payments`,
-        key,
-        fingerprint: fingerprint(body),
-      };
-    }
-    return toEntryResponse(
-      await this.accounts.recordPayment(
-        member.id,
-        userId,
-        {
-          amountPaise: toPaise(body.amount)!,
-          date: body.date,
-          method: body.method,
-          reference: body.reference,
-          note: body.note,
-        },
-        scope,
-      ),
-    );
+    const scope = idempotencyScope(key, {
+      callerId: member.id,
+      route: `POST /accounts/${userId}/payments`,
+      body,
+    });
+    return toEntryResponse(await this.ledger.recordPayment(member.id, userId, toPaymentInput(body), scope));
   }
 
   @Post(':userId/adjustments')
-  @Roles('treasurer')
+  @Allow('accounts.manage')
   @ApiParam({ name: 'userId', format: 'uuid' })
   @ApiOperation({
     summary: 'Record an adjustment (treasurer or admin): a debit or credit note with a required note',
@@ -216,22 +163,16 @@ export class AccountsController {
   })
   @ApiCreatedResponse({ type: EntryResponse })
   @ApiRoleAuth(400, NOT_FOUND_MEMBER)
-  async adjustment(
+  async recordAdjustment(
     @CurrentUser() member: CurrentMember,
     @Param('userId', IdPipe) userId: string,
     @Body() body: RecordNoteDto,
   ): Promise<EntryResponse> {
-    return toEntryResponse(
-      await this.accounts.recordAdjustment(member.id, userId, {
-        direction: body.direction,
-        amountPaise: toPaise(body.amount)!,
-        note: body.note,
-      }),
-    );
+    return toEntryResponse(await this.ledger.recordAdjustment(member.id, userId, toNoteInput(body)));
   }
 
   @Post(':userId/opening')
-  @Roles('treasurer')
+  @Allow('accounts.manage')
   @ApiParam({ name: 'userId', format: 'uuid' })
   @ApiOperation({
     summary: "Enter a member's opening balance (treasurer or admin), once: for a mess that moves in mid-year",
@@ -240,22 +181,16 @@ export class AccountsController {
   })
   @ApiCreatedResponse({ type: EntryResponse })
   @ApiRoleAuth(400, NOT_FOUND_MEMBER, [409, AccountErrors.openingExists])
-  async opening(
+  async recordOpeningBalance(
     @CurrentUser() member: CurrentMember,
     @Param('userId', IdPipe) userId: string,
     @Body() body: RecordNoteDto,
   ): Promise<EntryResponse> {
-    return toEntryResponse(
-      await this.accounts.recordOpening(member.id, userId, {
-        direction: body.direction,
-        amountPaise: toPaise(body.amount)!,
-        note: body.note,
-      }),
-    );
+    return toEntryResponse(await this.ledger.recordOpening(member.id, userId, toNoteInput(body)));
   }
 
   @Post('entries/:id/reverse')
-  @Roles('treasurer')
+  @Allow('accounts.manage')
   @ApiParam({ name: 'id', format: 'uuid' })
   @ApiOperation({
     summary:
@@ -270,60 +205,19 @@ export class AccountsController {
     [404, AccountErrors.entryNotFound],
     [409, AccountErrors.alreadyReversed, AccountErrors.reversalOfReversal, AccountErrors.chargeReversal],
   )
-  async reverse(
+  async reverseEntry(
     @CurrentUser() member: CurrentMember,
     @Param('id', IdPipe) id: string,
     @Body() body: ReverseEntryDto,
   ): Promise<EntryResponse> {
-    return toEntryResponse(await this.accounts.reverse(member.id, id, body.note));
-  }
-
-  private async account(userId: string, query: EntriesQuery): Promise<AccountResponse> {
-    const { balancePaise, entries, total } = await this.accounts.account(userId, query.page, query.limit);
-    return {
-      success: true,
-      balance: toRupees(balancePaise),
-      entries: entries.map(toEntryDto),
-      pagination: { page: query.page, limit: query.limit, total },
-    };
+    return toEntryResponse(await this.ledger.reverse(member.id, id, body.note));
   }
 }
 
-/** Treasurers and admins read every account; anyone else only their own. */
-function assertMayRead(member: CurrentMember, userId: string): void {
-  if (member.id !== userId && member.role !== 'treasurer' && member.role !== 'admin')
-    throw forbidden(AccountErrors.notYours);
-}
-
-/** The body as validated, keys sorted: the same payment written another way has the same fingerprint. */
-function fingerprint(body: RecordPaymentDto): string {
-  const canonical = Object.fromEntries(
-    Object.entries({ ...body })
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : 1)),
-  );
-  return createHash('sha256').update(JSON.stringify(canonical)).digest('hex');
-}
-
-const toEntryResponse = (result: EntryResult): EntryResponse => ({
-  success: true,
-  entry: toEntryDto(result.entry),
-  balance: toRupees(result.balancePaise),
-});
-
-function toStatementResponse(s: Statement): StatementResponse {
-  return {
-    success: true,
-    member: { _id: s.userId, fullName: s.fullName },
-    from: s.from,
-    to: s.to,
-    opening: toRupees(s.openingPaise),
-    entries: s.lines.map(({ entry, balancePaise }) => ({
-      ...toEntryDto(entry),
-      balance: toRupees(balancePaise),
-    })),
-    closing: toRupees(s.closingPaise),
-    totalDebit: toRupees(s.totalDebitPaise),
-    totalCredit: toRupees(s.totalCreditPaise),
-  };
+/** The download the Accept header asks for, if any (CSV first); otherwise the statement is JSON. */
+function statementFormat(accept: string | undefined): StatementFormat | undefined {
+  const wants = (type: string) => (accept ?? '').toLowerCase().includes(type);
+  if (wants('text/csv')) return 'csv';
+  if (wants('application/pdf')) return 'pdf';
+  return undefined;
 }

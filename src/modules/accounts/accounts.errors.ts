@@ -8,5 +8,4 @@ export const AccountErrors = {
   reversalOfReversal: 'A reversal cannot be reversed; record a new entry instead',
   chargeReversal: "A month's charge cannot be reversed here; reopen the month instead",
   keyReused: 'This Idempotency-Key was used with a different request body',
-  keyInvalid: 'Idempotency-Key must be 1 to 255 visible ASCII characters',
 } as const;

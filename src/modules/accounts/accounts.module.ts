@@ -1,22 +1,28 @@
 import { Module } from '@nestjs/common';
 import { describeConstraint } from '../../common/errors/database-errors';
-import { AuditModule } from '../audit/audit.module';
-import { MessConfigModule } from '../mess-config/mess-config.module';
-import { UsersModule } from '../users/users.module';
+import { AuditTrailModule } from '../audit-trail';
+import { MessConfigModule } from '../mess-config';
+import { UsersModule } from '../users';
 import { AccountsController } from './accounts.controller';
 import { AccountErrors } from './accounts.errors';
+import { AccountsQueries } from './accounts.queries';
 import { AccountsRepository } from './accounts.repository';
 import { AccountsService } from './accounts.service';
+import { LedgerService } from './ledger.service';
+import { StatementExportService } from './statement-export.service';
 
 // Two requests racing past the service's checks meet these unique indexes; the answer is the check's own 409.
 describeConstraint('account_entries_reverses_unique', 409, AccountErrors.alreadyReversed);
 describeConstraint('account_entries_opening_unique', 409, AccountErrors.openingExists);
 
-/** Members' accounts: the append-only ledger, payments, adjustments, openings, reversals and statements. */
+/**
+ * Members' accounts: the append-only ledger (LedgerService records by hand, AccountsService posts a month's charges
+ * for billing), balances and statements (AccountsQueries), statements as CSV and PDF (StatementExportService).
+ */
 @Module({
-  imports: [UsersModule, MessConfigModule, AuditModule],
+  imports: [UsersModule, MessConfigModule, AuditTrailModule],
   controllers: [AccountsController],
-  providers: [AccountsRepository, AccountsService],
+  providers: [AccountsRepository, AccountsService, AccountsQueries, LedgerService, StatementExportService],
   exports: [AccountsService],
 })
 export class AccountsModule {}

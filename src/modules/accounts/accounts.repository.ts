@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { and, asc, desc, eq, sql, type SQL } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import { Database, DbOrTx } from '../../database/database';
-import { memberDirectory } from '../users/member-names';
+import { memberDirectory } from '../users';
 import {
   accountEntries,
   idempotentRequests,

@@ -1,7 +1,7 @@
 import { csvDocument } from '../../common/http/csv';
 import { formatRupees } from '../../common/money/money';
 import type { AccountEntryRow } from './accounts.schema';
-import type { Statement } from './accounts.service';
+import type { Statement } from './accounts.queries';
 
 /** Who issues the statement: printed at the top of the PDF. */
 export interface StatementIssuer {

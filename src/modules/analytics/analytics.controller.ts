@@ -1,6 +1,6 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Roles } from '../../common/auth/auth.decorators';
+import { Allow } from '../../common/auth/auth.decorators';
 import { ApiRoleAuth } from '../../common/http/api-docs';
 import { AnalyticsService } from './analytics.service';
 import {
@@ -20,19 +20,19 @@ export class AnalyticsController {
   constructor(private readonly analytics: AnalyticsService) {}
 
   @Get('expenses')
-  @Roles('manager', 'treasurer')
+  @Allow('analytics.read')
   @ApiOperation({
     summary: 'Spending of a month or a year: total, monthly average, per category, month-by-month trend',
     description: 'Manager, treasurer or admin. `month` wins over `year`; neither means this year.',
   })
   @ApiOkResponse({ type: ExpenseAnalyticsResponse })
   @ApiRoleAuth(400)
-  expenses(@Query() query: ExpenseAnalyticsQuery): Promise<ExpenseAnalyticsResponse> {
+  getExpenseAnalytics(@Query() query: ExpenseAnalyticsQuery): Promise<ExpenseAnalyticsResponse> {
     return this.analytics.expenseAnalytics(query);
   }
 
   @Get('attendance')
-  @Roles('manager', 'treasurer')
+  @Allow('analytics.read')
   @ApiOperation({
     summary: 'Attendance of a month (default this month) or of startDate..endDate',
     description:
@@ -43,12 +43,12 @@ export class AnalyticsController {
   })
   @ApiOkResponse({ type: AttendanceAnalyticsResponse })
   @ApiRoleAuth(400)
-  attendance(@Query() query: PeriodQuery): Promise<AttendanceAnalyticsResponse> {
+  getAttendanceAnalytics(@Query() query: PeriodQuery): Promise<AttendanceAnalyticsResponse> {
     return this.analytics.attendanceAnalytics(query);
   }
 
   @Get('health')
-  @Roles('manager', 'treasurer')
+  @Allow('analytics.read')
   @ApiOperation({
     summary: 'Mess health score of a month (default this month), each part 0..100',
     description:
@@ -59,18 +59,18 @@ export class AnalyticsController {
   })
   @ApiOkResponse({ type: HealthScoreResponse })
   @ApiRoleAuth(400)
-  health(@Query() query: MonthQuery): Promise<HealthScoreResponse> {
+  getMessHealth(@Query() query: MonthQuery): Promise<HealthScoreResponse> {
     return this.analytics.health(query.month);
   }
 
   @Get('headcount')
-  @Roles('manager', 'treasurer')
+  @Allow('analytics.read')
   @ApiOperation({
     summary: 'Expected diners per meal of a day (default today) from the marks so far, for the kitchen',
   })
   @ApiOkResponse({ type: HeadcountResponse })
   @ApiRoleAuth(400)
-  headcount(@Query() query: DayQuery): Promise<HeadcountResponse> {
+  getHeadcount(@Query() query: DayQuery): Promise<HeadcountResponse> {
     return this.analytics.headcount(query.date);
   }
 }

@@ -1,11 +1,11 @@
 import { Module } from '@nestjs/common';
-import { AttendanceModule } from '../attendance/attendance.module';
-import { BillingModule } from '../billing/billing.module';
-import { ExpensesModule } from '../expenses/expenses.module';
-import { FeedbackModule } from '../feedback/feedback.module';
-import { MessConfigModule } from '../mess-config/mess-config.module';
-import { UsersModule } from '../users/users.module';
-import { LeaveCalendarModule } from '../leave/leave-calendar.module';
+import { AttendanceModule } from '../attendance';
+import { BillingModule } from '../billing';
+import { ExpensesModule } from '../expenses';
+import { FeedbackModule } from '../feedback';
+import { MessConfigModule } from '../mess-config';
+import { UsersModule } from '../users';
+import { LeaveCalendarModule } from '../leave-calendar';
 import { AnalyticsController } from './analytics.controller';
 import { AnalyticsService } from './analytics.service';
 

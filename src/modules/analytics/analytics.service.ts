@@ -3,14 +3,13 @@ import { badRequest } from '../../common/errors/api-error';
 import { toRupees } from '../../common/money/money';
 import { mealSpan, monthBounds, monthOf, monthsBetween } from '../../common/time/dates';
 import { AppConfig } from '../../config/app-config';
-import { AttendanceQueries } from '../attendance/attendance.queries';
-import { BillingService } from '../billing/billing.service';
-import { MonthCache } from '../billing/month-cache';
-import { ExpensesQueries } from '../expenses/expenses.queries';
-import { FeedbackQueries } from '../feedback/feedback.queries';
-import { LeaveCalendar } from '../leave/leave-calendar';
-import { MessConfigService } from '../mess-config/mess-config.service';
-import { UsersService } from '../users/users.service';
+import { AttendanceQueries } from '../attendance';
+import { BillingService, MonthCache } from '../billing';
+import { ExpensesQueries } from '../expenses';
+import { FeedbackQueries } from '../feedback';
+import { LeaveCalendar } from '../leave-calendar';
+import { MessConfigService } from '../mess-config';
+import { UsersService } from '../users';
 import type {
   AttendanceAnalyticsResponse,
   ExpenseAnalyticsResponse,

@@ -1,33 +1,28 @@
 import { Body, Controller, Get, Param, Post, Put, Query, UseInterceptors } from '@nestjs/common';
-import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { type CurrentMember, CurrentUser, Roles } from '../../common/auth/auth.decorators';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { type CurrentMember, CurrentUser, Allow } from '../../common/auth/auth.decorators';
 import { ApiAuth, ApiRoleAuth, MONTH_CLOSED } from '../../common/http/api-docs';
 import { IdPipe } from '../../common/http/id.pipe';
 import { AttendanceService } from './attendance.service';
+import { BulkMarkingService } from './bulk-marking.service';
 import {
   BulkAttendanceDto,
   ListAttendanceQuery,
   MarkAttendanceDto,
   MAX_BULK_MARKS,
-  PassQuery,
-  ScanDto,
   UpdateAttendanceDto,
 } from './dto/attendance.requests';
 import {
-  INVALID_PASS,
   MARKING_CLOSED,
   MESS_MADE_MARK,
   MEMBER_NOT_A_DINER,
   NOT_A_DINER,
   ON_LEAVE,
-  PASS_MEAL_OVER,
 } from './attendance.errors';
 import {
   AttendanceEnvelopeDto,
   AttendanceListDto,
   BulkAttendanceResultDto,
-  PassResponseDto,
-  ScanResultDto,
   toAttendanceListItem,
   toAttendanceResponse,
 } from './dto/attendance.response';
@@ -36,7 +31,10 @@ import { Upserted, UpsertStatusInterceptor } from './upsert-status.interceptor';
 @ApiTags('Attendance')
 @Controller('attendance')
 export class AttendanceController {
-  constructor(private readonly attendance: AttendanceService) {}
+  constructor(
+    private readonly attendance: AttendanceService,
+    private readonly bulk: BulkMarkingService,
+  ) {}
 
   @Get()
   @ApiOperation({
@@ -48,7 +46,7 @@ export class AttendanceController {
   })
   @ApiOkResponse({ type: AttendanceListDto })
   @ApiAuth(400)
-  async list(
+  async listAttendance(
     @CurrentUser() caller: CurrentMember,
     @Query() query: ListAttendanceQuery,
   ): Promise<AttendanceListDto> {
@@ -83,7 +81,7 @@ export class AttendanceController {
     [404, 'User not found'],
     [409, MESS_MADE_MARK, MARKING_CLOSED, NOT_A_DINER, MEMBER_NOT_A_DINER, ON_LEAVE, MONTH_CLOSED],
   )
-  async mark(
+  async markAttendance(
     @CurrentUser() caller: CurrentMember,
     @Body() body: MarkAttendanceDto,
   ): Promise<Upserted<AttendanceEnvelopeDto>> {
@@ -92,7 +90,7 @@ export class AttendanceController {
   }
 
   @Post('bulk')
-  @Roles('manager')
+  @Allow('attendance.mark-others')
   @UseInterceptors(UpsertStatusInterceptor)
   @ApiOperation({
     summary: `Mark one meal slot for up to ${MAX_BULK_MARKS} members at once (manager, admin)`,
@@ -106,62 +104,16 @@ export class AttendanceController {
   @ApiCreatedResponse({ type: BulkAttendanceResultDto, description: 'At least one mark was new' })
   @ApiOkResponse({ type: BulkAttendanceResultDto, description: 'Every mark existed already' })
   @ApiRoleAuth(400, [409, ON_LEAVE, MONTH_CLOSED])
-  async markMany(
+  async markAttendanceBulk(
     @CurrentUser() caller: CurrentMember,
     @Body() body: BulkAttendanceDto,
   ): Promise<Upserted<BulkAttendanceResultDto>> {
-    const outcome = await this.attendance.markMany(caller, body);
+    const outcome = await this.bulk.markMany(caller, body);
     return new Upserted(outcome.created > 0, {
       success: true,
       attendance: outcome.rows.map(toAttendanceResponse),
       summary: { created: outcome.created, updated: outcome.updated, unchanged: outcome.unchanged },
     });
-  }
-
-  @Get('pass')
-  @ApiOperation({
-    summary: "The caller's signed pass for a meal, with its QR code (the counter scans it)",
-    description:
-      "A short pass signed with the service's pass key (PASS_SECRET, or derived from JWT_SECRET under its own " +
-      "label; never the login token's key), bound to the caller, the date and the meal. It is valid from 30 " +
-      "minutes before the meal's start to its end; a meal that has ended gets 400, a later one a pass that " +
-      'becomes valid in its window. `qrSvg` holds the pass as an SVG QR code.',
-  })
-  @ApiOkResponse({ type: PassResponseDto })
-  @ApiAuth([400, { error: PASS_MEAL_OVER, details: [{ field: 'date', message: PASS_MEAL_OVER }] }])
-  async pass(@CurrentUser() caller: CurrentMember, @Query() query: PassQuery): Promise<PassResponseDto> {
-    const issued = await this.attendance.issuePass(caller, query);
-    return {
-      success: true,
-      pass: issued.pass,
-      validFrom: issued.validFrom.toISOString(),
-      expiresAt: issued.expiresAt.toISOString(),
-      qrSvg: issued.qrSvg,
-    };
-  }
-
-  @Post('scan')
-  @Roles('manager')
-  @UseInterceptors(UpsertStatusInterceptor)
-  @ApiOperation({
-    summary: "The counter: mark a pass's member present for its meal (manager, admin)",
-    description:
-      '201 `repeat: false` when it marked the member present (a new mark, an absent one changed, or the ' +
-      "member's own present mark taken over as the kitchen's record); 200 `repeat: true` when the mess or the " +
-      'counter had already recorded them present (a second plate). 50 scans of one pass at once mark once. ' +
-      '400 `Invalid pass` for a forged, tampered, expired or not-yet-valid pass; 409 when the member is on ' +
-      'approved leave for the meal, does not dine at the mess (`dines: false`), or its month is closed.',
-  })
-  @ApiBody({ type: ScanDto })
-  @ApiCreatedResponse({ type: ScanResultDto, description: 'Marked present' })
-  @ApiOkResponse({ type: ScanResultDto, description: 'Already recorded present: a second plate' })
-  @ApiRoleAuth(
-    [400, { error: INVALID_PASS, details: [{ field: 'pass', message: INVALID_PASS }] }],
-    [409, ON_LEAVE, MEMBER_NOT_A_DINER, MONTH_CLOSED],
-  )
-  async scan(@CurrentUser() caller: CurrentMember, @Body() body: ScanDto): Promise<Upserted<ScanResultDto>> {
-    const { row, repeat } = await this.attendance.scan(caller, body.pass);
-    return new Upserted(!repeat, { success: true, attendance: toAttendanceResponse(row), repeat });
   }
 
   @Put(':id')
@@ -179,7 +131,7 @@ export class AttendanceController {
     [404, 'Attendance record not found'],
     [409, MESS_MADE_MARK, MARKING_CLOSED, NOT_A_DINER, MEMBER_NOT_A_DINER, ON_LEAVE, MONTH_CLOSED],
   )
-  async changeStatus(
+  async changeAttendanceStatus(
     @CurrentUser() caller: CurrentMember,
     @Param('id', IdPipe) id: string,
     @Body() body: UpdateAttendanceDto,

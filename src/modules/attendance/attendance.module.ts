@@ -1,18 +1,32 @@
 import { Module } from '@nestjs/common';
-import { AuditModule } from '../audit/audit.module';
-import { MessConfigModule } from '../mess-config/mess-config.module';
-import { UsersModule } from '../users/users.module';
-import { LeaveCalendarModule } from '../leave/leave-calendar.module';
+import { AuditTrailModule } from '../audit-trail';
+import { MessConfigModule } from '../mess-config';
+import { UsersModule } from '../users';
+import { LeaveCalendarModule } from '../leave-calendar';
 import { AttendanceController } from './attendance.controller';
+import { AttendanceEvents } from './attendance-events';
 import { AttendanceQueries } from './attendance.queries';
 import { AttendanceRepository } from './attendance.repository';
 import { AttendanceService } from './attendance.service';
+import { BulkMarkingService } from './bulk-marking.service';
+import { CounterController } from './counter.controller';
 import { CounterPasses } from './counter-pass';
+import { CounterService } from './counter.service';
+import { SlotWriter } from './slot-writer';
 
 @Module({
-  imports: [MessConfigModule, UsersModule, LeaveCalendarModule, AuditModule],
-  controllers: [AttendanceController],
-  providers: [AttendanceRepository, AttendanceService, AttendanceQueries, CounterPasses],
+  imports: [MessConfigModule, UsersModule, LeaveCalendarModule, AuditTrailModule],
+  controllers: [AttendanceController, CounterController],
+  providers: [
+    AttendanceRepository,
+    AttendanceService,
+    AttendanceQueries,
+    AttendanceEvents,
+    SlotWriter,
+    BulkMarkingService,
+    CounterPasses,
+    CounterService,
+  ],
   exports: [AttendanceQueries, AttendanceService],
 })
 export class AttendanceModule {}

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { and, asc, count, desc, eq, getTableColumns, gte, lte, sql, SQL } from 'drizzle-orm';
 import { Database, DbOrTx } from '../../database/database';
-import { memberNames } from '../users/member-names';
+import { memberNames } from '../users';
 import { attendance, AttendanceRow, AttendanceStatus, MarkSource } from './attendance.schema';
 import { isAnyUuid } from '../../database/sql-arrays';
 

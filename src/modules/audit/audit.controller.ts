@@ -1,6 +1,6 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Roles } from '../../common/auth/auth.decorators';
+import { Allow } from '../../common/auth/auth.decorators';
 import { ApiRoleAuth } from '../../common/http/api-docs';
 import { AUDIT_ENTITY_INVALID, AUDIT_RANGE_REVERSED } from './audit.errors';
 import { AuditService } from './audit.service';
@@ -13,7 +13,7 @@ export class AuditController {
   constructor(private readonly audit: AuditService) {}
 
   @Get()
-  @Roles('treasurer')
+  @Allow('audit.read')
   @ApiOperation({
     summary: 'The audit trail (admin, treasurer): who changed what, from what to what; newest first',
     description:
@@ -32,7 +32,7 @@ export class AuditController {
     },
     { error: 'Validation failed', details: [{ field: 'to', message: AUDIT_RANGE_REVERSED }] },
   ])
-  async list(@Query() query: ListAuditQuery): Promise<AuditListDto> {
+  async listAuditEvents(@Query() query: ListAuditQuery): Promise<AuditListDto> {
     const { rows, total } = await this.audit.list(query);
     return {
       success: true,

@@ -1,4 +1,4 @@
-import { AUDIT_ENTITIES } from './audit.schema';
+import { AUDIT_ENTITIES } from '../audit-trail';
 
 /** `to` before `from` in the audit list's query. */
 export const AUDIT_RANGE_REVERSED = 'to must not be before from';

@@ -1,12 +1,13 @@
 import { Module } from '@nestjs/common';
+import { AuditTrailModule } from '../audit-trail';
+import { UsersModule } from '../users';
 import { AuditController } from './audit.controller';
-import { AuditRepository } from './audit.repository';
 import { AuditService } from './audit.service';
 
-/** The audit trail. Modules that change money or membership import it and record in their own transactions. */
+/** GET /api/audit: the trail that audit-trail keeps, with the actors' names. Writers depend on audit-trail, not this. */
 @Module({
+  imports: [AuditTrailModule, UsersModule],
   controllers: [AuditController],
-  providers: [AuditRepository, AuditService],
-  exports: [AuditService],
+  providers: [AuditService],
 })
 export class AuditModule {}

@@ -93,7 +93,7 @@ export class AuthController {
   @ApiOperation({ summary: 'Check a token and read who it belongs to' })
   @ApiOkResponse({ type: VerifyResponseDto })
   @ApiAuth()
-  verify(@CurrentUser() member: CurrentMember): VerifyResponseDto {
+  verifyToken(@CurrentUser() member: CurrentMember): VerifyResponseDto {
     return { valid: true, user: summary(member) };
   }
 
@@ -101,8 +101,8 @@ export class AuthController {
   @ApiOperation({ summary: 'Alias of GET /auth/verify' })
   @ApiOkResponse({ type: VerifyResponseDto })
   @ApiAuth()
-  verifyAlias(@CurrentUser() member: CurrentMember): VerifyResponseDto {
-    return this.verify(member);
+  verifyTokenAlias(@CurrentUser() member: CurrentMember): VerifyResponseDto {
+    return this.verifyToken(member);
   }
 
   @LoginThrottle()

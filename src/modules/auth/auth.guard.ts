@@ -1,14 +1,14 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
-import { type CurrentMember, IS_PUBLIC, ROLES } from '../../common/auth/auth.decorators';
+import { type CurrentMember, IS_PUBLIC, PERMISSION } from '../../common/auth/auth.decorators';
+import { can, type Permission } from '../../common/auth/permissions';
 import { GuardError } from '../../common/errors/api-error';
-import type { Role } from '../users/users.schema';
 import { TokenService } from './token.service';
 
 /**
- * Deny by default: every route needs a valid bearer token unless marked @Public(), and a route with @Roles()
- * also needs one of those roles (admin passes every role check). Role and status are read from the database on
+ * Deny by default: every route needs a valid bearer token unless marked @Public(), and a route with @Allow()
+ * also needs a role that holds that permission (`permissions.ts`). Role and status are read from the database on
  * each request, so a change takes effect at once.
  */
 @Injectable()
@@ -29,8 +29,8 @@ export class AuthGuard implements CanActivate {
     if (!member) throw new GuardError(401, 'Invalid token');
     request.member = member;
 
-    const roles = this.reflector.getAllAndOverride<Role[] | undefined>(ROLES, targets);
-    if (roles?.length && member.role !== 'admin' && !roles.includes(member.role)) {
+    const permission = this.reflector.getAllAndOverride<Permission | undefined>(PERMISSION, targets);
+    if (permission && !can(member, permission)) {
       throw new GuardError(403, 'Forbidden');
     }
     return true;

@@ -2,9 +2,7 @@ import { HttpStatus, Injectable, Logger } from '@nestjs/common';
 import { CurrentMember } from '../../common/auth/auth.decorators';
 import { ApiError, forbidden, notFound, unauthorized } from '../../common/errors/api-error';
 import { isUniqueViolation } from '../../common/errors/database-errors';
-import { toUserSummary } from '../users/dto/user.response';
-import { UserRow } from '../users/users.schema';
-import { UsersService } from '../users/users.service';
+import { CredentialsService, toUserSummary, UserRow, UsersService } from '../users';
 import { ChangePasswordDto, LoginResponseDto, RegisterDto } from './dto/auth.dto';
 import { IdpNotConfiguredError, IdpVerifier } from './idp-verifier';
 import { TokenService } from './token.service';
@@ -15,12 +13,13 @@ export class AuthService {
 
   constructor(
     private readonly users: UsersService,
+    private readonly credentials: CredentialsService,
     private readonly tokens: TokenService,
     private readonly idp: IdpVerifier,
   ) {}
 
   async register(body: RegisterDto): Promise<UserRow> {
-    const user = await this.users.register(body);
+    const user = await this.credentials.register(body);
     this.logger.log({ userId: user.id }, 'Member registered; awaiting approval');
     return user;
   }
@@ -29,7 +28,8 @@ export class AuthService {
   async login(email: string, password: string): Promise<LoginResponseDto> {
     const user = await this.users.findByEmail(email);
     if (!user) throw notFound('User not found');
-    if (!(await this.users.passwordMatches(user, password))) throw unauthorized('Invalid email or password');
+    if (!(await this.credentials.passwordMatches(user, password)))
+      throw unauthorized('Invalid email or password');
     return this.issueFor(user);
   }
 
@@ -58,11 +58,11 @@ export class AuthService {
             'This email is linked to another identity-provider account',
           );
         }
-        user = await this.users.linkIdp(byEmail.id, identity.idpId);
+        user = await this.credentials.linkIdp(byEmail.id, identity.idpId);
         this.logger.log({ userId: user.id }, 'Identity-provider account linked');
       } else {
         try {
-          user = await this.users.createFromIdp(identity);
+          user = await this.credentials.createFromIdp(identity);
           this.logger.log(
             { userId: user.id },
             'Member registered through the identity provider; awaiting approval',
@@ -86,10 +86,10 @@ export class AuthService {
   async changePassword(member: CurrentMember, body: ChangePasswordDto): Promise<string> {
     const user = await this.users.findById(member.id);
     if (!user) throw notFound('User not found');
-    if (!(await this.users.passwordMatches(user, body.currentPassword))) {
+    if (!(await this.credentials.passwordMatches(user, body.currentPassword))) {
       throw unauthorized('Current password is incorrect');
     }
-    const updated = await this.users.changePassword(user, body.newPassword);
+    const updated = await this.credentials.changePassword(user, body.newPassword);
     this.logger.log({ userId: user.id }, 'Password changed; earlier tokens revoked');
     return this.tokens.issue(updated);
   }

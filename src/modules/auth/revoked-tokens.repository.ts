@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { eq, lt, sql } from 'drizzle-orm';
 import { Database } from '../../database/database';
-import { users } from '../users/users.schema';
-import type { Role, UserStatus } from '../users/users.schema';
+import { users } from '../users';
+import type { Role, UserStatus } from '../../common/auth/roles';
 import { revokedTokens } from './auth.schema';
 
 export interface TokenHolder {

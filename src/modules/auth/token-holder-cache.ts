@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { OnEvent } from '@nestjs/event-emitter';
+import { OnDomainEvent } from '../../common/events/domain-event-bus';
 import { CacheInvalidation, type Invalidated } from '../../common/cache/cache-invalidation';
-import { DomainEvents, type MemberUpdatedEvent } from '../../common/events/domain-events';
+import { type MemberUpdatedEvent } from '../../common/events/event-map';
 import type { TokenHolder } from './revoked-tokens.repository';
 
 interface Entry {
@@ -68,7 +68,7 @@ export class TokenHolderCache {
     this.replicas.publish(TokenHolderCache.TOPIC, userIds);
   }
 
-  @OnEvent(DomainEvents.MemberUpdated)
+  @OnDomainEvent('member.updated')
   onMemberUpdated(event: MemberUpdatedEvent): void {
     this.forget([event.userId]);
   }

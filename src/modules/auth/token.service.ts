@@ -2,7 +2,7 @@ import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/commo
 import { JwtService } from '@nestjs/jwt';
 import { randomUUID } from 'node:crypto';
 import { CurrentMember } from '../../common/auth/auth.decorators';
-import { UserRow } from '../users/users.schema';
+import { UserRow } from '../users';
 import { RevokedTokensRepository } from './revoked-tokens.repository';
 import { TokenHolderCache } from './token-holder-cache';
 

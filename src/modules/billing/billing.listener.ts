@@ -1,13 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { OnEvent } from '@nestjs/event-emitter';
+import { OnDomainEvent } from '../../common/events/domain-event-bus';
 import {
-  DomainEvents,
   type AttendanceEvent,
   type ExpenseEvent,
   type ExtraEvent,
   type FeedbackEvent,
   type LeaveEvent,
-} from '../../common/events/domain-events';
+} from '../../common/events/event-map';
 import { monthOf, monthsBetween } from '../../common/time/dates';
 import { MonthCache } from './month-cache';
 import { ShareRecalculator } from './share-recalculator';
@@ -20,33 +19,33 @@ export class BillingListener {
     private readonly recalculator: ShareRecalculator,
   ) {}
 
-  @OnEvent(DomainEvents.ExpenseRecorded)
-  @OnEvent(DomainEvents.ExpenseChanged)
-  @OnEvent(DomainEvents.ExpenseDeleted)
+  @OnDomainEvent('expense.recorded')
+  @OnDomainEvent('expense.changed')
+  @OnDomainEvent('expense.deleted')
   onExpense(event: ExpenseEvent): void {
     this.touch(event.months);
   }
 
-  @OnEvent(DomainEvents.AttendanceMarked)
+  @OnDomainEvent('attendance.marked')
   onAttendance(event: AttendanceEvent): void {
     this.touch([event.month]);
   }
 
   /** A rating changes the month's meal quality; the bill does not depend on it. */
-  @OnEvent(DomainEvents.FeedbackSubmitted)
+  @OnDomainEvent('feedback.submitted')
   onFeedback(event: FeedbackEvent): void {
     this.cache.invalidate([monthOf(event.date)]);
   }
 
   /** A decided or cancelled leave moves the headcount's `onLeave` of its days. */
-  @OnEvent(DomainEvents.LeaveDecided)
+  @OnDomainEvent('leave.decided')
   onLeaveDecided(event: LeaveEvent): void {
     this.cache.invalidate(monthsBetween(monthOf(event.startDate), monthOf(event.endDate)));
   }
 
   /** The bill reads extras when it is computed (they are not among the stored inputs): its cached answers go. */
-  @OnEvent(DomainEvents.ExtraRecorded)
-  @OnEvent(DomainEvents.ExtraDeleted)
+  @OnDomainEvent('extra.recorded')
+  @OnDomainEvent('extra.deleted')
   onExtra(event: ExtraEvent): void {
     this.cache.invalidate([event.month]);
   }
@@ -55,7 +54,7 @@ export class BillingListener {
    * Approvals, rejections, role and dining changes move `totalMembers` (and the headcount) of every month. (Not the
    * bill's inputs: every present mark and every extra is billed, whoever dines now; nobody marks a non-diner present.)
    */
-  @OnEvent(DomainEvents.MemberChanged)
+  @OnDomainEvent('member.changed')
   onMemberChanged(): void {
     this.cache.invalidateAll();
   }

@@ -10,7 +10,7 @@ import {
   monthTotals,
 } from './billing.schema';
 import type { MemberMeals } from './cost-shares';
-import { memberNames } from '../users/member-names';
+import { memberNames } from '../users';
 import { intArray, uuidArray } from '../../database/sql-arrays';
 
 export interface MonthSnapshot {

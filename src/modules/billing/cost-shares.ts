@@ -1,3 +1,5 @@
+import type { ChargeMethod } from '../mess-config';
+
 /**
  * The monthly bill, computed exactly in integer paise.
  *
@@ -9,8 +11,7 @@
  * share is rounded down, and the paise still missing go one each to the largest remainders (ties: more meals
  * first, then member id), so `allocated + unallocated = total` to the paisa.
  */
-export const SHARE_METHODS = ['spec', 'proportional'] as const;
-export type ShareMethod = (typeof SHARE_METHODS)[number];
+export type ShareMethod = ChargeMethod;
 
 export interface MemberMeals {
   userId: string;

@@ -2,9 +2,9 @@ import { Injectable, Logger } from '@nestjs/common';
 import { badRequest, conflict } from '../../common/errors/api-error';
 import { Clock } from '../../common/time/clock';
 import { monthBounds, monthOf } from '../../common/time/dates';
-import { AccountsService } from '../accounts/accounts.service';
-import { AuditService } from '../audit/audit.service';
-import { UsersService } from '../users/users.service';
+import { AccountsService } from '../accounts';
+import { AuditTrail } from '../audit-trail';
+import { UsersService } from '../users';
 import { BillingErrors } from './billing.errors';
 import { BillingRepository } from './billing.repository';
 import { BillingService, BillView, FrozenBill } from './billing.service';
@@ -48,7 +48,7 @@ export class MonthClosingService {
     private readonly recalculator: ShareRecalculator,
     private readonly cache: MonthCache,
     private readonly accounts: AccountsService,
-    private readonly audit: AuditService,
+    private readonly audit: AuditTrail,
     private readonly users: UsersService,
     private readonly clock: Clock,
   ) {}

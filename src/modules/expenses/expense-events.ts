@@ -1,4 +1,4 @@
-import type { ExpenseEvent } from '../../common/events/domain-events';
+import type { ExpenseEvent } from '../../common/events/event-map';
 import { monthOf } from '../../common/time/dates';
 import type { ExpenseRow } from './expenses.schema';
 

@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, Param, Post, Put, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { type CurrentMember, CurrentUser, Roles } from '../../common/auth/auth.decorators';
+import { type CurrentMember, CurrentUser, Allow } from '../../common/auth/auth.decorators';
 import { ApiAuth, ApiRoleAuth, MONTH_CLOSED } from '../../common/http/api-docs';
 import { IdPipe } from '../../common/http/id.pipe';
 import { toRupees } from '../../common/money/money';
@@ -27,7 +27,7 @@ export class ExpensesController {
   })
   @ApiOkResponse({ type: ExpenseListDto })
   @ApiAuth(400)
-  async list(@Query() query: ListExpensesQuery): Promise<ExpenseListDto> {
+  async listExpenses(@Query() query: ListExpensesQuery): Promise<ExpenseListDto> {
     const { rows, total, totalPaise } = await this.expenses.list(query);
     return {
       success: true,
@@ -38,7 +38,7 @@ export class ExpensesController {
   }
 
   @Post()
-  @Roles('manager', 'treasurer')
+  @Allow('expenses.record')
   @ApiOperation({
     summary: 'Record an expense (manager or treasurer; admin passes); the caller becomes its owner',
     description:
@@ -47,7 +47,7 @@ export class ExpensesController {
   })
   @ApiCreatedResponse({ type: ExpenseEnvelopeDto })
   @ApiRoleAuth(400, [409, MONTH_CLOSED])
-  async create(
+  async createExpense(
     @CurrentUser() caller: CurrentMember,
     @Body() body: CreateExpenseDto,
   ): Promise<ExpenseEnvelopeDto> {
@@ -59,7 +59,7 @@ export class ExpensesController {
   @ApiOperation({ summary: 'Read one expense' })
   @ApiOkResponse({ type: ExpenseEnvelopeDto })
   @ApiAuth(400, [404, 'Expense not found'])
-  async get(@Param('id', IdPipe) id: string): Promise<ExpenseEnvelopeDto> {
+  async getExpense(@Param('id', IdPipe) id: string): Promise<ExpenseEnvelopeDto> {
     const { expense, recorderName } = await this.expenses.get(id);
     return { success: true, expense: toExpenseResponse(expense, recorderName) };
   }
@@ -78,7 +78,7 @@ export class ExpensesController {
     [404, 'Expense not found'],
     [409, MONTH_CLOSED],
   )
-  async replace(
+  async replaceExpense(
     @CurrentUser() caller: CurrentMember,
     @Param('id', IdPipe) id: string,
     @Body() body: UpdateExpenseDto,
@@ -99,7 +99,7 @@ export class ExpensesController {
     [404, 'Expense not found'],
     [409, MONTH_CLOSED],
   )
-  async remove(
+  async deleteExpense(
     @CurrentUser() caller: CurrentMember,
     @Param('id', IdPipe) id: string,
   ): Promise<ExpenseDeletedDto> {

@@ -1,13 +1,13 @@
 import { Module } from '@nestjs/common';
-import { AuditModule } from '../audit/audit.module';
-import { MessConfigModule } from '../mess-config/mess-config.module';
+import { AuditTrailModule } from '../audit-trail';
+import { MessConfigModule } from '../mess-config';
 import { ExpensesController } from './expenses.controller';
 import { ExpensesQueries } from './expenses.queries';
 import { ExpensesRepository } from './expenses.repository';
 import { ExpensesService } from './expenses.service';
 
 @Module({
-  imports: [AuditModule, MessConfigModule],
+  imports: [AuditTrailModule, MessConfigModule],
   controllers: [ExpensesController],
   providers: [ExpensesRepository, ExpensesService, ExpensesQueries],
   exports: [ExpensesService, ExpensesQueries],

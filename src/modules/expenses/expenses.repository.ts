@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { and, count, desc, eq, gte, lte, sql, SQL } from 'drizzle-orm';
 import { Database, DbOrTx } from '../../database/database';
-import { memberNames } from '../users/member-names';
+import { memberNames } from '../users';
 import { expenses, ExpenseRow, NewExpenseRow } from './expenses.schema';
 
 export interface ExpenseWithRecorder {

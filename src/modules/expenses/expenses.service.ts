@@ -1,12 +1,11 @@
+import { can } from '../../common/auth/permissions';
 import { Injectable } from '@nestjs/common';
-import { EventEmitter2 } from '@nestjs/event-emitter';
 import { type CurrentMember } from '../../common/auth/auth.decorators';
 import { badRequest, forbidden, notFound } from '../../common/errors/api-error';
-import { DomainEvents } from '../../common/events/domain-events';
-import { publishDomainEvent } from '../../common/events/publish';
+import { DomainEventBus } from '../../common/events/domain-event-bus';
 import { toPaise } from '../../common/money/money';
-import { AuditService } from '../audit/audit.service';
-import { MessConfigService } from '../mess-config/mess-config.service';
+import { AuditTrail } from '../audit-trail';
+import { MessConfigService } from '../mess-config';
 import { ExpenseBodyDto, ListExpensesQuery } from './dto/expense.requests';
 import { expenseEvent } from './expense-events';
 import {
@@ -16,11 +15,7 @@ import {
   type ExpenseWithRecorder,
 } from './expenses.repository';
 import type { ExpenseRow } from './expenses.schema';
-import type { Role } from '../users/users.schema';
 import './expenses.errors';
-
-/** The roles that record expenses (POST), and so may change their own records (PUT, DELETE); admin passes too. */
-const EXPENSE_RECORDER_ROLES: readonly Role[] = ['manager', 'treasurer'];
 
 /** Expenses: recording, reading, and changes by their recorder or an admin. Owner of the `expenses` table. */
 @Injectable()
@@ -28,8 +23,8 @@ export class ExpensesService {
   constructor(
     private readonly repository: ExpensesRepository,
     private readonly messConfig: MessConfigService,
-    private readonly audit: AuditService,
-    private readonly events: EventEmitter2,
+    private readonly audit: AuditTrail,
+    private readonly events: DomainEventBus,
   ) {}
 
   async list(query: ListExpensesQuery): Promise<ExpensePage> {
@@ -60,7 +55,7 @@ export class ExpensesService {
       await this.audit.record(tx, { ...this.auditOf(caller, 'created', row.id), after: auditSnapshot(row) });
       return row;
     });
-    publishDomainEvent(this.events, DomainEvents.ExpenseRecorded, expenseEvent(expense, caller.id));
+    this.events.publish('expense.recorded', expenseEvent(expense, caller.id));
     return { expense, recorderName: caller.fullName };
   }
 
@@ -80,11 +75,7 @@ export class ExpensesService {
       return result;
     });
     if (!changed) throw notFound('Expense not found');
-    publishDomainEvent(
-      this.events,
-      DomainEvents.ExpenseChanged,
-      expenseEvent(changed.after, caller.id, changed.before.date),
-    );
+    this.events.publish('expense.changed', expenseEvent(changed.after, caller.id, changed.before.date));
     return { expense: changed.after, recorderName };
   }
 
@@ -98,7 +89,7 @@ export class ExpensesService {
       return row;
     });
     if (!deleted) throw notFound('Expense not found');
-    publishDomainEvent(this.events, DomainEvents.ExpenseDeleted, expenseEvent(deleted, caller.id));
+    this.events.publish('expense.deleted', expenseEvent(deleted, caller.id));
   }
 
   private auditOf(caller: CurrentMember, action: 'created' | 'changed' | 'deleted', id: string) {
@@ -112,9 +103,9 @@ export class ExpensesService {
    */
   private async getChangeableBy(caller: CurrentMember, id: string): Promise<ExpenseWithRecorder> {
     const found = await this.get(id);
-    if (caller.role === 'admin') return found;
+    if (can(caller, 'expenses.edit-any')) return found;
     if (found.expense.recordedBy !== caller.id) throw forbidden('You can only change your own expenses');
-    if (!EXPENSE_RECORDER_ROLES.includes(caller.role)) {
+    if (!can(caller, 'expenses.record')) {
       throw forbidden('Only a manager or treasurer can change the expenses they recorded');
     }
     return found;

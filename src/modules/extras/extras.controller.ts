@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, Param, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { type CurrentMember, CurrentUser, Roles } from '../../common/auth/auth.decorators';
+import { type CurrentMember, CurrentUser, Allow } from '../../common/auth/auth.decorators';
 import { ApiAuth, ApiRoleAuth, MONTH_CLOSED } from '../../common/http/api-docs';
 import { IdPipe } from '../../common/http/id.pipe';
 import { toRupees } from '../../common/money/money';
@@ -15,7 +15,7 @@ export class ExtrasController {
   constructor(private readonly extras: ExtrasService) {}
 
   @Post()
-  @Roles('manager')
+  @Allow('extras.record')
   @ApiOperation({
     summary: 'Record an extra for a member (manager; admin passes): an egg, a sweet, a guest meal',
     description:
@@ -27,7 +27,7 @@ export class ExtrasController {
   })
   @ApiCreatedResponse({ type: ExtraEnvelopeDto })
   @ApiRoleAuth(400, [404, 'User not found'], [409, MONTH_CLOSED])
-  async record(
+  async recordExtra(
     @CurrentUser() caller: CurrentMember,
     @Body() body: RecordExtraDto,
   ): Promise<ExtraEnvelopeDto> {
@@ -44,7 +44,10 @@ export class ExtrasController {
   })
   @ApiOkResponse({ type: ExtraListDto })
   @ApiAuth(400)
-  async list(@CurrentUser() caller: CurrentMember, @Query() query: ListExtrasQuery): Promise<ExtraListDto> {
+  async listExtras(
+    @CurrentUser() caller: CurrentMember,
+    @Query() query: ListExtrasQuery,
+  ): Promise<ExtraListDto> {
     const { rows, names, total, totalPaise } = await this.extras.list(caller, query);
     return {
       success: true,
@@ -55,14 +58,14 @@ export class ExtrasController {
   }
 
   @Delete(':id')
-  @Roles('manager')
+  @Allow('extras.record')
   @ApiOperation({
     summary: 'Delete an extra (manager; admin passes)',
     description: '409 when its month is closed (reopen the month first).',
   })
   @ApiOkResponse({ type: ExtraDeletedDto })
   @ApiRoleAuth(400, [404, EXTRA_NOT_FOUND], [409, MONTH_CLOSED])
-  async remove(
+  async deleteExtra(
     @CurrentUser() caller: CurrentMember,
     @Param('id', IdPipe) id: string,
   ): Promise<ExtraDeletedDto> {

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
-import { AuditModule } from '../audit/audit.module';
-import { MessConfigModule } from '../mess-config/mess-config.module';
-import { UsersModule } from '../users/users.module';
+import { AuditTrailModule } from '../audit-trail';
+import { MessConfigModule } from '../mess-config';
+import { UsersModule } from '../users';
 import { ExtrasController } from './extras.controller';
 import { ExtrasQueries } from './extras.queries';
 import { ExtrasRepository } from './extras.repository';
@@ -9,7 +9,7 @@ import { ExtrasService } from './extras.service';
 
 /** Priced extras recorded for members; billing reads their monthly totals through ExtrasQueries. */
 @Module({
-  imports: [AuditModule, MessConfigModule, UsersModule],
+  imports: [AuditTrailModule, MessConfigModule, UsersModule],
   controllers: [ExtrasController],
   providers: [ExtrasRepository, ExtrasService, ExtrasQueries],
   exports: [ExtrasQueries],

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { and, asc, count, desc, eq, gte, lte, sql, SQL } from 'drizzle-orm';
 import { Database, DbOrTx } from '../../database/database';
-import { memberNames } from '../users/member-names';
+import { memberNames } from '../users';
 import { extras, ExtraRow, NewExtraRow } from './extras.schema';
 
 export interface ExtraListFilter {

@@ -1,15 +1,15 @@
+import { can } from '../../common/auth/permissions';
 import { Injectable } from '@nestjs/common';
-import { EventEmitter2 } from '@nestjs/event-emitter';
-import { type CurrentMember, isPrivileged } from '../../common/auth/auth.decorators';
+import { type CurrentMember } from '../../common/auth/auth.decorators';
 import { badRequest, notFound } from '../../common/errors/api-error';
-import { DomainEvents, type ExtraEvent } from '../../common/events/domain-events';
-import { publishDomainEvent } from '../../common/events/publish';
+import { type ExtraEvent } from '../../common/events/event-map';
+import { DomainEventBus } from '../../common/events/domain-event-bus';
 import { Clock } from '../../common/time/clock';
 import { localParts, monthBounds, monthOf } from '../../common/time/dates';
 import { AppConfig } from '../../config/app-config';
-import { AuditService } from '../audit/audit.service';
-import { MessConfigService } from '../mess-config/mess-config.service';
-import { UsersService } from '../users/users.service';
+import { AuditTrail } from '../audit-trail';
+import { MessConfigService } from '../mess-config';
+import { UsersService } from '../users';
 import { ListExtrasQuery, RecordExtraDto } from './dto/extra.requests';
 import { EXTRA_NOT_FOUND } from './extras.errors';
 import { ExtrasRepository } from './extras.repository';
@@ -39,8 +39,8 @@ export class ExtrasService {
     private readonly repository: ExtrasRepository,
     private readonly messConfig: MessConfigService,
     private readonly users: UsersService,
-    private readonly audit: AuditService,
-    private readonly events: EventEmitter2,
+    private readonly audit: AuditTrail,
+    private readonly events: DomainEventBus,
     private readonly clock: Clock,
     private readonly config: AppConfig,
   ) {}
@@ -87,7 +87,7 @@ export class ExtrasService {
       });
       return row;
     });
-    publishDomainEvent(this.events, DomainEvents.ExtraRecorded, extraEvent(extra, caller.id));
+    this.events.publish('extra.recorded', extraEvent(extra, caller.id));
     return { extra, names: await this.namesOf([extra]) };
   }
 
@@ -102,7 +102,7 @@ export class ExtrasService {
       to = to === undefined || query.date < to ? query.date : to;
     }
     const page = await this.repository.list({
-      userId: isPrivileged(caller) ? query.userId : caller.id,
+      userId: can(caller, 'extras.read-all') ? query.userId : caller.id,
       from,
       to,
       limit: query.limit,
@@ -127,7 +127,7 @@ export class ExtrasService {
       return row;
     });
     if (!deleted) throw notFound(EXTRA_NOT_FOUND);
-    publishDomainEvent(this.events, DomainEvents.ExtraDeleted, extraEvent(deleted, caller.id));
+    this.events.publish('extra.deleted', extraEvent(deleted, caller.id));
   }
 
   private namesOf(rows: ExtraRow[]): Promise<Map<string, string>> {

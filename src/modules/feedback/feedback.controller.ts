@@ -29,7 +29,7 @@ export class FeedbackController {
   })
   @ApiOkResponse({ type: FeedbackListDto })
   @ApiAuth(400, [403, FEEDBACK_OTHERS_HIDDEN])
-  async list(
+  async listFeedback(
     @CurrentUser() caller: CurrentMember,
     @Query() query: ListFeedbackQuery,
   ): Promise<FeedbackListDto> {
@@ -52,7 +52,7 @@ export class FeedbackController {
   })
   @ApiCreatedResponse({ type: FeedbackEnvelopeDto })
   @ApiAuth(400, [409, { error: FEEDBACK_GIVEN, existingId: '0193a5e4-a1b2-7c3d-8e4f-5a6b7c8d9e0f' }])
-  async submit(
+  async submitFeedback(
     @CurrentUser() caller: CurrentMember,
     @Body() body: SubmitFeedbackDto,
   ): Promise<FeedbackEnvelopeDto> {
@@ -67,7 +67,7 @@ export class FeedbackController {
   })
   @ApiOkResponse({ type: FeedbackEnvelopeDto })
   @ApiAuth(400, [403, 'You can only edit your own feedback'], [404, 'Feedback not found'])
-  async update(
+  async updateFeedback(
     @CurrentUser() caller: CurrentMember,
     @Param('id', IdPipe) id: string,
     @Body() body: UpdateFeedbackDto,

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { MessConfigModule } from '../mess-config/mess-config.module';
+import { MessConfigModule } from '../mess-config';
 import { FeedbackController } from './feedback.controller';
 import { FeedbackQueries } from './feedback.queries';
 import { FeedbackRepository } from './feedback.repository';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { and, asc, avg, count, desc, eq, getTableColumns, gte, lte, SQL } from 'drizzle-orm';
 import { Database } from '../../database/database';
-import { memberNames } from '../users/member-names';
+import { memberNames } from '../users';
 import { feedback, FeedbackRow, NewFeedbackRow } from './feedback.schema';
 
 export interface FeedbackListFilter {

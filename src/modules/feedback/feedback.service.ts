@@ -1,15 +1,15 @@
+import { can } from '../../common/auth/permissions';
 import { Injectable } from '@nestjs/common';
-import { EventEmitter2 } from '@nestjs/event-emitter';
 import { type CurrentMember } from '../../common/auth/auth.decorators';
 import { badRequest, conflict, forbidden, notFound } from '../../common/errors/api-error';
 import { violatedUniqueConstraint } from '../../common/errors/database-errors';
-import { DomainEvents, FeedbackEvent } from '../../common/events/domain-events';
-import { publishDomainEvent } from '../../common/events/publish';
+import { DomainEventBus } from '../../common/events/domain-event-bus';
 import { Clock } from '../../common/time/clock';
 import { localParts } from '../../common/time/dates';
 import { AppConfig } from '../../config/app-config';
-import { MessConfigService } from '../mess-config/mess-config.service';
+import { MessConfigService } from '../mess-config';
 import { ListFeedbackQuery, SubmitFeedbackDto, UpdateFeedbackDto } from './dto/feedback.requests';
+import { feedbackEvent } from './feedback-events';
 import { FeedbackListRow, FeedbackRepository } from './feedback.repository';
 import { FeedbackRow } from './feedback.schema';
 import { FEEDBACK_GIVEN, FEEDBACK_OTHERS_HIDDEN, FEEDBACK_UNIQUE } from './feedback.errors';
@@ -25,7 +25,7 @@ export class FeedbackService {
   constructor(
     private readonly repository: FeedbackRepository,
     private readonly messConfig: MessConfigService,
-    private readonly events: EventEmitter2,
+    private readonly events: DomainEventBus,
     private readonly clock: Clock,
     private readonly config: AppConfig,
   ) {}
@@ -39,7 +39,7 @@ export class FeedbackService {
     caller: CurrentMember,
     query: ListFeedbackQuery,
   ): Promise<{ rows: VisibleFeedback[]; total: number }> {
-    const staff = caller.role !== 'student';
+    const staff = can(caller, 'feedback.read-all');
     if (!staff && query.userId !== undefined && query.userId !== caller.id)
       throw forbidden(FEEDBACK_OTHERS_HIDDEN);
     const { rows, total } = await this.repository.list({
@@ -79,7 +79,7 @@ export class FeedbackService {
         // The 409 names the feedback to change with PUT.
         throw conflict(FEEDBACK_GIVEN, await this.repository.findIdFor(caller.id, body.date, body.mealType));
       });
-    this.publish(row);
+    this.events.publish('feedback.submitted', feedbackEvent(row));
     return row;
   }
 
@@ -90,7 +90,7 @@ export class FeedbackService {
     }
     const existing = await this.repository.findById(id);
     if (!existing) throw notFound('Feedback not found');
-    if (existing.userId !== caller.id && caller.role !== 'admin') {
+    if (existing.userId !== caller.id && !can(caller, 'feedback.edit-any')) {
       throw forbidden('You can only edit your own feedback');
     }
     const changes = {
@@ -102,19 +102,7 @@ export class FeedbackService {
     }
     const row = await this.repository.update(id, changes, this.clock.now());
     if (!row) throw notFound('Feedback not found');
-    this.publish(row);
+    this.events.publish('feedback.submitted', feedbackEvent(row));
     return row;
-  }
-
-  /** After commit, on creation and on every change; a failing listener never fails the request. */
-  private publish(row: FeedbackRow): void {
-    const event: FeedbackEvent = {
-      feedbackId: row.id,
-      userId: row.userId,
-      date: row.date,
-      mealType: row.mealType,
-      rating: row.rating,
-    };
-    publishDomainEvent(this.events, DomainEvents.FeedbackSubmitted, event);
   }
 }

@@ -2,11 +2,12 @@ import { Module } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
 import { DatabaseHealthIndicator } from './database.health';
 import { HealthController } from './health.controller';
+import { HealthService } from './health.service';
 import { PrometheusCollectors } from './prometheus.collectors';
 
 @Module({
   imports: [TerminusModule.forRoot({ errorLogStyle: 'json' })],
   controllers: [HealthController],
-  providers: [DatabaseHealthIndicator, PrometheusCollectors],
+  providers: [DatabaseHealthIndicator, HealthService, PrometheusCollectors],
 })
 export class HealthModule {}

@@ -1,6 +1,6 @@
 import { Body, Controller, Get, Param, Post, Put, Query } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { type CurrentMember, CurrentUser, Roles } from '../../common/auth/auth.decorators';
+import { type CurrentMember, CurrentUser, Allow } from '../../common/auth/auth.decorators';
 import { ApiAuth, ApiRoleAuth } from '../../common/http/api-docs';
 import { IdPipe } from '../../common/http/id.pipe';
 import { CreateLeaveDto, ListLeavesQuery, RejectLeaveDto } from './dto/leave.requests';
@@ -15,8 +15,10 @@ import {
   ONLY_PENDING_REJECTED,
   OWN_LEAVE_ONLY,
 } from './leave.errors';
-import { LeaveService, MAX_LEAVE_DAYS } from './leave.service';
-import type { LeaveRow } from './leave.schema';
+import { LeaveDecisionsService } from './leave-decisions.service';
+import { MAX_LEAVE_DAYS } from './leave-policy';
+import { LeaveService } from './leave.service';
+import type { LeaveRow } from '../leave-calendar';
 
 const MONTH_CLOSED_LEAVE = 'Month 2025-03 is closed: its bill is frozen. An admin can reopen it.';
 const LATE = {
@@ -33,7 +35,10 @@ const LATE = {
 @ApiTags('Leave')
 @Controller('leaves')
 export class LeaveController {
-  constructor(private readonly leave: LeaveService) {}
+  constructor(
+    private readonly leave: LeaveService,
+    private readonly decisions: LeaveDecisionsService,
+  ) {}
 
   private async envelope(row: LeaveRow): Promise<LeaveEnvelopeDto> {
     return { success: true, leave: toLeaveResponse(row, await this.leave.fullNameOf(row.userId)) };
@@ -79,7 +84,7 @@ export class LeaveController {
     [404, 'User not found'],
     [409, LEAVE_OVERLAPS, MONTH_CLOSED_LEAVE, LEAVE_EATEN],
   )
-  async create(
+  async requestLeave(
     @CurrentUser() caller: CurrentMember,
     @Body() body: CreateLeaveDto,
   ): Promise<LeaveEnvelopeDto> {
@@ -95,7 +100,10 @@ export class LeaveController {
   })
   @ApiOkResponse({ type: LeaveListDto })
   @ApiAuth(400)
-  async list(@CurrentUser() caller: CurrentMember, @Query() query: ListLeavesQuery): Promise<LeaveListDto> {
+  async listLeaves(
+    @CurrentUser() caller: CurrentMember,
+    @Query() query: ListLeavesQuery,
+  ): Promise<LeaveListDto> {
     const { rows, total } = await this.leave.list(caller, query);
     return {
       success: true,
@@ -105,7 +113,7 @@ export class LeaveController {
   }
 
   @Put(':id/approve')
-  @Roles('manager')
+  @Allow('leave.decide')
   @ApiOperation({
     summary: 'Approve a pending leave (manager, admin); idempotent',
     description:
@@ -115,15 +123,15 @@ export class LeaveController {
   })
   @ApiOkResponse({ type: LeaveEnvelopeDto })
   @ApiRoleAuth([404, LEAVE_NOT_FOUND], [409, LEAVE_EATEN, ONLY_PENDING_APPROVED, MONTH_CLOSED_LEAVE])
-  async approve(
+  async approveLeave(
     @CurrentUser() caller: CurrentMember,
     @Param('id', IdPipe) id: string,
   ): Promise<LeaveEnvelopeDto> {
-    return this.envelope(await this.leave.approve(caller, id));
+    return this.envelope(await this.decisions.approve(caller, id));
   }
 
   @Put(':id/reject')
-  @Roles('manager')
+  @Allow('leave.decide')
   @ApiOperation({
     summary: 'Reject a pending leave (manager, admin), with an optional reason; idempotent',
     description: 'An approved leave is cancelled, not rejected (409). The member is told (LEAVE_DECIDED).',
@@ -135,12 +143,12 @@ export class LeaveController {
   })
   @ApiOkResponse({ type: LeaveEnvelopeDto })
   @ApiRoleAuth(400, [404, LEAVE_NOT_FOUND], [409, ONLY_PENDING_REJECTED])
-  async reject(
+  async rejectLeave(
     @CurrentUser() caller: CurrentMember,
     @Param('id', IdPipe) id: string,
     @Body() body: RejectLeaveDto = {},
   ): Promise<LeaveEnvelopeDto> {
-    return this.envelope(await this.leave.reject(caller, id, body?.reason));
+    return this.envelope(await this.decisions.reject(caller, id, body?.reason));
   }
 
   @Put(':id/cancel')
@@ -152,10 +160,10 @@ export class LeaveController {
   })
   @ApiOkResponse({ type: LeaveEnvelopeDto })
   @ApiAuth([403, OWN_LEAVE_ONLY], [404, LEAVE_NOT_FOUND], [409, CANCEL_TOO_LATE, ALREADY_DECIDED])
-  async cancel(
+  async cancelLeave(
     @CurrentUser() caller: CurrentMember,
     @Param('id', IdPipe) id: string,
   ): Promise<LeaveEnvelopeDto> {
-    return this.envelope(await this.leave.cancel(caller, id));
+    return this.envelope(await this.decisions.cancel(caller, id));
   }
 }

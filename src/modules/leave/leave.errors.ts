@@ -1,4 +1,5 @@
 import { describeConstraint } from '../../common/errors/database-errors';
+import { conflict } from '../../common/errors/api-error';
 
 describeConstraint('leaves_user_id_users_id_fk', 404, 'User not found');
 describeConstraint('leaves_status_check', 400, 'status must be pending, approved, rejected or cancelled');
@@ -13,3 +14,6 @@ export const ONLY_PENDING_REJECTED = 'Only a pending leave can be rejected; canc
 export const ALREADY_DECIDED = 'This leave was rejected; it cannot be cancelled';
 export const CANCEL_TOO_LATE = 'A member cancels a leave only before its first meal starts; ask a manager';
 export const OWN_LEAVE_ONLY = 'You can only ask for, see or cancel your own leave';
+
+export const closedMonthError = (month: string) =>
+  conflict(`Month ${month} is closed: its bill is frozen. An admin can reopen it.`);

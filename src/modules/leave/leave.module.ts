@@ -1,11 +1,12 @@
 import { Module } from '@nestjs/common';
-import { AuditModule } from '../audit/audit.module';
-import { BillingModule } from '../billing/billing.module';
-import { AttendanceModule } from '../attendance/attendance.module';
-import { MessConfigModule } from '../mess-config/mess-config.module';
-import { UsersModule } from '../users/users.module';
-import { LeaveCalendarModule } from './leave-calendar.module';
+import { AuditTrailModule } from '../audit-trail';
+import { BillingModule } from '../billing';
+import { AttendanceModule } from '../attendance';
+import { MessConfigModule } from '../mess-config';
+import { UsersModule } from '../users';
+import { LeaveCalendarModule } from '../leave-calendar';
 import { LeaveController } from './leave.controller';
+import { LeaveDecisionsService } from './leave-decisions.service';
 import { LeaveService } from './leave.service';
 
 @Module({
@@ -15,9 +16,9 @@ import { LeaveService } from './leave.service';
     BillingModule,
     MessConfigModule,
     UsersModule,
-    AuditModule,
+    AuditTrailModule,
   ],
   controllers: [LeaveController],
-  providers: [LeaveService],
+  providers: [LeaveService, LeaveDecisionsService],
 })
 export class LeaveModule {}

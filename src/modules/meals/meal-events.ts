@@ -1,4 +1,4 @@
-import type { MealEvent } from '../../common/events/domain-events';
+import type { MealEvent } from '../../common/events/event-map';
 import type { MealRow } from './meals.schema';
 
 export const mealEvent = (row: MealRow, actorId: string): MealEvent => ({

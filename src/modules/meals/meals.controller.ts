@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, Param, Post, Put, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { type CurrentMember, CurrentUser, Roles } from '../../common/auth/auth.decorators';
+import { type CurrentMember, CurrentUser, Allow } from '../../common/auth/auth.decorators';
 import { ApiAuth, ApiRoleAuth } from '../../common/http/api-docs';
 import { IdPipe } from '../../common/http/id.pipe';
 import { CreateMealDto, ListMealsQuery, UpdateMealDto } from './dto/meal.requests';
@@ -29,13 +29,13 @@ export class MealsController {
   })
   @ApiOkResponse({ type: MealListDto })
   @ApiAuth(400)
-  async list(@Query() query: ListMealsQuery): Promise<MealListDto> {
+  async listMeals(@Query() query: ListMealsQuery): Promise<MealListDto> {
     const rows = await this.meals.list(query);
     return { success: true, meals: rows.map((r) => toMealResponse(r.meal, r.creatorName)) };
   }
 
   @Post()
-  @Roles('manager')
+  @Allow('menus.publish')
   @ApiOperation({
     summary: 'Publish the menu of one meal (manager; admin passes); the caller becomes its owner',
     description:
@@ -44,7 +44,10 @@ export class MealsController {
   })
   @ApiCreatedResponse({ type: MealEnvelopeDto })
   @ApiRoleAuth(400, MENU_TAKEN_EXAMPLE)
-  async create(@CurrentUser() caller: CurrentMember, @Body() body: CreateMealDto): Promise<MealEnvelopeDto> {
+  async createMeal(
+    @CurrentUser() caller: CurrentMember,
+    @Body() body: CreateMealDto,
+  ): Promise<MealEnvelopeDto> {
     const { meal, creatorName } = await this.meals.publish(caller, body);
     return { success: true, meal: toMealResponse(meal, creatorName) };
   }
@@ -53,7 +56,7 @@ export class MealsController {
   @ApiOperation({ summary: 'Read one menu (an addition to the contract, for edit forms)' })
   @ApiOkResponse({ type: MealEnvelopeDto })
   @ApiAuth(400, [404, 'Meal not found'])
-  async get(@Param('id', IdPipe) id: string): Promise<MealEnvelopeDto> {
+  async getMeal(@Param('id', IdPipe) id: string): Promise<MealEnvelopeDto> {
     const { meal, creatorName } = await this.meals.get(id);
     return { success: true, meal: toMealResponse(meal, creatorName) };
   }
@@ -68,7 +71,7 @@ export class MealsController {
   })
   @ApiOkResponse({ type: MealEnvelopeDto })
   @ApiAuth(400, [403, 'You can only change your own menus'], [404, 'Meal not found'], MENU_TAKEN_EXAMPLE)
-  async replace(
+  async replaceMeal(
     @CurrentUser() caller: CurrentMember,
     @Param('id', IdPipe) id: string,
     @Body() body: UpdateMealDto,
@@ -81,7 +84,7 @@ export class MealsController {
   @ApiOperation({ summary: 'Delete a menu (its publisher, or an admin)' })
   @ApiOkResponse({ type: MealDeletedDto })
   @ApiAuth(400, [403, 'You can only change your own menus'], [404, 'Meal not found'])
-  async remove(
+  async deleteMeal(
     @CurrentUser() caller: CurrentMember,
     @Param('id', IdPipe) id: string,
   ): Promise<MealDeletedDto> {

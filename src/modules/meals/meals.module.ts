@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { MessConfigModule } from '../mess-config/mess-config.module';
+import { MessConfigModule } from '../mess-config';
 import { MealsController } from './meals.controller';
 import { MealsRepository } from './meals.repository';
 import { MealsService } from './meals.service';

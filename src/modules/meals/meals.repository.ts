@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { and, asc, eq, gte, lte, sql } from 'drizzle-orm';
 import { Database } from '../../database/database';
-import { memberNames } from '../users/member-names';
+import { memberNames } from '../users';
 import { meals, MealRow, NewMealRow } from './meals.schema';
 
 export interface MealWithCreator {

@@ -1,14 +1,13 @@
+import { can } from '../../common/auth/permissions';
 import { Injectable } from '@nestjs/common';
-import { EventEmitter2 } from '@nestjs/event-emitter';
 import { type CurrentMember } from '../../common/auth/auth.decorators';
 import { conflict, forbidden, notFound } from '../../common/errors/api-error';
 import { violatedUniqueConstraint } from '../../common/errors/database-errors';
-import { DomainEvents } from '../../common/events/domain-events';
-import { publishDomainEvent } from '../../common/events/publish';
+import { DomainEventBus } from '../../common/events/domain-event-bus';
 import { Clock } from '../../common/time/clock';
 import { localParts } from '../../common/time/dates';
 import { AppConfig } from '../../config/app-config';
-import { MessConfigService } from '../mess-config/mess-config.service';
+import { MessConfigService } from '../mess-config';
 import { ListMealsQuery, MealBodyDto } from './dto/meal.requests';
 import { mealEvent } from './meal-events';
 import { MealsRepository, MealValues, type MealWithCreator } from './meals.repository';
@@ -21,7 +20,7 @@ export class MealsService {
   constructor(
     private readonly repository: MealsRepository,
     private readonly messConfig: MessConfigService,
-    private readonly events: EventEmitter2,
+    private readonly events: DomainEventBus,
     private readonly clock: Clock,
     private readonly config: AppConfig,
   ) {}
@@ -52,7 +51,7 @@ export class MealsService {
     const meal = await this.namingTheHolder(values, () =>
       this.repository.insert({ ...values, createdBy: caller.id }),
     );
-    publishDomainEvent(this.events, DomainEvents.MealPublished, mealEvent(meal, caller.id));
+    this.events.publish('meal.published', mealEvent(meal, caller.id));
     return { meal, creatorName: caller.fullName };
   }
 
@@ -62,7 +61,7 @@ export class MealsService {
     const { creatorName } = await this.getChangeableBy(caller, id);
     const meal = await this.namingTheHolder(values, () => this.repository.update(id, values));
     if (!meal) throw notFound('Meal not found');
-    publishDomainEvent(this.events, DomainEvents.MealChanged, mealEvent(meal, caller.id));
+    this.events.publish('meal.changed', mealEvent(meal, caller.id));
     return { meal, creatorName };
   }
 
@@ -86,7 +85,7 @@ export class MealsService {
     await this.getChangeableBy(caller, id);
     const meal = await this.repository.delete(id);
     if (!meal) throw notFound('Meal not found');
-    publishDomainEvent(this.events, DomainEvents.MealDeleted, mealEvent(meal, caller.id));
+    this.events.publish('meal.deleted', mealEvent(meal, caller.id));
   }
 
   /**
@@ -96,9 +95,9 @@ export class MealsService {
    */
   private async getChangeableBy(caller: CurrentMember, id: string): Promise<MealWithCreator> {
     const found = await this.get(id);
-    if (caller.role === 'admin') return found;
+    if (can(caller, 'menus.edit-any')) return found;
     if (found.meal.createdBy !== caller.id) throw forbidden('You can only change your own menus');
-    if (caller.role !== 'manager') throw forbidden('Only a manager can change the menus they published');
+    if (!can(caller, 'menus.publish')) throw forbidden('Only a manager can change the menus they published');
     return found;
   }
 

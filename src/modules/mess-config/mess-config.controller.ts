@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Post, Put } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { type CurrentMember, CurrentUser, Public, Roles } from '../../common/auth/auth.decorators';
+import { type CurrentMember, CurrentUser, Public, Allow } from '../../common/auth/auth.decorators';
 import { ApiRoleAuth } from '../../common/http/api-docs';
 import { MessConfigEnvelopeDto, SetupMessDto } from './dto/mess-config.dto';
 import { MESS_ALREADY_SET_UP, MESS_NOT_SET_UP } from './mess-config.errors';
@@ -13,11 +13,11 @@ export class MessConfigController {
 
   @Post('setup')
   @HttpCode(200)
-  @Roles('admin')
+  @Allow('mess.configure')
   @ApiOperation({ summary: 'Set the mess up (admin), once; a second attempt is 409' })
   @ApiOkResponse({ type: MessConfigEnvelopeDto })
   @ApiRoleAuth(400, [409, MESS_ALREADY_SET_UP])
-  async setup(
+  async setupMess(
     @CurrentUser() admin: CurrentMember,
     @Body() body: SetupMessDto,
   ): Promise<MessConfigEnvelopeDto> {
@@ -30,16 +30,16 @@ export class MessConfigController {
     summary: 'Read the mess configuration (public); defaults apply until setup, with configured: false',
   })
   @ApiOkResponse({ type: MessConfigEnvelopeDto })
-  async read(): Promise<MessConfigEnvelopeDto> {
+  async getMessConfig(): Promise<MessConfigEnvelopeDto> {
     return { success: true, config: await this.messConfig.read() };
   }
 
   @Put('config')
-  @Roles('admin')
+  @Allow('mess.configure')
   @ApiOperation({ summary: 'Replace the mess configuration after setup (admin)' })
   @ApiOkResponse({ type: MessConfigEnvelopeDto })
   @ApiRoleAuth(400, [404, MESS_NOT_SET_UP])
-  async replace(
+  async replaceMessConfig(
     @CurrentUser() admin: CurrentMember,
     @Body() body: SetupMessDto,
   ): Promise<MessConfigEnvelopeDto> {

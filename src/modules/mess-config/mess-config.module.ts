@@ -1,11 +1,11 @@
 import { Module } from '@nestjs/common';
-import { AuditModule } from '../audit/audit.module';
+import { AuditTrailModule } from '../audit-trail';
 import { MessConfigController } from './mess-config.controller';
 import { MessConfigRepository } from './mess-config.repository';
 import { MessConfigService } from './mess-config.service';
 
 @Module({
-  imports: [AuditModule],
+  imports: [AuditTrailModule],
   controllers: [MessConfigController],
   providers: [MessConfigRepository, MessConfigService],
   exports: [MessConfigService],

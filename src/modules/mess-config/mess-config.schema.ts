@@ -12,9 +12,12 @@ import {
 } from 'drizzle-orm/pg-core';
 import { users } from '../users/users.schema';
 
-// The bill methods are the billing formula's (a file of pure functions, no module dependency).
-export { SHARE_METHODS as CHARGE_METHODS, type ShareMethod as ChargeMethod } from '../billing/cost-shares';
-import type { ShareMethod as ChargeMethod } from '../billing/cost-shares';
+/**
+ * The ways to share a month's cost among the members (billing's formula computes each): the configuration names the
+ * one the bill is charged by. Listed here, below billing, so that billing builds on the configuration and not back.
+ */
+export const CHARGE_METHODS = ['spec', 'proportional'] as const;
+export type ChargeMethod = (typeof CHARGE_METHODS)[number];
 
 export interface MealTime {
   name: string;

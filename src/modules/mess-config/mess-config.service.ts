@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { CacheInvalidation } from '../../common/cache/cache-invalidation';
-import { badRequest, conflict, FieldError, notFound } from '../../common/errors/api-error';
+import { badRequest, conflict, notFound } from '../../common/errors/api-error';
 import { MessConfigDto, SetupMessDto } from './dto/mess-config.dto';
 import { MESS_ALREADY_SET_UP, MESS_NOT_SET_UP } from './mess-config.errors';
 import { MessConfigRepository } from './mess-config.repository';
@@ -12,35 +12,16 @@ import {
   MealTime,
   MessConfigRow,
 } from './mess-config.schema';
-import { normalizeIndianPhone } from '../users/phone';
-import { AuditService } from '../audit/audit.service';
-import { decimalTextToPaise, toPaise, toRupees } from '../../common/money/money';
-
-/** The leave rules of a mess that has not set its own (extension 2.1). */
-export const DEFAULT_LEAVE_POLICY: LeavePolicy = {
-  minDays: 1,
-  applyBeforeHours: 12,
-  maxDaysPerMonth: 0,
-  requiresApproval: true,
-};
-
-/** What applies until an admin runs the setup. */
-export const DEFAULT_MESS_CONFIG = {
-  messName: 'Hostel Mess',
-  description: '',
-  email: '',
-  phone: '',
-  expenseCategories: ['Groceries', 'Vegetables', 'Dairy', 'Gas', 'Staff', 'Maintenance', 'Other'],
-  mealTimes: [
-    { name: 'Breakfast', startTime: '07:30', endTime: '09:30' },
-    { name: 'Lunch', startTime: '12:30', endTime: '14:30' },
-    { name: 'Dinner', startTime: '19:30', endTime: '21:30' },
-  ] as MealTime[],
-  monthlyBudget: null as number | null,
-  chargeMethod: 'proportional' as ChargeMethod,
-  leavePolicy: DEFAULT_LEAVE_POLICY,
-  extraItems: [] as ExtraItem[],
-};
+import {
+  auditSnapshot,
+  DEFAULT_LEAVE_POLICY,
+  DEFAULT_MESS_CONFIG,
+  toDto,
+  toItemDto,
+  validateSemantics,
+  values,
+} from './mess-config.values';
+import { AuditTrail } from '../audit-trail';
 
 /**
  * Our own changes are visible at once, other replicas' when their invalidation message arrives (milliseconds);
@@ -62,6 +43,7 @@ export interface MessSettings {
   markingWindow?: MarkingWindow;
 }
 
+/** The mess's configuration: read through a short cache dropped on every replica at a change, set up and replaced. */
 @Injectable()
 export class MessConfigService {
   private cached?: { row: MessConfigRow | undefined; at: number };
@@ -70,7 +52,7 @@ export class MessConfigService {
 
   constructor(
     private readonly repository: MessConfigRepository,
-    private readonly audit: AuditService,
+    private readonly audit: AuditTrail,
     private readonly replicas: CacheInvalidation,
   ) {
     replicas.subscribe(CACHE_TOPIC, () => this.drop());
@@ -212,101 +194,3 @@ export class MessConfigService {
     return row;
   }
 }
-
-const values = (body: SetupMessDto) => ({
-  messName: body.messName,
-  description: body.description ?? '',
-  email: body.email,
-  phone: body.phone,
-  expenseCategories: body.expenseCategories,
-  mealTimes: body.mealTimes.map(({ name, startTime, endTime }) => ({ name, startTime, endTime })),
-  monthlyBudget: body.monthlyBudget === undefined ? null : body.monthlyBudget.toFixed(2),
-  // PUT replaces the whole configuration: left out, it returns to its default.
-  chargeMethod: body.chargeMethod ?? DEFAULT_MESS_CONFIG.chargeMethod,
-  // PUT replaces the whole configuration: a policy left out returns to the defaults, a window left out is removed.
-  leavePolicy: body.leavePolicy
-    ? {
-        minDays: body.leavePolicy.minDays,
-        applyBeforeHours: body.leavePolicy.applyBeforeHours,
-        maxDaysPerMonth: body.leavePolicy.maxDaysPerMonth,
-        requiresApproval: body.leavePolicy.requiresApproval,
-      }
-    : null,
-  markingWindow: body.markingWindow
-    ? {
-        daysAhead: body.markingWindow.daysAhead,
-        closesMinutesAfterEnd: body.markingWindow.closesMinutesAfterEnd,
-      }
-    : null,
-  // The DTO has refused anything that is not whole paise.
-  extraItems: (body.extraItems ?? []).map((i) => ({ name: i.name, pricePaise: toPaise(i.price)! })),
-});
-
-/** Rules across fields that the DTO cannot say: start before end, no duplicate names or categories. */
-export function validateSemantics(
-  body: Pick<SetupMessDto, 'mealTimes' | 'expenseCategories' | 'extraItems'>,
-): void {
-  const details: FieldError[] = [];
-  const names = new Set<string>();
-  body.mealTimes.forEach((meal, i) => {
-    if (meal.startTime >= meal.endTime) {
-      details.push({ field: `mealTimes.${i}.endTime`, message: 'endTime must be after startTime' });
-    }
-    const key = meal.name.toLowerCase();
-    if (names.has(key))
-      details.push({ field: `mealTimes.${i}.name`, message: `meal name "${meal.name}" is repeated` });
-    names.add(key);
-  });
-  const categories = new Set<string>();
-  body.expenseCategories.forEach((category, i) => {
-    const key = category.toLowerCase();
-    if (categories.has(key)) {
-      details.push({ field: `expenseCategories.${i}`, message: `category "${category}" is repeated` });
-    }
-    categories.add(key);
-  });
-  const items = new Set<string>();
-  (body.extraItems ?? []).forEach((item, i) => {
-    const key = item.name.toLowerCase();
-    if (items.has(key)) {
-      details.push({ field: `extraItems.${i}.name`, message: `item "${item.name}" is repeated` });
-    }
-    items.add(key);
-  });
-  if (details.length) throw badRequest('Validation failed', details);
-}
-
-const toDto = (row: MessConfigRow): MessConfigDto => ({
-  _id: row.id,
-  messName: row.messName,
-  description: row.description,
-  email: row.email,
-  // Rows saved before the contact phone was validated may hold another spelling of the same number.
-  phone: normalizeIndianPhone(row.phone) ?? row.phone,
-  expenseCategories: row.expenseCategories,
-  mealTimes: row.mealTimes,
-  monthlyBudget: row.monthlyBudget === null ? null : Number(row.monthlyBudget),
-  chargeMethod: row.chargeMethod,
-  leavePolicy: row.leavePolicy ?? DEFAULT_LEAVE_POLICY,
-  ...(row.markingWindow ? { markingWindow: row.markingWindow } : {}),
-  extraItems: row.extraItems.map(toItemDto),
-  configured: true,
-  createdBy: row.createdBy,
-  createdAt: row.createdAt.toISOString(),
-  updatedAt: row.updatedAt.toISOString(),
-});
-
-/** The configuration as the audit trail keeps it; the budget in paise like all audited money. */
-const auditSnapshot = (row: MessConfigRow) => ({
-  messName: row.messName,
-  description: row.description,
-  email: row.email,
-  phone: row.phone,
-  expenseCategories: row.expenseCategories,
-  mealTimes: row.mealTimes,
-  monthlyBudgetPaise: row.monthlyBudget === null ? null : (decimalTextToPaise(row.monthlyBudget) ?? null),
-  chargeMethod: row.chargeMethod,
-  extraItems: row.extraItems,
-});
-
-const toItemDto = (item: ExtraItem) => ({ name: item.name, price: toRupees(item.pricePaise) });

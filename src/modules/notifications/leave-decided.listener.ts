@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { OnEvent } from '@nestjs/event-emitter';
-import { DomainEvents, type LeaveEvent } from '../../common/events/domain-events';
+import { OnDomainEvent } from '../../common/events/domain-event-bus';
+import { type LeaveEvent } from '../../common/events/event-map';
 import { Messages } from './messages';
 import { NotificationsService } from './notifications.service';
 import { PendingWork } from './pending-work';
@@ -21,7 +21,7 @@ export class LeaveDecidedListener {
     return this.pending.idle();
   }
 
-  @OnEvent(DomainEvents.LeaveDecided)
+  @OnDomainEvent('leave.decided')
   onLeaveDecided(event: LeaveEvent): void {
     if (event.status !== 'approved' && event.status !== 'rejected') return;
     if (!event.decidedBy || event.decidedBy === event.userId) return;

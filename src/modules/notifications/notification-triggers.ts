@@ -1,20 +1,19 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { OnEvent } from '@nestjs/event-emitter';
+import { OnDomainEvent } from '../../common/events/domain-event-bus';
 import {
   type AttendanceBulkEvent,
   type AttendanceEvent,
-  DomainEvents,
   type ExpenseEvent,
   type MealEvent,
-} from '../../common/events/domain-events';
+} from '../../common/events/event-map';
 import { toPaise } from '../../common/money/money';
 import { Clock } from '../../common/time/clock';
 import { localParts, zonedInstant } from '../../common/time/dates';
 import { AppConfig } from '../../config/app-config';
-import { ExpensesQueries } from '../expenses/expenses.queries';
-import { MealsService } from '../meals/meals.service';
-import { MessConfigService } from '../mess-config/mess-config.service';
-import { UsersService } from '../users/users.service';
+import { ExpensesQueries } from '../expenses';
+import { MealsService } from '../meals';
+import { MessConfigService } from '../mess-config';
+import { UsersService } from '../users';
 import { Messages } from './messages';
 import { NotificationsService } from './notifications.service';
 import { PendingWork } from './pending-work';
@@ -60,7 +59,7 @@ export class NotificationTriggers {
     return this.pending.idle();
   }
 
-  @OnEvent(DomainEvents.ExpenseRecorded)
+  @OnDomainEvent('expense.recorded')
   onExpenseRecorded(event: ExpenseEvent): void {
     this.pending.track('expense recorded', async () => {
       await this.expenseAdded(event);
@@ -68,36 +67,36 @@ export class NotificationTriggers {
     });
   }
 
-  @OnEvent(DomainEvents.ExpenseChanged)
+  @OnDomainEvent('expense.changed')
   onExpenseChanged(event: ExpenseEvent): void {
     this.pending.track('expense changed', () => this.checkBudget(event.months));
   }
 
-  @OnEvent(DomainEvents.MealPublished)
+  @OnDomainEvent('meal.published')
   onMealPublished(event: MealEvent): void {
     this.pending.track('menu published', () => this.mealUpdate(event, 'published'));
   }
 
-  @OnEvent(DomainEvents.MealChanged)
+  @OnDomainEvent('meal.changed')
   onMealChanged(event: MealEvent): void {
     this.menuSeen.clear(); // a menu moved to another slot leaves its old one without
     this.pending.track('menu changed', () => this.mealUpdate(event, 'changed'));
   }
 
-  @OnEvent(DomainEvents.MealDeleted)
+  @OnDomainEvent('meal.deleted')
   onMealDeleted(event: MealEvent): void {
     this.menuSeen.delete(`${event.date}:${event.mealType}`);
     this.pending.track('menu withdrawn', () => this.mealUpdate(event, 'withdrawn'));
   }
 
-  @OnEvent(DomainEvents.AttendanceMarked)
+  @OnDomainEvent('attendance.marked')
   onAttendanceMarked(event: AttendanceEvent): void {
     // a bulk request's marks are handled once, together, from AttendanceMarkedInBulk
     if (event.inBulk) return;
     this.pending.track('attendance marked', () => this.discrepancy(event));
   }
 
-  @OnEvent(DomainEvents.AttendanceMarkedInBulk)
+  @OnDomainEvent('attendance.marked-in-bulk')
   onAttendanceMarkedInBulk(event: AttendanceBulkEvent): void {
     this.pending.track('attendance marked in bulk', () => this.slotDiscrepancies(event));
   }

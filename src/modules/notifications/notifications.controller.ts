@@ -28,7 +28,7 @@ export class NotificationsController {
   @ApiOperation({ summary: "The caller's own notifications, newest first" })
   @ApiOkResponse({ type: NotificationListDto })
   @ApiAuth(400)
-  async list(
+  async listNotifications(
     @CurrentUser() caller: CurrentMember,
     @Query() query: ListNotificationsQuery,
   ): Promise<NotificationListDto> {
@@ -46,7 +46,7 @@ export class NotificationsController {
   })
   @ApiOkResponse({ type: ConfigCheckResponseDto })
   @ApiAuth()
-  configCheck(): ConfigCheckResponseDto {
+  checkNotificationConfig(): ConfigCheckResponseDto {
     return { success: true, config: this.notifications.configCheck() };
   }
 
@@ -63,7 +63,7 @@ export class NotificationsController {
   })
   @ApiOkResponse({ type: TestNotificationResponseDto })
   @ApiAuth(400, 429, [503, ...Object.values(NO_CHANNEL_CONFIGURED)])
-  sendTest(
+  sendTestNotification(
     @CurrentUser() caller: CurrentMember,
     @Body() body: SendTestNotificationDto,
   ): Promise<TestNotificationResponseDto> {
@@ -74,7 +74,7 @@ export class NotificationsController {
   @ApiOperation({ summary: "The caller's channel and switches (defaults: email, every switch on)" })
   @ApiOkResponse({ type: PreferencesResponseDto })
   @ApiAuth()
-  async preferences(@CurrentUser() caller: CurrentMember): Promise<PreferencesResponseDto> {
+  async getNotificationPreferences(@CurrentUser() caller: CurrentMember): Promise<PreferencesResponseDto> {
     return { success: true, ...(await this.notifications.preferences(caller.id)) };
   }
 
@@ -82,7 +82,7 @@ export class NotificationsController {
   @ApiOperation({ summary: 'Turn notification types on or off; only the switches sent change' })
   @ApiOkResponse({ type: PreferencesChangedResponseDto })
   @ApiAuth(400)
-  async updatePreferences(
+  async updateNotificationPreferences(
     @CurrentUser() caller: CurrentMember,
     @Body() body: UpdatePreferencesDto,
   ): Promise<PreferencesChangedResponseDto> {
@@ -103,7 +103,7 @@ export class NotificationsController {
   })
   @ApiOkResponse({ type: PreferencesChangedResponseDto })
   @ApiAuth(400)
-  async setChannel(
+  async setNotificationChannel(
     @CurrentUser() caller: CurrentMember,
     @Body() body: SetChannelDto,
   ): Promise<PreferencesChangedResponseDto> {

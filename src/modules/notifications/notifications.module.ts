@@ -1,18 +1,16 @@
 import { Module } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config';
-import { AccountsModule } from '../accounts/accounts.module';
-import { AccountsService } from '../accounts/accounts.service';
-import { BillingModule } from '../billing/billing.module';
-import { BillingService } from '../billing/billing.service';
-import { billLines } from '../billing/month-charges';
-import { AttendanceModule } from '../attendance/attendance.module';
-import { ExpensesModule } from '../expenses/expenses.module';
-import { MealsModule } from '../meals/meals.module';
-import { MessConfigModule } from '../mess-config/mess-config.module';
-import { UsersModule } from '../users/users.module';
-import { LeaveCalendarModule } from '../leave/leave-calendar.module';
+import { AccountsModule, AccountsService } from '../accounts';
+import { BillingModule, BillingService, billLines } from '../billing';
+import { AttendanceModule } from '../attendance';
+import { ExpensesModule } from '../expenses';
+import { MealsModule } from '../meals';
+import { MessConfigModule } from '../mess-config';
+import { UsersModule } from '../users';
+import { LeaveCalendarModule } from '../leave-calendar';
 import { EmailChannel } from './channels/email.channel';
 import { WhatsAppChannel } from './channels/whatsapp.channel';
+import { ChannelSender } from './channel-sender';
 import { DeliveryService } from './delivery.service';
 import { NotificationQueue } from './notification-queue';
 import { MONTHLY_BILLS, MonthlyBills, NotificationSchedules } from './notification-schedules';
@@ -22,6 +20,8 @@ import { LeaveDecidedListener } from './leave-decided.listener';
 import { NotificationsController } from './notifications.controller';
 import { NotificationsRepository } from './notifications.repository';
 import { NotificationsService } from './notifications.service';
+import { RouteRunner } from './route-runner';
+import { WhatsAppConfirmation } from './whatsapp-confirmation';
 import './notifications.errors';
 
 @Module({
@@ -40,6 +40,9 @@ import './notifications.errors';
     NotificationsRepository,
     EmailChannel,
     WhatsAppChannel,
+    WhatsAppConfirmation,
+    ChannelSender,
+    RouteRunner,
     DeliveryService,
     NotificationQueue,
     NotificationsService,

@@ -6,12 +6,12 @@ import { RateLimitedError } from '../../common/http/rate-limit';
 import { Clock } from '../../common/time/clock';
 import { localParts } from '../../common/time/dates';
 import { AppConfig } from '../../config/app-config';
-import { MessConfigService } from '../mess-config/mess-config.service';
-import type { Role } from '../users/users.schema';
-import { UsersService } from '../users/users.service';
+import { MessConfigService } from '../mess-config';
+import type { Role } from '../../common/auth/roles';
+import { UsersService } from '../users';
 import { DeliveryErrors } from './channels/delivery-error';
 import { EmailChannel } from './channels/email.channel';
-import { DeliveryService } from './delivery.service';
+import { WhatsAppChannel } from './channels/whatsapp.channel';
 import { maskEmail, maskIdentifier } from './masking';
 import { NotificationQueue } from './notification-queue';
 import {
@@ -26,6 +26,7 @@ import { NO_CHANNEL_CONFIGURED } from './notifications.errors';
 import { NotificationsRepository } from './notifications.repository';
 import type { NotificationRow } from './notifications.schema';
 import { effectivePreferences } from './preferences';
+import { RouteRunner } from './route-runner';
 import { planRoute } from './routing';
 
 /** Notifications written (with their delivery jobs) per transaction. */
@@ -67,8 +68,9 @@ export class NotificationsService {
   constructor(
     private readonly repository: NotificationsRepository,
     private readonly queue: NotificationQueue,
-    private readonly delivery: DeliveryService,
+    private readonly routes: RouteRunner,
     private readonly email: EmailChannel,
+    private readonly whatsapp: WhatsAppChannel,
     private readonly users: UsersService,
     private readonly messConfig: MessConfigService,
     private readonly config: AppConfig,
@@ -186,14 +188,14 @@ export class NotificationsService {
   configCheck(): ConfigCheck {
     const { mail, messaging } = this.config.notifications;
     return {
-      mail: { configured: this.delivery.emailEnabled, email: maskEmail(mail.email) },
+      mail: { configured: this.email.enabled, email: maskEmail(mail.email) },
       messaging: {
-        configured: this.delivery.whatsappEnabled,
+        configured: this.whatsapp.enabled,
         accountSid: maskIdentifier(messaging.accountSid),
         phoneNumber: messaging.phoneNumber ?? '',
         testPhoneConfigured: Boolean(messaging.testPhone),
       },
-      whatsappSupported: this.delivery.whatsappEnabled,
+      whatsappSupported: this.whatsapp.enabled,
     };
   }
 
@@ -202,8 +204,8 @@ export class NotificationsService {
    * sender address, WhatsApp to MSG_TEST_PHONE or else the caller's phone. Limited per member per hour.
    */
   async sendTest(caller: CurrentMember, channel: ChannelPreference): Promise<TestSendResult> {
-    const email = this.delivery.emailEnabled && channel !== 'whatsapp';
-    const whatsapp = this.delivery.whatsappEnabled && channel !== 'email';
+    const email = this.email.enabled && channel !== 'whatsapp';
+    const whatsapp = this.whatsapp.enabled && channel !== 'email';
     if (!email && !whatsapp) throw unavailable(NO_CHANNEL_CONFIGURED[channel]);
     await this.limitTests(caller.id);
     const user = await this.users.findById(caller.id);
@@ -215,7 +217,7 @@ export class NotificationsService {
       whatsappSupported: true,
       emailEnabled: this.email.enabled,
     });
-    const result = await this.delivery.runRoute(
+    const result = await this.routes.run(
       route,
       {},
       [],

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { OnEvent } from '@nestjs/event-emitter';
-import { DomainEvents, type PaymentEvent } from '../../common/events/domain-events';
+import { OnDomainEvent } from '../../common/events/domain-event-bus';
+import { type PaymentEvent } from '../../common/events/event-map';
 import { Messages } from './messages';
 import { NotificationsService } from './notifications.service';
 import { PendingWork } from './pending-work';
@@ -21,7 +21,7 @@ export class PaymentReceiptsListener {
     return this.pending.idle();
   }
 
-  @OnEvent(DomainEvents.PaymentRecorded)
+  @OnDomainEvent('account.payment-recorded')
   onPaymentRecorded(event: PaymentEvent): void {
     this.pending.track('payment receipt', () =>
       this.notifications.notify([

@@ -1,6 +1,7 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { AppConfig } from '../../config/app-config';
+import { CredentialsService } from './credentials.service';
 import { UsersService } from './users.service';
 
 export const DEV_ADMIN_EMAIL = 'admin@mess.local';
@@ -16,6 +17,7 @@ export class AdminBootstrapService implements OnApplicationBootstrap {
 
   constructor(
     private readonly users: UsersService,
+    private readonly credentials: CredentialsService,
     private readonly config: AppConfig,
   ) {}
 
@@ -23,7 +25,7 @@ export class AdminBootstrapService implements OnApplicationBootstrap {
     if (await this.users.hasApprovedAdmin()) return;
     const { email, password } = this.config.admin;
     if (email && password) {
-      await this.users.ensureAdmin(email, password);
+      await this.credentials.ensureAdmin(email, password);
       this.logger.log(`Created the first admin from ADMIN_EMAIL (${email})`);
       return;
     }
@@ -32,7 +34,7 @@ export class AdminBootstrapService implements OnApplicationBootstrap {
       return;
     }
     const generated = randomBytes(12).toString('base64url');
-    await this.users.ensureAdmin(DEV_ADMIN_EMAIL, generated);
+    await this.credentials.ensureAdmin(DEV_ADMIN_EMAIL, generated);
     // Printed once on purpose: this is the only way to learn the generated password.
     process.stdout.write(
       `\n  No admin existed, so one was created for this local installation:\n` +

@@ -1,15 +1,15 @@
 // `npm run admin:create -- --email a@b.c [--password …] [--name "…"]`: creates an approved admin, or promotes an
 // existing account and resets its password. Reads ADMIN_EMAIL/ADMIN_PASSWORD when the flags are absent.
 // The embedded database allows one process at a time: stop the service first, or point DATABASE_URL at the server.
+import { DomainEventBus } from '../../common/events/domain-event-bus';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../../config/app-config';
-import { openDatabase } from '../../database/database';
-import { AuditRepository } from '../audit/audit.repository';
-import { AuditService } from '../audit/audit.service';
+import { openDatabase } from '../../database/open-database';
+import { AuditTrail } from '../audit-trail';
 import { UsersRepository } from './users.repository';
-import { UsersService } from './users.service';
+import { CredentialsService } from './credentials.service';
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -28,9 +28,14 @@ async function main(): Promise<void> {
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   try {
     await database.migrate();
-    const audit = new AuditService(new AuditRepository(database), config);
-    const users = new UsersService(new UsersRepository(database), config, new EventEmitter2(), audit);
-    const { user, created } = await users.ensureAdmin(email, password, values.name ?? 'Mess Admin');
+    const audit = AuditTrail.over(database);
+    const credentials = new CredentialsService(
+      new UsersRepository(database),
+      config,
+      new DomainEventBus(new EventEmitter2()),
+      audit,
+    );
+    const { user, created } = await credentials.ensureAdmin(email, password, values.name ?? 'Mess Admin');
     console.log(`${created ? 'Created' : 'Promoted'} admin ${user.email} (${user.id}).`);
     if (generated) console.log(`Password: ${password}  (shown once)`);
   } finally {

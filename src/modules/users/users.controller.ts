@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { type CurrentMember, CurrentUser, Roles } from '../../common/auth/auth.decorators';
+import { type CurrentMember, CurrentUser, Allow } from '../../common/auth/auth.decorators';
 import { ApiAuth, ApiRoleAuth } from '../../common/http/api-docs';
 import { IdPipe } from '../../common/http/id.pipe';
 import {
@@ -11,20 +11,24 @@ import {
   UpdateProfileDto,
 } from './dto/user.requests';
 import { toUserResponse, UserEnvelopeDto, UserListDto, UserStatusChangeDto } from './dto/user.response';
-import { UsersService } from './users.service';
+import { ProfilesService } from './profiles.service';
+import { UserAdministrationService } from './user-administration.service';
 
 @ApiTags('Users')
 @Controller('users')
 export class UsersController {
-  constructor(private readonly users: UsersService) {}
+  constructor(
+    private readonly administration: UserAdministrationService,
+    private readonly profiles: ProfilesService,
+  ) {}
 
   @Get()
-  @Roles('admin')
+  @Allow('users.manage')
   @ApiOperation({ summary: 'List members (admin), newest first, filtered by status and role' })
   @ApiOkResponse({ type: UserListDto })
   @ApiRoleAuth(400)
-  async list(@Query() query: ListUsersQuery): Promise<UserListDto> {
-    const { rows, total } = await this.users.list(query);
+  async listUsers(@Query() query: ListUsersQuery): Promise<UserListDto> {
+    const { rows, total } = await this.administration.list(query);
     return {
       success: true,
       users: rows.map(toUserResponse),
@@ -37,16 +41,22 @@ export class UsersController {
   @ApiOperation({ summary: "Set the caller's phone number (200: an update, not a creation)" })
   @ApiOkResponse({ type: UserEnvelopeDto })
   @ApiAuth(400)
-  async setPhone(@CurrentUser() caller: CurrentMember, @Body() body: SetPhoneDto): Promise<UserEnvelopeDto> {
-    return { success: true, user: toUserResponse(await this.users.setPhone(caller, body.phone)) };
+  async setProfilePhone(
+    @CurrentUser() caller: CurrentMember,
+    @Body() body: SetPhoneDto,
+  ): Promise<UserEnvelopeDto> {
+    return { success: true, user: toUserResponse(await this.profiles.setPhone(caller, body.phone)) };
   }
 
   @Get(':id')
   @ApiOperation({ summary: 'Read a member: yourself, or anyone as admin, manager or treasurer' })
   @ApiOkResponse({ type: UserEnvelopeDto })
   @ApiAuth(400, [403, 'You can only view your own profile'], [404, 'User not found'])
-  async get(@CurrentUser() caller: CurrentMember, @Param('id', IdPipe) id: string): Promise<UserEnvelopeDto> {
-    return { success: true, user: toUserResponse(await this.users.getVisibleTo(caller, id)) };
+  async getUser(
+    @CurrentUser() caller: CurrentMember,
+    @Param('id', IdPipe) id: string,
+  ): Promise<UserEnvelopeDto> {
+    return { success: true, user: toUserResponse(await this.profiles.getVisibleTo(caller, id)) };
   }
 
   @Put(':id')
@@ -58,32 +68,32 @@ export class UsersController {
   })
   @ApiOkResponse({ type: UserEnvelopeDto })
   @ApiAuth(400, [403, 'You can only edit your own profile'], [404, 'User not found'])
-  async update(
+  async updateUser(
     @CurrentUser() caller: CurrentMember,
     @Param('id', IdPipe) id: string,
     @Body() body: UpdateProfileDto,
   ): Promise<UserEnvelopeDto> {
-    return { success: true, user: toUserResponse(await this.users.updateProfile(caller, id, body)) };
+    return { success: true, user: toUserResponse(await this.profiles.updateProfile(caller, id, body)) };
   }
 
   @Put(':id/role')
-  @Roles('admin')
+  @Allow('users.manage')
   @ApiOperation({
     summary: "Change a member's role (admin). The last approved admin cannot be demoted (409).",
   })
   @ApiOkResponse({ type: UserStatusChangeDto })
   @ApiRoleAuth(400, [404, 'User not found'], [409, 'The last approved admin cannot be demoted or rejected'])
-  async changeRole(
+  async changeUserRole(
     @CurrentUser() caller: CurrentMember,
     @Param('id', IdPipe) id: string,
     @Body() body: ChangeRoleDto,
   ): Promise<UserStatusChangeDto> {
-    const user = await this.users.changeRole(caller, id, body.role);
+    const user = await this.administration.changeRole(caller, id, body.role);
     return { success: true, message: `Role set to ${user.role}`, user: toUserResponse(user) };
   }
 
   @Put(':id/dines')
-  @Roles('admin')
+  @Allow('users.manage')
   @ApiOperation({
     summary: 'Say whether a member eats at the mess (admin)',
     description:
@@ -95,12 +105,12 @@ export class UsersController {
   })
   @ApiOkResponse({ type: UserStatusChangeDto })
   @ApiRoleAuth(400, [404, 'User not found'])
-  async setDines(
+  async setUserDines(
     @CurrentUser() caller: CurrentMember,
     @Param('id', IdPipe) id: string,
     @Body() body: SetDinesDto,
   ): Promise<UserStatusChangeDto> {
-    const user = await this.users.setDines(caller, id, body.dines);
+    const user = await this.administration.setDines(caller, id, body.dines);
     return {
       success: true,
       message: user.dines ? 'The member dines at the mess' : 'The member does not dine at the mess',
@@ -109,23 +119,23 @@ export class UsersController {
   }
 
   @Put(':id/approve')
-  @Roles('admin')
+  @Allow('users.manage')
   @ApiOperation({ summary: 'Approve a pending or rejected member (admin); idempotent' })
   @ApiOkResponse({ type: UserStatusChangeDto })
   @ApiRoleAuth(400, [404, 'User not found'])
-  async approve(
+  async approveUser(
     @CurrentUser() caller: CurrentMember,
     @Param('id', IdPipe) id: string,
   ): Promise<UserStatusChangeDto> {
     return {
       success: true,
       message: 'User approved',
-      user: toUserResponse(await this.users.approve(caller, id)),
+      user: toUserResponse(await this.administration.approve(caller, id)),
     };
   }
 
   @Put(':id/reject')
-  @Roles('admin')
+  @Allow('users.manage')
   @ApiOperation({ summary: 'Reject a pending or approved member (admin); ends their sessions; idempotent' })
   @ApiOkResponse({ type: UserStatusChangeDto })
   @ApiRoleAuth(
@@ -133,14 +143,14 @@ export class UsersController {
     [404, 'User not found'],
     [409, 'You cannot reject your own account', 'The last approved admin cannot be demoted or rejected'],
   )
-  async reject(
+  async rejectUser(
     @CurrentUser() caller: CurrentMember,
     @Param('id', IdPipe) id: string,
   ): Promise<UserStatusChangeDto> {
     return {
       success: true,
       message: 'User rejected',
-      user: toUserResponse(await this.users.reject(caller, id)),
+      user: toUserResponse(await this.administration.reject(caller, id)),
     };
   }
 }

@@ -1,14 +1,25 @@
 import { Module } from '@nestjs/common';
-import { AuditModule } from '../audit/audit.module';
+import { AuditTrailModule } from '../audit-trail';
 import { AdminBootstrapService } from './admin-bootstrap.service';
+import { CredentialsService } from './credentials.service';
+import { ProfilesService } from './profiles.service';
+import { UserAdministrationService } from './user-administration.service';
 import { UsersController } from './users.controller';
 import { UsersRepository } from './users.repository';
 import { UsersService } from './users.service';
 
 @Module({
-  imports: [AuditModule],
+  imports: [AuditTrailModule],
   controllers: [UsersController],
-  providers: [UsersRepository, UsersService, AdminBootstrapService],
-  exports: [UsersService],
+  providers: [
+    UsersRepository,
+    UsersService,
+    CredentialsService,
+    ProfilesService,
+    UserAdministrationService,
+    AdminBootstrapService,
+  ],
+  // Auth signs members in and up through CredentialsService; everyone else reads members through UsersService.
+  exports: [UsersService, CredentialsService],
 })
 export class UsersModule {}

@@ -11,10 +11,9 @@ import {
   uuid,
 } from 'drizzle-orm/pg-core';
 
-export const ROLES = ['student', 'manager', 'treasurer', 'admin'] as const;
-export type Role = (typeof ROLES)[number];
-export const USER_STATUSES = ['pending', 'approved', 'rejected'] as const;
-export type UserStatus = (typeof USER_STATUSES)[number];
+import type { Role, UserStatus } from '../../common/auth/roles';
+
+export { ROLES, USER_STATUSES, type Role, type UserStatus } from '../../common/auth/roles';
 
 export const users = pgTable(
   'users',

@@ -3,7 +3,7 @@ import { IsIn, IsUUID } from 'class-validator';
 import { DateField, Optional, TextField } from '../../../common/http/fields';
 import { PageQuery } from '../../../common/http/paging';
 import { AUDIT_ENTITY_INVALID } from '../audit.errors';
-import { AUDIT_ENTITIES, AUDIT_ENTITY_ID_MAX, type AuditEntity } from '../audit.schema';
+import { AUDIT_ENTITIES, AUDIT_ENTITY_ID_MAX, type AuditEntity } from '../../audit-trail';
 
 /** The largest page of the audit trail; a larger `limit` is a 400. */
 export const AUDIT_PAGE_MAX = 100;

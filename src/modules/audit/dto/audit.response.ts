@@ -1,7 +1,7 @@
 import { ApiExtraModels, ApiProperty, getSchemaPath } from '@nestjs/swagger';
 import { PaginationDto } from '../../../common/http/paging';
-import type { AuditEventWithActor } from '../audit.repository';
-import { AUDIT_ENTITIES, type AuditEntity } from '../audit.schema';
+import type { AuditEventWithActor } from '../audit.service';
+import { AUDIT_ENTITIES, type AuditEntity } from '../../audit-trail';
 
 export class AuditActorDto {
   @ApiProperty({ example: '0193a5e4-7c1a-7c9e-9d3b-4a1f2e3d4c5b' }) _id: string;

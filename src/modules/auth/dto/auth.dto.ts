@@ -1,8 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsString, Length } from 'class-validator';
 import { EmailField, IndianPhoneField, PasswordField, TextField } from '../../../common/http/fields';
-import { RoomField } from '../../users/dto/user.requests';
-import { UserSummaryDto } from '../../users/dto/user.response';
+import { RoomField, UserSummaryDto } from '../../users';
 
 export class RegisterDto {
   @EmailField()

@@ -2,7 +2,8 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn } from 'class-validator';
 import { MonthField, Optional } from '../../../common/http/fields';
 import { PageQuery, PaginationDto } from '../../../common/http/paging';
-import { SHARE_METHODS, type ShareMethod } from '../cost-shares';
+import { CHARGE_METHODS as SHARE_METHODS } from '../../mess-config';
+import type { ShareMethod } from '../cost-shares';
 
 export class SharesQuery {
   @MonthField({ optional: true, description: 'Default: this month (mess time zone)' })

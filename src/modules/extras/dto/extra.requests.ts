@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsInt, IsUUID, Max, Min } from 'class-validator';
 import { DateField, MonthField, Optional, TextField } from '../../../common/http/fields';
 import { PageQuery } from '../../../common/http/paging';
-import { EXTRA_ITEM_NAME_MAX } from '../../mess-config/mess-config.schema';
+import { EXTRA_ITEM_NAME_MAX } from '../../mess-config';
 import { EXTRA_QUANTITY_MAX } from '../extras.schema';
 
 export class RecordExtraDto {

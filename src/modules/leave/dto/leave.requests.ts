@@ -2,7 +2,7 @@ import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsUUID } from 'class-validator';
 import { DateField, MonthField, Optional, TextField } from '../../../common/http/fields';
 import { PageQuery } from '../../../common/http/paging';
-import { LEAVE_STATUSES, type LeaveStatus } from '../leave.schema';
+import { LEAVE_STATUSES, type LeaveStatus } from '../../leave-calendar';
 
 export class CreateLeaveDto {
   @DateField({ description: 'First day of the leave (mess time zone)' })

@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { PaginationDto } from '../../../common/http/paging';
-import { LEAVE_STATUSES, type LeaveRow, type LeaveStatus } from '../leave.schema';
+import { LEAVE_STATUSES, type LeaveRow, type LeaveStatus } from '../../leave-calendar';
 
 export class LeaveMemberDto {
   @ApiProperty({ example: '0193a5e4-7c1a-7c9e-9d3b-4a1f2e3d4c5b' }) _id: string;

@@ -43,3 +43,15 @@ export const DeliveryErrors = {
   mailRecipientRefused: 'The mail server refused the recipient address',
   mailFailed: 'The email could not be sent',
 } as const;
+
+/** Any error of a send as a DeliveryError: a provider's answer as it is, anything else as a transient failure. */
+export function asDeliveryError(channel: Channel, error: unknown): DeliveryError {
+  if (error instanceof DeliveryError) return error;
+  // Not a provider answer: a bug or an outage of our own; worth another try, and its message stays in the log only.
+  return new DeliveryError(
+    channel,
+    channel === 'email' ? DeliveryErrors.mailFailed : DeliveryErrors.messagingUnreachable,
+    false,
+    (error as { code?: string })?.code,
+  );
+}

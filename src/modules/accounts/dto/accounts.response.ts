@@ -1,94 +1,18 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn } from 'class-validator';
-import { DateField, MonthField, Optional, RupeesField, TextField } from '../../../common/http/fields';
-import { PageQuery, PaginationDto } from '../../../common/http/paging';
+import { ApiProperty } from '@nestjs/swagger';
+import { PaginationDto } from '../../../common/http/paging';
 import { toRupees } from '../../../common/money/money';
+import type { Statement } from '../accounts.queries';
+import type { AccountRow } from '../accounts.repository';
 import {
   DIRECTIONS,
   ENTRY_KINDS,
-  NOTE_MAX,
   PAYMENT_METHODS,
-  REFERENCE_MAX,
   type AccountEntryRow,
   type Direction,
   type EntryKind,
   type PaymentMethod,
 } from '../accounts.schema';
-import type { BalanceStatus } from '../accounts.repository';
-
-export const BALANCE_STATUSES = ['due', 'credit', 'settled'] as const satisfies readonly BalanceStatus[];
-
-// ---- requests ----
-
-export class RecordPaymentDto {
-  @RupeesField({ example: 3250.5 })
-  amount: number;
-
-  @DateField({ description: 'When the money was received; not in the future (mess time zone)' })
-  date: string;
-
-  @ApiProperty({ enum: PAYMENT_METHODS, example: 'upi' })
-  @IsIn(PAYMENT_METHODS, { message: `method must be one of ${PAYMENT_METHODS.join(', ')}` })
-  method: PaymentMethod;
-
-  @TextField(1, REFERENCE_MAX, {
-    optional: true,
-    description: 'UPI transaction id, cheque or receipt number',
-    example: 'UPI-412233445566',
-  })
-  reference?: string;
-
-  @TextField(1, NOTE_MAX, { optional: true, multiline: true, example: 'November mess bill' })
-  note?: string;
-}
-
-export class RecordNoteDto {
-  @ApiProperty({
-    enum: DIRECTIONS,
-    example: 'credit',
-    description: 'debit raises what the member owes; credit lowers it',
-  })
-  @IsIn(DIRECTIONS, { message: `direction must be one of ${DIRECTIONS.join(', ')}` })
-  direction: Direction;
-
-  @RupeesField({ example: 150 })
-  amount: number;
-
-  @TextField(1, NOTE_MAX, {
-    multiline: true,
-    description: 'Why (required)',
-    example: 'Rebate: mess closed on Diwali',
-  })
-  note: string;
-}
-
-export class ReverseEntryDto {
-  @TextField(1, NOTE_MAX, {
-    multiline: true,
-    description: 'Why (required)',
-    example: 'Payment recorded twice',
-  })
-  note: string;
-}
-
-export class AccountsQuery extends PageQuery(20, 100) {
-  @ApiPropertyOptional({ enum: BALANCE_STATUSES, description: 'due: balance > 0; credit: < 0; settled: 0' })
-  @IsIn(BALANCE_STATUSES, { message: `status must be one of ${BALANCE_STATUSES.join(', ')}` })
-  @Optional()
-  status?: BalanceStatus;
-}
-
-export class EntriesQuery extends PageQuery(20, 100) {}
-
-export class StatementQuery {
-  @MonthField({ optional: true, description: 'First month, inclusive; default: the month of `to`' })
-  from?: string;
-
-  @MonthField({ optional: true, description: 'Last month, inclusive; default: this month (mess time zone)' })
-  to?: string;
-}
-
-// ---- responses ----
+import type { EntryResult } from '../ledger.service';
 
 export class EntryDto {
   @ApiProperty() _id: string;
@@ -191,3 +115,54 @@ export const toEntryDto = (row: AccountEntryRow): EntryDto => ({
   recordedBy: row.recordedBy,
   createdAt: row.createdAt.toISOString(),
 });
+
+export const toEntryResponse = (result: EntryResult): EntryResponse => ({
+  success: true,
+  entry: toEntryDto(result.entry),
+  balance: toRupees(result.balancePaise),
+});
+
+export function toAccountsResponse(
+  list: { rows: AccountRow[]; total: number; duePaise: number; creditPaise: number },
+  page: { page: number; limit: number },
+): AccountsResponse {
+  return {
+    success: true,
+    accounts: list.rows.map((r) => ({
+      userId: { _id: r.userId, fullName: r.fullName },
+      balance: toRupees(r.balancePaise),
+      lastPaymentAt: r.lastPaymentAt,
+    })),
+    totals: { due: toRupees(list.duePaise), credit: toRupees(list.creditPaise) },
+    pagination: { page: page.page, limit: page.limit, total: list.total },
+  };
+}
+
+export function toAccountResponse(
+  account: { balancePaise: number; entries: AccountEntryRow[]; total: number },
+  page: { page: number; limit: number },
+): AccountResponse {
+  return {
+    success: true,
+    balance: toRupees(account.balancePaise),
+    entries: account.entries.map(toEntryDto),
+    pagination: { page: page.page, limit: page.limit, total: account.total },
+  };
+}
+
+export function toStatementResponse(s: Statement): StatementResponse {
+  return {
+    success: true,
+    member: { _id: s.userId, fullName: s.fullName },
+    from: s.from,
+    to: s.to,
+    opening: toRupees(s.openingPaise),
+    entries: s.lines.map(({ entry, balancePaise }) => ({
+      ...toEntryDto(entry),
+      balance: toRupees(balancePaise),
+    })),
+    closing: toRupees(s.closingPaise),
+    totalDebit: toRupees(s.totalDebitPaise),
+    totalCredit: toRupees(s.totalCreditPaise),
+  };
+}

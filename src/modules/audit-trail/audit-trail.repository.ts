@@ -1,10 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { and, count, desc, eq, gte, lt, SQL } from 'drizzle-orm';
 import { Database, DbOrTx } from '../../database/database';
-import { memberNames } from '../users/member-names';
 import { AuditEntity, AuditEventRow, auditEvents, NewAuditEventRow } from './audit.schema';
 
-export interface AuditListFilter {
+export interface AuditPageFilter {
   entity?: AuditEntity;
   entityId?: string;
   actorId?: string;
@@ -15,23 +14,17 @@ export interface AuditListFilter {
   offset: number;
 }
 
-export interface AuditEventWithActor {
-  event: AuditEventRow;
-  /** Null when the service itself made the change (no actor). */
-  actorName: string | null;
-}
-
 /** The only code that queries `audit_events`. It only ever inserts and reads: the table refuses the rest. */
 @Injectable()
-export class AuditRepository {
+export class AuditTrailRepository {
   constructor(private readonly database: Database) {}
 
   async insert(db: DbOrTx, values: NewAuditEventRow): Promise<void> {
     await db.insert(auditEvents).values(values);
   }
 
-  /** One page, newest first, with the actor's name joined in; plus the count of all matches. */
-  async list(filter: AuditListFilter): Promise<{ rows: AuditEventWithActor[]; total: number }> {
+  /** One page, newest first (actors as ids: their names are the users module's); plus the count of all matches. */
+  async page(filter: AuditPageFilter): Promise<{ rows: AuditEventRow[]; total: number }> {
     const conditions: SQL[] = [];
     if (filter.entity !== undefined) conditions.push(eq(auditEvents.entity, filter.entity));
     if (filter.entityId !== undefined) conditions.push(eq(auditEvents.entityId, filter.entityId));
@@ -42,9 +35,8 @@ export class AuditRepository {
     const db = this.database.db;
     const [rows, [{ total }]] = await Promise.all([
       db
-        .select({ event: auditEvents, actorName: memberNames.fullName })
+        .select()
         .from(auditEvents)
-        .leftJoin(memberNames, eq(memberNames.memberId, auditEvents.actorId))
         .where(where)
         .orderBy(desc(auditEvents.at), desc(auditEvents.id))
         .limit(filter.limit)

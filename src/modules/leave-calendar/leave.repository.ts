@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { and, asc, count, desc, eq, getTableColumns, gt, gte, inArray, lt, lte, sql, SQL } from 'drizzle-orm';
 import { Database, DbOrTx } from '../../database/database';
 import { uuidArray } from '../../database/sql-arrays';
-import { memberNames } from '../users/member-names';
+import { memberNames } from '../users';
 import { ACTIVE_LEAVE_STATUSES, leaves, LeaveRow, LeaveStatus, NewLeaveRow } from './leave.schema';
 
 export interface LeaveListFilter {

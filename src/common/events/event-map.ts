@@ -1,32 +1,36 @@
 /**
- * In-process domain events, published after the write has committed. Modules that care (analytics, notifications)
- * listen with @OnEvent(...); publishers never know who listens. Payloads carry what a listener needs to decide
- * without reading the publisher's tables.
+ * The domain events: one map from each event's name to its payload. Events are published in-process after the
+ * write has committed (`DomainEventBus.publish`), and listened to with `@OnDomainEvent(name)`; both accept only a
+ * name of this map with its own payload, so renaming an event or changing a payload fails the type-check wherever
+ * it is published or heard. Payloads carry what a listener needs to decide without reading the publisher's tables;
+ * each module builds its payloads beside its own code (e.g. `attendance-events.ts`).
  */
-export const DomainEvents = {
-  ExpenseRecorded: 'expense.recorded',
-  ExpenseChanged: 'expense.changed',
-  ExpenseDeleted: 'expense.deleted',
-  AttendanceMarked: 'attendance.marked',
+export interface EventMap {
+  'expense.recorded': ExpenseEvent;
+  'expense.changed': ExpenseEvent;
+  'expense.deleted': ExpenseEvent;
+  'attendance.marked': AttendanceEvent;
   /** After the per-mark events of one bulk request: the whole batch of one meal slot, for listeners that summarise. */
-  AttendanceMarkedInBulk: 'attendance.marked-in-bulk',
-  MealPublished: 'meal.published',
-  MealChanged: 'meal.changed',
-  MealDeleted: 'meal.deleted',
+  'attendance.marked-in-bulk': AttendanceBulkEvent;
+  'meal.published': MealEvent;
+  'meal.changed': MealEvent;
+  'meal.deleted': MealEvent;
   /** Submitted or edited. */
-  FeedbackSubmitted: 'feedback.submitted',
+  'feedback.submitted': FeedbackEvent;
   /** A member's approval status, role or dining changed (who counts as an approved member or a diner). */
-  MemberChanged: 'member.changed',
+  'member.changed': MemberEvent;
   /** Any write of a member's row (also name, password, role, status): who a token names must be read again. */
-  MemberUpdated: 'member.updated',
+  'member.updated': MemberUpdatedEvent;
   /** A payment was recorded on a member's account. */
-  PaymentRecorded: 'account.payment-recorded',
+  'account.payment-recorded': PaymentEvent;
   /** A leave was decided (approved or rejected by a manager, or approved at once) or cancelled. */
-  LeaveDecided: 'leave.decided',
-  /** An extra was recorded for a member, or deleted: its month's bill changed. */
-  ExtraRecorded: 'extra.recorded',
-  ExtraDeleted: 'extra.deleted',
-} as const;
+  'leave.decided': LeaveEvent;
+  /** An extra was recorded for a member: its month's bill changed. */
+  'extra.recorded': ExtraEvent;
+  'extra.deleted': ExtraEvent;
+}
+
+export type EventName = keyof EventMap;
 
 export interface ExpenseEvent {
   expenseId: string;

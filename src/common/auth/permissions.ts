@@ -1,0 +1,80 @@
+import type { Role } from './roles';
+
+/**
+ * Who may do what: the one table of roles to permissions. Routes name a permission with `@Allow(...)` (checked by
+ * the global auth guard, 403 `{"error":"Forbidden"}`); a service asks `can(member, ...)` where the rule also depends
+ * on the record (its owner). `admin` holds every permission. No code outside this file compares a role by hand.
+ */
+export const PERMISSIONS = {
+  'users.manage': 'list all users, approve, reject, change roles and dining',
+  'users.read-any': "read any member's profile",
+  'users.edit-any': "edit any member's profile",
+  'mess.configure': "set up and change the mess's configuration",
+  'expenses.record': 'record expenses, and change the ones they recorded',
+  'expenses.edit-any': "change or delete anyone's expense",
+  'menus.publish': 'publish menus, and change the ones they published',
+  'menus.edit-any': "change or withdraw anyone's menu",
+  'attendance.read-all': "read every member's marks",
+  'attendance.mark-others': 'mark attendance for other members, one by one or in bulk',
+  'counter.scan': "scan members' passes at the counter",
+  'feedback.read-all': "read every member's feedback",
+  'feedback.edit-any': "edit anyone's feedback",
+  'analytics.read': "read the mess's dashboards and headcount",
+  'bills.read': "read the month's bill and the months' status",
+  'months.close': 'close a month (freeze its bill and charge the accounts)',
+  'months.reopen': 'reopen a closed month',
+  'accounts.manage': 'read every account, record payments, adjustments, opening balances and reversals',
+  'audit.read': 'read the audit trail',
+  'leave.decide': 'approve and reject leave, ask for leave for a member, read everyone’s leave',
+  'extras.record': 'record and delete extras for members',
+  'extras.read-all': "read every member's extras",
+  'health.summary': "read the service's health summary",
+} as const;
+
+export type Permission = keyof typeof PERMISSIONS;
+
+const GRANTS: Record<Exclude<Role, 'admin'>, readonly Permission[]> = {
+  student: [],
+  manager: [
+    'users.read-any',
+    'expenses.record',
+    'menus.publish',
+    'attendance.read-all',
+    'attendance.mark-others',
+    'counter.scan',
+    'feedback.read-all',
+    'analytics.read',
+    'bills.read',
+    'leave.decide',
+    'extras.record',
+    'extras.read-all',
+  ],
+  treasurer: [
+    'users.read-any',
+    'expenses.record',
+    'attendance.read-all',
+    'feedback.read-all',
+    'analytics.read',
+    'bills.read',
+    'months.close',
+    'accounts.manage',
+    'audit.read',
+    'extras.read-all',
+  ],
+};
+
+const ALL = Object.keys(PERMISSIONS) as Permission[];
+const TABLE: Record<Role, ReadonlySet<Permission>> = {
+  student: new Set(GRANTS.student),
+  manager: new Set(GRANTS.manager),
+  treasurer: new Set(GRANTS.treasurer),
+  admin: new Set(ALL),
+};
+
+/** Whether a member in this role may do this. */
+export const can = (member: { role: Role }, permission: Permission): boolean =>
+  TABLE[member.role].has(permission);
+
+/** The roles that hold a permission (e.g. who is told of something a permission lets them act on). */
+export const rolesWith = (permission: Permission): Role[] =>
+  (Object.keys(TABLE) as Role[]).filter((role) => TABLE[role].has(permission));

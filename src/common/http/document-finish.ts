@@ -1,0 +1,78 @@
+import type { OpenAPIObject } from '@nestjs/swagger';
+import { GuardErrorDto } from './api-docs';
+
+/** Descriptions for the success answers a route documents with a schema but no words (lint: no empty description). */
+const successDescriptions: Record<string, string> = {
+  '200': 'OK',
+  '201': 'Created',
+  '204': 'No content',
+  '503': 'Not ready: the report names the dependency that failed',
+};
+
+/**
+ * The last touches every operation needs, in one place: `security: []` on the public routes (a document-wide
+ * default would otherwise be assumed), a description on every response, unique operation ids; and the guard's body
+ * closed (`{"error"}` and nothing else), which is what makes it exclusive of the `{success:false,…}` envelope in a
+ * `oneOf`.
+ */
+export function finishDocument(document: OpenAPIObject): OpenAPIObject {
+  const ids = new Map<string, string>();
+  for (const [path, ops] of Object.entries(document.paths)) {
+    for (const method of ['get', 'put', 'post', 'delete', 'patch'] as const) {
+      const op = ops[method];
+      if (!op) continue;
+      op.security ??= [];
+      for (const [status, response] of Object.entries(op.responses) as [string, { description?: string }][])
+        if (!response.description) response.description = successDescriptions[status] ?? `Status ${status}`;
+      const where = `${method.toUpperCase()} ${path}`;
+      if (!op.operationId) throw new Error(`${where} has no operationId`);
+      const taken = ids.get(op.operationId);
+      if (taken) throw new Error(`${where} and ${taken} share the operationId ${op.operationId}`);
+      ids.set(op.operationId, where);
+    }
+  }
+  typeNullableObjects(document);
+  const guard = document.components?.schemas?.[GuardErrorDto.name] as
+    { additionalProperties?: boolean } | undefined;
+  if (guard) guard.additionalProperties = false;
+  return document;
+}
+
+/**
+ * `@ApiProperty({ type: SomeDto, nullable: true })` comes out as `{allOf: [{$ref}], nullable: true}`, which OpenAPI
+ * 3.0 does not allow (`nullable` needs a `type` beside it; Redocly and openapi-typescript refuse the document). When
+ * every schema referred to is an object, the `type: object` is added, which is what the property means.
+ */
+function typeNullableObjects(document: OpenAPIObject): void {
+  const schemas = (document.components?.schemas ?? {}) as Record<string, { type?: string }>;
+  const isObjectRef = (node: unknown) => {
+    const ref = (node as { $ref?: string } | undefined)?.$ref;
+    return typeof ref === 'string' && schemas[ref.split('/').pop()!]?.type === 'object';
+  };
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(visit);
+    if (!node || typeof node !== 'object') return;
+    const schema = node as Record<string, unknown>;
+    const branches = (schema.allOf ?? schema.oneOf ?? schema.anyOf) as unknown[] | undefined;
+    if (
+      schema.nullable === true &&
+      schema.type === undefined &&
+      branches?.length &&
+      branches.every(isObjectRef)
+    )
+      schema.type = 'object';
+    Object.values(schema).forEach(visit);
+  };
+  visit(document);
+}
+
+/** The document with every object's keys sorted (arrays keep their order): the committed file diffs cleanly. */
+export function sortedKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortedKeys);
+  if (!value || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.keys(value)
+      .sort()
+      .map((key) => [key, sortedKeys((value as Record<string, unknown>)[key])]),
+  );
+}

@@ -1,0 +1,131 @@
+import { Injectable } from '@nestjs/common';
+import { type CurrentMember } from '../../common/auth/auth.decorators';
+import { can } from '../../common/auth/permissions';
+import { badRequest, forbidden, notFound } from '../../common/errors/api-error';
+import { Clock } from '../../common/time/clock';
+import { localParts, monthBounds, monthOf } from '../../common/time/dates';
+import { AppConfig } from '../../config/app-config';
+import type { DbOrTx } from '../../database/database';
+import { UsersService } from '../users';
+import { AccountErrors } from './accounts.errors';
+import { AccountRow, AccountsRepository, BalanceStatus } from './accounts.repository';
+import type { AccountEntryRow } from './accounts.schema';
+
+export interface StatementLine {
+  entry: AccountEntryRow;
+  balancePaise: number;
+}
+
+export interface Statement {
+  userId: string;
+  fullName: string;
+  from: string;
+  to: string;
+  openingPaise: number;
+  lines: StatementLine[];
+  closingPaise: number;
+  totalDebitPaise: number;
+  totalCreditPaise: number;
+}
+
+/**
+ * Reading the accounts: the dues list, a member's balance and entries, statements. Balances are Σ debits − Σ
+ * credits, always computed from the entries, so a balance can never disagree with them.
+ */
+@Injectable()
+export class AccountsQueries {
+  constructor(
+    private readonly repository: AccountsRepository,
+    private readonly users: UsersService,
+    private readonly clock: Clock,
+    private readonly config: AppConfig,
+  ) {}
+
+  accounts(
+    status: BalanceStatus | undefined,
+    page: number,
+    limit: number,
+  ): Promise<{ rows: AccountRow[]; total: number; duePaise: number; creditPaise: number }> {
+    return this.repository.accounts(status, page, limit);
+  }
+
+  /** 403 unless `reader` may read the account, then 404 unless the member exists. */
+  async account(
+    reader: CurrentMember,
+    userId: string,
+    page: number,
+    limit: number,
+  ): Promise<{ balancePaise: number; entries: AccountEntryRow[]; total: number }> {
+    assertMayRead(reader, userId);
+    await this.holderName(userId);
+    const [balancePaise, { rows, total }] = [
+      await this.repository.balanceOf(userId),
+      await this.repository.entriesPage(userId, page, limit),
+    ];
+    return { balancePaise, entries: rows, total };
+  }
+
+  /**
+   * Entries dated from the first day of `fromMonth` to the last of `toMonth`, with the balance after each. `toMonth`
+   * defaults to this month, `fromMonth` to `toMonth`.
+   */
+  async statement(
+    reader: CurrentMember,
+    userId: string,
+    fromMonth?: string,
+    toMonth?: string,
+  ): Promise<Statement> {
+    assertMayRead(reader, userId);
+    const to = toMonth ?? monthOf(this.today());
+    const from = fromMonth ?? to;
+    if (from > to)
+      throw badRequest('Validation failed', [{ field: 'to', message: 'to must not be before from' }]);
+    const fullName = await this.holderName(userId);
+    const { openingPaise, rows } = await this.repository.statement(
+      userId,
+      `${from}-01`,
+      monthBounds(to).last,
+    );
+    let balance = openingPaise;
+    let totalDebitPaise = 0;
+    let totalCreditPaise = 0;
+    const lines = rows.map((entry) => {
+      if (entry.direction === 'debit') {
+        balance += entry.amountPaise;
+        totalDebitPaise += entry.amountPaise;
+      } else {
+        balance -= entry.amountPaise;
+        totalCreditPaise += entry.amountPaise;
+      }
+      return { entry, balancePaise: balance };
+    });
+    return {
+      userId,
+      fullName,
+      from,
+      to,
+      openingPaise,
+      lines,
+      closingPaise: balance,
+      totalDebitPaise,
+      totalCreditPaise,
+    };
+  }
+
+  /** The name of the account's member; 404 unless the member exists. `tx`: the caller's transaction. */
+  async holderName(userId: string, tx?: DbOrTx): Promise<string> {
+    const name = (await this.users.namesOf([userId], tx)).get(userId);
+    if (name === undefined) throw notFound(AccountErrors.memberNotFound);
+    return name;
+  }
+
+  /** Today in the mess's time zone: what entries are dated and statements default to. */
+  today(): string {
+    return localParts(this.clock.now(), this.config.messTimezone).date;
+  }
+}
+
+/** Treasurers and admins read every account; anyone else only their own. */
+function assertMayRead(reader: CurrentMember, userId: string): void {
+  if (reader.id !== userId && !can(reader, 'accounts.manage')) throw forbidden(AccountErrors.notYours);
+}

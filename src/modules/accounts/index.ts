@@ -1,0 +1,2 @@
+export { AccountsModule } from './accounts.module';
+export { AccountsService } from './accounts.service';

@@ -1,0 +1,147 @@
+import { Injectable } from '@nestjs/common';
+import { ApiError } from '../../common/errors/api-error';
+import { Clock } from '../../common/time/clock';
+import { mealSpan } from '../../common/time/dates';
+import { AppConfig } from '../../config/app-config';
+import type { DbOrTx } from '../../database/database';
+import { AuditTrail } from '../audit-trail';
+import { LeaveCalendar } from '../leave-calendar';
+import type { MealTime } from '../mess-config';
+import { AttendanceRepository, MarkWriter, SlotMark, WrittenMark } from './attendance.repository';
+import { AttendanceRow, AttendanceStatus } from './attendance.schema';
+import { ON_LEAVE } from './attendance.errors';
+import { changesStatus, isClosedMonthRefusal, isRepeatOf, otherStatus } from './marking-rules';
+
+/** Where a bulk request names a member in its errors (`marks.<i>.userId`). */
+export type FieldOfMember = (userId: string) => string;
+
+/**
+ * The one way marks are written: the marks of one meal slot under the members' leave locks, with the audit of marks
+ * made after the meal, in one transaction.
+ */
+@Injectable()
+export class SlotWriter {
+  constructor(
+    private readonly repository: AttendanceRepository,
+    private readonly leave: LeaveCalendar,
+    private readonly audit: AuditTrail,
+    private readonly clock: Clock,
+    private readonly config: AppConfig,
+  ) {}
+
+  /**
+   * Writes marks of one meal slot in `db` (else in a transaction of its own): the leave locks of the members marked
+   * present (shared) and the refusal of any whose approved leave covers the meal (one statement), then the upsert,
+   * which returns each written row with the status it held before (to tell a changed status from a taken-over one).
+   * Marks that wrote nothing are not returned.
+   */
+  write(
+    marks: SlotMark[],
+    meal: MealTime | undefined,
+    writer: MarkWriter,
+    db?: DbOrTx,
+    fieldOf?: FieldOfMember,
+  ): Promise<WrittenMark[]> {
+    const work = async (tx: DbOrTx): Promise<WrittenMark[]> => {
+      await this.refuseOnLeave(tx, marks, meal, fieldOf);
+      const written = await this.repository.upsertMarks(marks, tx, writer);
+      await this.recordAfterMeal(tx, written, meal);
+      return written;
+    };
+    return db ? work(db) : this.repository.transaction(work);
+  }
+
+  /**
+   * As write, and a repeat into a closed month succeeds: the month-close trigger refuses even an upsert that would
+   * change nothing, so on that refusal the slot is read, and nothing written is reported when it holds these statuses.
+   */
+  async writeRepeatingClosedMonth(
+    marks: SlotMark[],
+    meal: MealTime | undefined,
+    writer: MarkWriter,
+  ): Promise<WrittenMark[]> {
+    try {
+      return await this.write(marks, meal, writer);
+    } catch (error) {
+      await this.storedUnlessClosedMonthChange(error, marks[0].date, marks[0].mealType, marks);
+      return [];
+    }
+  }
+
+  /**
+   * After a write failed: when it was the closed-month refusal and the slot's stored marks already hold every
+   * given status (a repeat), returns those stored marks; otherwise rethrows the error.
+   */
+  async storedUnlessClosedMonthChange(
+    error: unknown,
+    date: string,
+    mealType: string,
+    marks: { userId: string; status: AttendanceStatus }[],
+  ): Promise<AttendanceRow[]> {
+    if (!isClosedMonthRefusal(error)) throw error;
+    const stored = await this.repository.findSlots(
+      date,
+      mealType,
+      marks.map((mark) => mark.userId),
+    );
+    if (isRepeatOf(marks, stored)) return stored;
+    throw error;
+  }
+
+  /** Holds the leave locks of the members marked present, and refuses the write if any is on leave for the meal. */
+  private async refuseOnLeave(
+    tx: DbOrTx,
+    marks: SlotMark[],
+    meal: MealTime | undefined,
+    fieldOf: FieldOfMember | undefined,
+  ): Promise<void> {
+    const present = marks.filter((mark) => mark.status === 'present').map((mark) => mark.userId);
+    if (!present.length || !meal) return;
+    const { start } = mealSpan(marks[0].date, meal, this.config.messTimezone);
+    const onLeave = await this.leave.lockAndFindOnLeave(tx, present, start);
+    if (!onLeave.size) return;
+    throw new ApiError(
+      409,
+      ON_LEAVE,
+      fieldOf
+        ? marks
+            .filter((mark) => onLeave.has(mark.userId) && mark.status === 'present')
+            .map((mark) => ({
+              field: fieldOf(mark.userId),
+              message: 'the member is on approved leave for this meal',
+            }))
+            .sort((x, y) => x.field.localeCompare(y.field, 'en', { numeric: true }))
+        : undefined,
+    );
+  }
+
+  /**
+   * Every mark made or changed after its meal ended is in the audit trail, in the write's transaction: those are the
+   * marks that move a bill after the fact.
+   */
+  private async recordAfterMeal(
+    tx: DbOrTx,
+    written: WrittenMark[],
+    meal: MealTime | undefined,
+  ): Promise<void> {
+    if (!written.length || !meal) return;
+    const { end } = mealSpan(written[0].date, meal, this.config.messTimezone);
+    if (this.clock.now() < end) return;
+    for (const mark of written.filter(changesStatus)) {
+      await this.audit.record(tx, {
+        actorId: mark.markedBy,
+        action: mark.created ? 'marked-after-meal' : 'changed-after-meal',
+        entity: 'attendance',
+        entityId: mark.id,
+        before: mark.created ? undefined : { status: mark.previousStatus ?? otherStatus(mark.status) },
+        after: {
+          userId: mark.userId,
+          date: mark.date,
+          mealType: mark.mealType,
+          status: mark.status,
+          source: mark.source,
+        },
+      });
+    }
+  }
+}

@@ -1,0 +1,2 @@
+export { AuthModule } from './auth.module';
+export { AuthGuard } from './auth.guard';

@@ -1,0 +1,2 @@
+export { ExpensesModule } from './expenses.module';
+export { ExpensesQueries } from './expenses.queries';

@@ -1,0 +1,2 @@
+export { ExtrasModule } from './extras.module';
+export { ExtrasQueries } from './extras.queries';

@@ -1,0 +1,2 @@
+export { FeedbackModule } from './feedback.module';
+export { FeedbackQueries } from './feedback.queries';

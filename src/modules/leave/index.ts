@@ -1,0 +1,1 @@
+export { LeaveModule } from './leave.module';

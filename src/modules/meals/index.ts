@@ -1,0 +1,2 @@
+export { MealsModule } from './meals.module';
+export { MealsService } from './meals.service';

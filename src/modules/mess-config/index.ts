@@ -1,0 +1,10 @@
+export { MessConfigModule } from './mess-config.module';
+export { MessConfigService } from './mess-config.service';
+export {
+  CHARGE_METHODS,
+  type ChargeMethod,
+  EXTRA_ITEM_NAME_MAX,
+  EXTRA_PRICE_MAX_PAISE,
+  type LeavePolicy,
+  type MealTime,
+} from './mess-config.schema';

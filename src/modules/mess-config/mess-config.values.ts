@@ -1,0 +1,135 @@
+import { badRequest, FieldError } from '../../common/errors/api-error';
+import { decimalTextToPaise, toPaise, toRupees } from '../../common/money/money';
+import { normalizeIndianPhone } from '../../common/phone/phone';
+import { MessConfigDto, SetupMessDto } from './dto/mess-config.dto';
+import { ChargeMethod, ExtraItem, LeavePolicy, MealTime, MessConfigRow } from './mess-config.schema';
+
+/*
+ * The configuration's shapes: the defaults, a setup body as a row, a row as the API and the audit trail show it, and
+ * the rules across fields a setup body must keep.
+ */
+
+/** The leave rules of a mess that has not set its own (extension 2.1). */
+export const DEFAULT_LEAVE_POLICY: LeavePolicy = {
+  minDays: 1,
+  applyBeforeHours: 12,
+  maxDaysPerMonth: 0,
+  requiresApproval: true,
+};
+
+/** What applies until an admin runs the setup. */
+export const DEFAULT_MESS_CONFIG = {
+  messName: 'Hostel Mess',
+  description: '',
+  email: '',
+  phone: '',
+  expenseCategories: ['Groceries', 'Vegetables', 'Dairy', 'Gas', 'Staff', 'Maintenance', 'Other'],
+  mealTimes: [
+    { name: 'Breakfast', startTime: '07:30', endTime: '09:30' },
+    { name: 'Lunch', startTime: '12:30', endTime: '14:30' },
+    { name: 'Dinner', startTime: '19:30', endTime: '21:30' },
+  ] as MealTime[],
+  monthlyBudget: null as number | null,
+  chargeMethod: 'proportional' as ChargeMethod,
+  leavePolicy: DEFAULT_LEAVE_POLICY,
+  extraItems: [] as ExtraItem[],
+};
+
+/** A setup body as the row stores it. */
+export const values = (body: SetupMessDto) => ({
+  messName: body.messName,
+  description: body.description ?? '',
+  email: body.email,
+  phone: body.phone,
+  expenseCategories: body.expenseCategories,
+  mealTimes: body.mealTimes.map(({ name, startTime, endTime }) => ({ name, startTime, endTime })),
+  monthlyBudget: body.monthlyBudget === undefined ? null : body.monthlyBudget.toFixed(2),
+  // PUT replaces the whole configuration: left out, it returns to its default.
+  chargeMethod: body.chargeMethod ?? DEFAULT_MESS_CONFIG.chargeMethod,
+  // PUT replaces the whole configuration: a policy left out returns to the defaults, a window left out is removed.
+  leavePolicy: body.leavePolicy
+    ? {
+        minDays: body.leavePolicy.minDays,
+        applyBeforeHours: body.leavePolicy.applyBeforeHours,
+        maxDaysPerMonth: body.leavePolicy.maxDaysPerMonth,
+        requiresApproval: body.leavePolicy.requiresApproval,
+      }
+    : null,
+  markingWindow: body.markingWindow
+    ? {
+        daysAhead: body.markingWindow.daysAhead,
+        closesMinutesAfterEnd: body.markingWindow.closesMinutesAfterEnd,
+      }
+    : null,
+  // The DTO has refused anything that is not whole paise.
+  extraItems: (body.extraItems ?? []).map((i) => ({ name: i.name, pricePaise: toPaise(i.price)! })),
+});
+
+/** Rules across fields that the DTO cannot say: start before end, no duplicate names or categories. */
+export function validateSemantics(
+  body: Pick<SetupMessDto, 'mealTimes' | 'expenseCategories' | 'extraItems'>,
+): void {
+  const details: FieldError[] = [];
+  const names = new Set<string>();
+  body.mealTimes.forEach((meal, i) => {
+    if (meal.startTime >= meal.endTime) {
+      details.push({ field: `mealTimes.${i}.endTime`, message: 'endTime must be after startTime' });
+    }
+    const key = meal.name.toLowerCase();
+    if (names.has(key))
+      details.push({ field: `mealTimes.${i}.name`, message: `meal name "${meal.name}" is repeated` });
+    names.add(key);
+  });
+  const categories = new Set<string>();
+  body.expenseCategories.forEach((category, i) => {
+    const key = category.toLowerCase();
+    if (categories.has(key)) {
+      details.push({ field: `expenseCategories.${i}`, message: `category "${category}" is repeated` });
+    }
+    categories.add(key);
+  });
+  const items = new Set<string>();
+  (body.extraItems ?? []).forEach((item, i) => {
+    const key = item.name.toLowerCase();
+    if (items.has(key)) {
+      details.push({ field: `extraItems.${i}.name`, message: `item "${item.name}" is repeated` });
+    }
+    items.add(key);
+  });
+  if (details.length) throw badRequest('Validation failed', details);
+}
+
+export const toDto = (row: MessConfigRow): MessConfigDto => ({
+  _id: row.id,
+  messName: row.messName,
+  description: row.description,
+  email: row.email,
+  // Rows saved before the contact phone was validated may hold another spelling of the same number.
+  phone: normalizeIndianPhone(row.phone) ?? row.phone,
+  expenseCategories: row.expenseCategories,
+  mealTimes: row.mealTimes,
+  monthlyBudget: row.monthlyBudget === null ? null : Number(row.monthlyBudget),
+  chargeMethod: row.chargeMethod,
+  leavePolicy: row.leavePolicy ?? DEFAULT_LEAVE_POLICY,
+  ...(row.markingWindow ? { markingWindow: row.markingWindow } : {}),
+  extraItems: row.extraItems.map(toItemDto),
+  configured: true,
+  createdBy: row.createdBy,
+  createdAt: row.createdAt.toISOString(),
+  updatedAt: row.updatedAt.toISOString(),
+});
+
+/** The configuration as the audit trail keeps it; the budget in paise like all audited money. */
+export const auditSnapshot = (row: MessConfigRow) => ({
+  messName: row.messName,
+  description: row.description,
+  email: row.email,
+  phone: row.phone,
+  expenseCategories: row.expenseCategories,
+  mealTimes: row.mealTimes,
+  monthlyBudgetPaise: row.monthlyBudget === null ? null : (decimalTextToPaise(row.monthlyBudget) ?? null),
+  chargeMethod: row.chargeMethod,
+  extraItems: row.extraItems,
+});
+
+export const toItemDto = (item: ExtraItem) => ({ name: item.name, price: toRupees(item.pricePaise) });

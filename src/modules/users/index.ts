@@ -1,0 +1,10 @@
+export { UsersModule } from './users.module';
+export { UsersService } from './users.service';
+// Auth's way to sign members up and in.
+export { CredentialsService } from './credentials.service';
+// Read-only relations other modules' queries join for a member's name (see member-names.ts).
+export { memberDirectory, memberNames } from './member-names';
+// The table itself only for auth's per-request read of the token holder (revoked-tokens.repository.ts).
+export { users, type UserRow } from './users.schema';
+export { RoomField } from './dto/user.requests';
+export { toUserSummary, UserSummaryDto } from './dto/user.response';

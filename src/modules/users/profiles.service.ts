@@ -1,0 +1,54 @@
+import { Injectable } from '@nestjs/common';
+import { type CurrentMember } from '../../common/auth/auth.decorators';
+import { can } from '../../common/auth/permissions';
+import { badRequest, forbidden, notFound } from '../../common/errors/api-error';
+import { DomainEventBus } from '../../common/events/domain-event-bus';
+import { UpdateProfileDto } from './dto/user.requests';
+import { memberUpdated } from './member-changes';
+import { UsersRepository } from './users.repository';
+import type { UserRow } from './users.schema';
+
+/** A member's profile: read by themself or by those who read anyone's, edited by themself or an admin. */
+@Injectable()
+export class ProfilesService {
+  constructor(
+    private readonly repository: UsersRepository,
+    private readonly events: DomainEventBus,
+  ) {}
+
+  /** A member reads themself; admins, managers and treasurers read anyone. */
+  async getVisibleTo(caller: CurrentMember, id: string): Promise<UserRow> {
+    if (caller.id !== id && !can(caller, 'users.read-any'))
+      throw forbidden('You can only view your own profile');
+    const row = await this.repository.findById(id);
+    if (!row) throw notFound('User not found');
+    return row;
+  }
+
+  async updateProfile(caller: CurrentMember, id: string, changes: UpdateProfileDto): Promise<UserRow> {
+    if (caller.id !== id && !can(caller, 'users.edit-any'))
+      throw forbidden('You can only edit your own profile');
+    const { fullName, phone, room } = changes;
+    if (fullName === undefined && phone === undefined && room === undefined) {
+      throw badRequest('Validation failed', [
+        { field: 'body', message: 'send at least one of fullName, phone, room' },
+      ]);
+    }
+    const row = memberUpdated(
+      this.events,
+      await this.repository.update(id, {
+        ...(fullName !== undefined ? { fullName } : {}),
+        ...(phone !== undefined ? { phone } : {}),
+        ...(room !== undefined ? { room } : {}),
+      }),
+    );
+    if (!row) throw notFound('User not found');
+    return row;
+  }
+
+  async setPhone(caller: CurrentMember, phone: string): Promise<UserRow> {
+    const row = memberUpdated(this.events, await this.repository.update(caller.id, { phone }));
+    if (!row) throw notFound('User not found');
+    return row;
+  }
+}

@@ -1,0 +1,136 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { type CurrentMember } from '../../common/auth/auth.decorators';
+import { can } from '../../common/auth/permissions';
+import { conflict, notFound } from '../../common/errors/api-error';
+import { DomainEventBus } from '../../common/events/domain-event-bus';
+import { AuditTrail } from '../audit-trail';
+import { ListUsersQuery } from './dto/user.requests';
+import { memberChanged, memberUpdated, membershipOf } from './member-changes';
+import { UsersRepository } from './users.repository';
+import type { Role, UserRow, UserStatus } from './users.schema';
+
+/** The permission that makes a member an administrator: the last approved holder cannot be demoted or rejected. */
+const ADMINISTERS = 'users.manage' as const;
+
+/** The admins' say over the membership: approval and rejection, roles, and who dines; never the last admin away. */
+@Injectable()
+export class UserAdministrationService {
+  // The context the users' log lines have always had.
+  private readonly logger = new Logger('UsersService');
+
+  constructor(
+    private readonly repository: UsersRepository,
+    private readonly events: DomainEventBus,
+    private readonly audit: AuditTrail,
+  ) {}
+
+  async list(query: ListUsersQuery): Promise<{ rows: UserRow[]; total: number }> {
+    return this.repository.list({
+      status: query.status,
+      role: query.role,
+      limit: query.limit,
+      offset: (query.page - 1) * query.limit,
+    });
+  }
+
+  async changeRole(caller: CurrentMember, id: string, role: Role): Promise<UserRow> {
+    const { before, after } = await this.changeMember(caller, id, 'role-changed', { role });
+    if (after !== before) {
+      this.logger.log({ by: caller.id, userId: id, from: before.role, to: role }, 'Role changed');
+      memberChanged(this.events, after, 'role', caller.id);
+    }
+    return after;
+  }
+
+  /** From pending or rejected; approving an approved member changes nothing. */
+  async approve(caller: CurrentMember, id: string): Promise<UserRow> {
+    const { before, after } = await this.changeMember(caller, id, 'approved', { status: 'approved' });
+    if (after !== before) {
+      this.logger.log({ by: caller.id, userId: id, from: before.status }, 'User approved');
+      memberChanged(this.events, after, 'approved', caller.id);
+    }
+    return after;
+  }
+
+  /** From pending or approved; rejecting an approved member also ends their sessions. */
+  async reject(caller: CurrentMember, id: string): Promise<UserRow> {
+    const { before, after } = await this.changeMember(caller, id, 'rejected', { status: 'rejected' });
+    if (after !== before) {
+      this.logger.log({ by: caller.id, userId: id, from: before.status }, 'User rejected');
+      memberChanged(this.events, after, 'rejected', caller.id);
+    }
+    return after;
+  }
+
+  /** Admins say who eats at the mess; a change moves every figure that counts diners at once. */
+  async setDines(caller: CurrentMember, id: string, dines: boolean): Promise<UserRow> {
+    const user = await this.repository.findById(id);
+    if (!user) throw notFound('User not found');
+    if (user.dines === dines) return user;
+    // Who is billed is a membership change: recorded in the audit trail in the same transaction.
+    const row = await this.repository.transaction(async (tx) => {
+      const updated = await this.repository.update(id, { dines }, tx);
+      if (!updated) throw notFound('User not found');
+      await this.audit.record(tx, {
+        actorId: caller.id,
+        action: 'dines-changed',
+        entity: 'user',
+        entityId: id,
+        before: { dines: user.dines },
+        after: { dines },
+      });
+      return updated;
+    });
+    this.logger.log({ by: caller.id, userId: id, dines }, 'Dining changed');
+    memberUpdated(this.events, row);
+    memberChanged(this.events, row, 'dines', caller.id);
+    return row;
+  }
+
+  /**
+   * Sets a member's status or role in one transaction that locks the row (and, when the change could leave no
+   * approved admin, every approved admin's row first), checks the rules on what it locked, and records the change
+   * in the audit trail. `after` is `before` itself when the member already had these values (nothing written).
+   */
+  private async changeMember(
+    caller: CurrentMember,
+    id: string,
+    action: 'approved' | 'rejected' | 'role-changed',
+    values: { role?: Role; status?: UserStatus },
+  ): Promise<{ before: UserRow; after: UserRow }> {
+    const mayRemoveAnAdmin =
+      values.role !== undefined ? !can({ role: values.role }, ADMINISTERS) : values.status !== 'approved';
+    const change = await this.repository.transaction(async (tx) => {
+      const { member, approvedAdminIds } = await this.repository.lockForChange(tx, id, {
+        approvedAdmins: mayRemoveAnAdmin,
+      });
+      if (!member) throw notFound('User not found');
+      const role = values.role ?? member.role;
+      const status = values.status ?? member.status;
+      if (role === member.role && status === member.status) return { before: member, after: member };
+      if (status === 'rejected' && caller.id === id) throw conflict('You cannot reject your own account');
+      const wasApprovedAdmin = approvedAdminIds.includes(id);
+      const staysApprovedAdmin = can({ role }, ADMINISTERS) && status === 'approved';
+      if (wasApprovedAdmin && !staysApprovedAdmin && approvedAdminIds.length <= 1) {
+        throw conflict('The last approved admin cannot be demoted or rejected');
+      }
+      // A rejected member's sessions end at once; a role change takes effect on their next request anyway.
+      const after =
+        status === 'rejected' && member.status !== 'rejected'
+          ? await this.repository.updateAndRevokeTokens(id, { role, status }, tx)
+          : await this.repository.update(id, { role, status }, tx);
+      if (!after) throw notFound('User not found');
+      await this.audit.record(tx, {
+        actorId: caller.id,
+        action,
+        entity: 'user',
+        entityId: id,
+        before: membershipOf(member),
+        after: membershipOf(after),
+      });
+      return { before: member, after };
+    });
+    if (change.after !== change.before) memberUpdated(this.events, change.after);
+    return change;
+  }
+}
