@@ -1,7 +1,16 @@
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import { eq } from 'drizzle-orm';
+import type { MealEvent } from '../../src/common/events/event-map';
+import { Database } from '../../src/database/database';
+import { meals } from '../../src/modules/meals/meals.schema';
 import { TestApp } from '../support/app';
 import { ids, ISO, mealsOn, type Member, publishMeal, startMealsApp, UNKNOWN_ID } from '../support/meals';
 
-/** Publishing, reading, replacing and deleting a menu, one per date and meal type; who may do which; bad input. */
+/**
+ * Publishing, reading, replacing and deleting a menu, one per date and meal type; who may do which; bad input; no
+ * event for a refused write, and a failing listener does not fail the request (the events' payloads and their
+ * order: test/medium/specs/meals.medium-spec.ts).
+ */
 describe('Meals: the menu, one per date and meal type, published by managers', () => {
   let t: TestApp;
   let admin: string;
@@ -307,6 +316,73 @@ describe('Meals: the menu, one per date and meal type, published by managers', (
       expect(res.status).toBe(400);
       expect(res.body.success).toBe(false);
       expect(res.body.details.map((d: { field: string }) => d.field).sort()).toEqual(fields);
+    });
+  });
+
+  describe('domain events', () => {
+    let emitter: EventEmitter2;
+    const received: { name: string; payload: MealEvent; committed: Promise<unknown> }[] = [];
+    const listeners: [string, (payload: MealEvent) => void][] = [];
+
+    beforeAll(() => {
+      emitter = t.app.get(EventEmitter2);
+      const { db } = t.app.get(Database);
+      for (const name of ['meal.published', 'meal.changed', 'meal.deleted']) {
+        const listener = (payload: MealEvent) => {
+          received.push({
+            name,
+            payload,
+            committed: db.select().from(meals).where(eq(meals.id, payload.mealId)).execute(),
+          });
+        };
+        emitter.on(name, listener);
+        listeners.push([name, listener]);
+      }
+    });
+    afterAll(() => listeners.forEach(([name, listener]) => emitter.off(name, listener)));
+    beforeEach(() => {
+      received.length = 0;
+    });
+
+    it('publishes nothing for a refused write, and a failing listener does not fail the request', async () => {
+      const meal = await publish(manager.token, { date: '2025-07-03', mealType: 'Lunch', dishes: ['Rice'] });
+      received.length = 0;
+      await t.post(
+        '/meals',
+        { date: '2025-07-03', mealType: 'Lunch', dishes: ['Again'] },
+        { token: manager.token },
+      );
+      await t.put(
+        `/meals/${meal._id}`,
+        { date: '2025-07-03', mealType: 'Lunch', dishes: ['X'] },
+        {
+          token: otherManager.token,
+        },
+      );
+      await t.post(
+        '/meals',
+        { date: '2025-07-03', mealType: 'Dinner', dishes: ['X'] },
+        { token: manager.token },
+      );
+      expect(received).toEqual([]);
+
+      const failing = () => {
+        throw new Error('listener down');
+      };
+      emitter.on('meal.published', failing);
+      try {
+        const res = await t.post(
+          '/meals',
+          { date: '2025-07-04', mealType: 'Lunch', dishes: ['Rice'] },
+          {
+            token: manager.token,
+          },
+        );
+        expect(res.status).toBe(201);
+        expect(ids(await onDate('2025-07-04'))).toEqual([res.body.meal._id]);
+      } finally {
+        emitter.off('meal.published', failing);
+      }
     });
   });
 });
