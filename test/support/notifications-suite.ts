@@ -66,7 +66,7 @@ export interface BothProvidersSuite {
  * Registers the hooks of a file whose app has both providers configured: a local SMTP server and a local messaging
  * provider, six test notifications an hour, retries a second apart and at most five. The file's logs are recorded
  * from before the start; after its tests they are checked for secrets and full phone numbers (the `it` that says so
- * is in notifications-retries).
+ * is in notifications-delivery).
  */
 export function bothProvidersSuite(): BothProvidersSuite {
   const suite = {
