@@ -25,7 +25,7 @@ export const PGLITE_TEMPLATE_ENV = 'MESS_TEST_PGLITE_TEMPLATE';
 export const SERVER_TEMPLATE_ENV = 'MESS_TEST_SERVER_TEMPLATE';
 
 /** Bumped when the way a template is made changes, so that an older template file is not reused. */
-const TEMPLATE_FORMAT = 'checkpointed-16MB-queue-schema-1';
+const TEMPLATE_FORMAT = 'checkpointed-16MB-queue-schema-no-templates-1';
 
 function migrationsHash(): string {
   const hash = createHash('sha256').update(TEMPLATE_FORMAT);
@@ -56,6 +56,12 @@ export async function pgliteTemplate(): Promise<string> {
   try {
     await migratePglite(drizzlePglite({ client }), { migrationsFolder: MIGRATIONS_FOLDER });
     await queueSchema(client);
+    // The app's engine never creates a database, so it needs neither template database: without them the dump is
+    // 27 MB instead of 42, and a start from it costs ~0.5–0.8 s of CPU less (PGlite unpacks every file of it).
+    for (const database of ['template0', 'template1']) {
+      await client.exec(`ALTER DATABASE ${database} IS_TEMPLATE false`);
+      await client.exec(`DROP DATABASE ${database}`);
+    }
     // A start sets up (and touches) every shared buffer: 128 MB by default, which a test file's database never
     // fills; 16 MB halves the start again and is read by every start from the dump.
     await client.exec(`ALTER SYSTEM SET shared_buffers = '16MB'`);
