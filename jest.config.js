@@ -1,4 +1,6 @@
-// Two projects: unit tests beside the code, end-to-end tests that drive the whole app over HTTP.
+// Three projects: unit tests beside the code; medium tests, the real modules under test on a real (in-memory)
+// database with fakes only at the edges, called directly (test/medium/medium.factory.ts); end-to-end tests that
+// drive the whole app over HTTP.
 // The transform only strips types (swc, with Nest's legacy decorators and their design:* metadata): type-checking is
 // `npm run typecheck`, a separate CI step. swc rather than ts-jest: a fresh clone (CI) transforms every file
 // once per run, which ts-jest did in ~40 s of CPU more.
@@ -30,6 +32,14 @@ module.exports = {
   testSequencer: '<rootDir>/test/support/sequencer.js',
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/src/**/*.spec.ts'] },
+    {
+      ...common,
+      displayName: 'medium',
+      testMatch: ['<rootDir>/test/medium/**/*.medium-spec.ts'],
+      // The migrated PGlite template every medium database is loaded from (the file e2e's global setup makes too).
+      globalSetup: '<rootDir>/test/medium/global-setup.ts',
+      setupFilesAfterEnv: ['<rootDir>/test/support/e2e-timeouts.ts'],
+    },
     {
       ...common,
       displayName: 'e2e',

@@ -1,17 +1,18 @@
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import { eq } from 'drizzle-orm';
-import type { ExpenseEvent } from '../../src/common/events/event-map';
-import { Database } from '../../src/database/database';
-import { ExpensesQueries } from '../../src/modules/expenses/expenses.queries';
-import { expenses } from '../../src/modules/expenses/expenses.schema';
 import { TestApp } from '../support/app';
+import {
+  countExpenses,
+  ISO,
+  type Member,
+  recordExpense,
+  startExpensesApp,
+  UNKNOWN_ID,
+} from '../support/expenses';
 
-type Member = Awaited<ReturnType<TestApp['member']>>;
-
-const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
-const CATEGORIES = ['Groceries', 'Vegetables', 'Dairy', 'Gas', 'Staff', 'Maintenance'];
-const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-
+/**
+ * Recording, reading, listing, replacing and deleting expenses, who may do which, and bad input (the events their
+ * writes publish and the queries other modules read: test/medium/specs/expenses.medium-spec.ts).
+ */
 describe('Expenses: recorded by managers and treasurers, changed by their recorder or an admin', () => {
   let t: TestApp;
   let admin: string;
@@ -22,35 +23,12 @@ describe('Expenses: recorded by managers and treasurers, changed by their record
   let student: Member;
 
   beforeAll(async () => {
-    t = await TestApp.start();
-    admin = await t.adminToken();
-    adminId = (await t.get('/auth/verify', { token: admin })).body.user._id;
-    manager = await t.member('manager', { fullName: 'Meera Nair' });
-    otherManager = await t.member('manager', { fullName: 'Kiran Rao' });
-    treasurer = await t.member('treasurer', { fullName: 'Ravi Kumar' });
-    student = await t.member('student');
-    // The stored configuration decides the categories: 'Other' is a default category but not configured here.
-    const setup = await t.post(
-      '/auth/admin/setup',
-      {
-        messName: 'Hostel 7 Mess',
-        email: 'mess@college.edu',
-        phone: '+91-8012345678',
-        expenseCategories: CATEGORIES,
-        mealTimes: [{ name: 'Lunch', startTime: '12:30', endTime: '14:30' }],
-      },
-      { token: admin },
-    );
-    expect(setup.status).toBe(200);
+    ({ t, admin, adminId, manager, otherManager, treasurer, student } = await startExpensesApp());
   });
   afterAll(() => t?.close());
 
-  const record = async (token: string, body: Record<string, unknown>) => {
-    const res = await t.post('/expenses', body, { token });
-    expect([res.status, res.body]).toEqual([201, expect.objectContaining({ success: true })]);
-    return res.body.expense;
-  };
-  const countAll = async () => (await t.get('/expenses', { token: admin })).body.pagination.total as number;
+  const record = (token: string, body: Record<string, unknown>) => recordExpense(t, token, body);
+  const countAll = () => countExpenses(t, admin);
 
   it('walks the contract: record, read, list, replace, delete', async () => {
     const created = await t.post(
@@ -437,122 +415,10 @@ describe('Expenses: recorded by managers and treasurers, changed by their record
     expect(max.amount).toBe(10_000_000);
   });
 
-  it('answers the read-only aggregate queries other modules use, exactly, in paise', async () => {
-    // 2034 is this test's alone
-    const rows: [string, number, string][] = [
-      ['Dairy', 0.1, '2034-01-01'],
-      ['Dairy', 0.2, '2034-01-31'],
-      ['Gas', 1000.05, '2034-01-15'],
-      ['Gas', 0.7, '2034-03-01'],
-    ];
-    for (const [category, amount, date] of rows) await record(treasurer.token, { category, amount, date });
-    const queries = t.app.get(ExpensesQueries);
-    expect(await queries.monthTotal('2034-01')).toBe(100035);
-    expect(await queries.monthTotal('2034-02')).toBe(0);
-    expect(await queries.totalsByMonth('2034-01-01', '2034-12-31')).toEqual([
-      { month: '2034-01', totalPaise: 100035 },
-      { month: '2034-03', totalPaise: 70 },
-    ]);
-    expect(await queries.categoryTotals('2034-01-02', '2034-03-01')).toEqual([
-      { category: 'Dairy', totalPaise: 20 },
-      { category: 'Gas', totalPaise: 100075 },
-    ]);
-  });
-
   describe('domain events', () => {
     let emitter: EventEmitter2;
-    const received: { name: string; payload: ExpenseEvent; committed: Promise<unknown> }[] = [];
-    const listeners: [string, (payload: ExpenseEvent) => void][] = [];
-
     beforeAll(() => {
       emitter = t.app.get(EventEmitter2);
-      const { db } = t.app.get(Database);
-      for (const name of [
-        'expense.recorded',
-        'expense.changed',
-        'expense.deleted',
-      ]) {
-        // Reads the row as the listener sees it at emission: what has been committed by then.
-        const listener = (payload: ExpenseEvent) => {
-          received.push({
-            name,
-            payload,
-            committed: db.select().from(expenses).where(eq(expenses.id, payload.expenseId)).execute(),
-          });
-        };
-        emitter.on(name, listener);
-        listeners.push([name, listener]);
-      }
-    });
-    afterAll(() => listeners.forEach(([name, listener]) => emitter.off(name, listener)));
-    beforeEach(() => {
-      received.length = 0;
-    });
-
-    it('publishes recorded, changed (naming both months) and deleted, each after its write committed', async () => {
-      const created = await record(manager.token, { category: 'Gas', amount: 450.5, date: '2033-03-31' });
-      expect(received.map((r) => r.name)).toEqual(['expense.recorded']);
-      expect(received[0].payload).toEqual({
-        expenseId: created._id,
-        months: ['2033-03'],
-        date: '2033-03-31',
-        category: 'Gas',
-        amountPaise: 45050,
-        recordedBy: manager.id,
-        actorId: manager.id,
-      });
-      expect(await received[0].committed).toEqual([expect.objectContaining({ amountPaise: 45050 })]);
-
-      const moved = await t.put(
-        `/expenses/${created._id}`,
-        { category: 'Gas', amount: 460, date: '2033-04-01' },
-        { token: admin },
-      );
-      expect(moved.status).toBe(200);
-      expect(received.map((r) => r.name)).toEqual([
-        'expense.recorded',
-        'expense.changed',
-      ]);
-      expect(received[1].payload).toEqual({
-        expenseId: created._id,
-        months: ['2033-03', '2033-04'],
-        date: '2033-04-01',
-        category: 'Gas',
-        amountPaise: 46000,
-        recordedBy: manager.id,
-        actorId: adminId,
-      });
-      expect(await received[1].committed).toEqual([
-        expect.objectContaining({ amountPaise: 46000, date: '2033-04-01' }),
-      ]);
-
-      expect((await t.delete(`/expenses/${created._id}`, { token: manager.token })).status).toBe(200);
-      expect(received[2].name).toBe('expense.deleted');
-      expect(received[2].payload).toMatchObject({
-        expenseId: created._id,
-        months: ['2033-04'],
-        amountPaise: 46000,
-      });
-      expect(await received[2].committed).toEqual([]);
-    });
-
-    it('publishes nothing for a refused write', async () => {
-      const kept = await record(manager.token, { category: 'Gas', amount: 1, date: '2033-05-01' });
-      received.length = 0;
-      await t.post(
-        '/expenses',
-        { category: 'Other', amount: 1, date: '2033-05-01' },
-        { token: manager.token },
-      );
-      await t.put(
-        `/expenses/${kept._id}`,
-        { category: 'Gas', amount: 2, date: '2033-05-01' },
-        {
-          token: otherManager.token,
-        },
-      );
-      await t.delete(`/expenses/${UNKNOWN_ID}`, { token: admin });
-      expect(received).toEqual([]);
     });
 
     it('answers 201 even when a listener fails, and the expense is kept', async () => {

@@ -1,10 +1,7 @@
-import { EventEmitter2 } from '@nestjs/event-emitter';
 import { count, eq } from 'drizzle-orm';
-import type { FeedbackEvent } from '../../src/common/events/event-map';
 import { Clock } from '../../src/common/time/clock';
 import { Database } from '../../src/database/database';
-import { FeedbackQueries } from '../../src/modules/feedback/feedback.queries';
-import { FEEDBACK_GIVEN, FEEDBACK_OTHERS_HIDDEN } from '../../src/modules/feedback/feedback.errors';
+import { FEEDBACK_OTHERS_HIDDEN } from '../../src/modules/feedback/feedback.errors';
 import { feedback } from '../../src/modules/feedback/feedback.schema';
 import { TestApp } from '../support/app';
 
@@ -376,70 +373,6 @@ describe('Feedback', () => {
       expect(res.status).toBe(400);
       expect(res.body.details.map((d: { field: string }) => d.field)).toEqual([field]);
     });
-  });
-
-  it('publishes FeedbackSubmitted after commit, on creation and on a change only', async () => {
-    const member = await t.member();
-    const emitter = t.app.get(EventEmitter2);
-    const events: FeedbackEvent[] = [];
-    const seen: Promise<number | undefined>[] = [];
-    const listener = (event: FeedbackEvent) => {
-      events.push(event);
-      seen.push(
-        t.app
-          .get(Database)
-          .db.select({ rating: feedback.rating })
-          .from(feedback)
-          .where(eq(feedback.id, event.feedbackId))
-          .then((rows) => rows[0]?.rating),
-      );
-    };
-    emitter.on('feedback.submitted', listener);
-    try {
-      const body = { date: '2025-02-01', mealType: 'Lunch', rating: 2 };
-      const created = await t.post('/feedback', body, { token: member.token });
-      const id = created.body.feedback._id;
-      const second = await t.post('/feedback', body, { token: member.token });
-      // the 409 names the feedback to change
-      expect([second.status, second.body]).toEqual([
-        409,
-        { success: false, error: FEEDBACK_GIVEN, existingId: id },
-      ]);
-      await t.put(`/feedback/${id}`, { rating: 2 }, { token: member.token }); // no change: no event
-      await t.put(`/feedback/${id}`, { rating: 4 }, { token: member.token });
-      await t.put(`/feedback/${id}`, { rating: 9 }, { token: member.token }); // refused: no event
-      expect(events).toEqual([
-        { feedbackId: id, userId: member.id, date: '2025-02-01', mealType: 'Lunch', rating: 2 },
-        { feedbackId: id, userId: member.id, date: '2025-02-01', mealType: 'Lunch', rating: 4 },
-      ]);
-      expect(await Promise.all(seen)).toEqual([2, 4]);
-    } finally {
-      emitter.off('feedback.submitted', listener);
-    }
-  });
-
-  it('averages ratings over a range with FeedbackQueries', async () => {
-    const [x, y] = [await t.member(), await t.member()];
-    for (const [member, date, mealType, rating] of [
-      [x, '2024-07-31', 'Lunch', 1], // outside the range
-      [x, '2024-08-01', 'Lunch', 5],
-      [y, '2024-08-01', 'Lunch', 4],
-      [x, '2024-08-31', 'Dinner', 2],
-      [y, '2024-09-01', 'Dinner', 1], // outside the range
-    ] as const) {
-      expect((await t.post('/feedback', { date, mealType, rating }, { token: member.token })).status).toBe(
-        201,
-      );
-    }
-    const queries = t.app.get(FeedbackQueries);
-    const august = await queries.averageRating('2024-08-01', '2024-08-31');
-    expect(august.count).toBe(3);
-    expect(august.average).toBeCloseTo(11 / 3, 10);
-    expect(await queries.averageRating('2020-01-01', '2020-12-31')).toEqual({ average: null, count: 0 });
-    expect(await queries.averageRatingByMealType('2024-08-01', '2024-08-31')).toEqual([
-      { mealType: 'Dinner', average: 2, count: 1 },
-      { mealType: 'Lunch', average: 4.5, count: 2 },
-    ]);
   });
 
   it('is described in the OpenAPI document', async () => {

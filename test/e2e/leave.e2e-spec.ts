@@ -380,7 +380,7 @@ describe('Leave (extension 2.1)', () => {
         const marking = mark(meera.token, '2030-03-12', 'Lunch', 'present');
         // The mark waits for the lock (an advisory lock of this database, not granted): the leave it must see is not
         // committed yet.
-        for (const deadline = Date.now() + 10_000; ; ) {
+        for (const deadline = Date.now() + 10_000; ;) {
           const { rows } = await approval.query(
             `select count(*)::int as n from pg_locks where locktype = 'advisory' and not granted
                and database = (select oid from pg_database where datname = current_database())`,

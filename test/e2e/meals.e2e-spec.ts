@@ -5,12 +5,13 @@ import { Clock } from '../../src/common/time/clock';
 import { Database } from '../../src/database/database';
 import { meals } from '../../src/modules/meals/meals.schema';
 import { TestApp } from '../support/app';
+import { ids, ISO, mealsOn, type Member, publishMeal, startMealsApp, UNKNOWN_ID } from '../support/meals';
 
-type Member = Awaited<ReturnType<TestApp['member']>>;
-
-const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
-const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-
+/**
+ * The menu: publishing, reading (by date and by ISO week, by the mess clock in its time zone), replacing and deleting
+ * one menu per date and meal type; who may do which; bad input; no event for a refused write, and a failing listener
+ * does not fail the request (the events' payloads and their order: test/medium/specs/meals.medium-spec.ts).
+ */
 describe('Meals: the menu, one per date and meal type, published by managers', () => {
   let t: TestApp;
   let admin: string;
@@ -21,43 +22,13 @@ describe('Meals: the menu, one per date and meal type, published by managers', (
   let student: Member;
 
   beforeAll(async () => {
-    t = await TestApp.start({ MESS_TIMEZONE: 'Asia/Kolkata' });
-    admin = await t.adminToken();
-    adminId = (await t.get('/auth/verify', { token: admin })).body.user._id;
-    manager = await t.member('manager', { fullName: 'Meera Nair' });
-    otherManager = await t.member('manager', { fullName: 'Kiran Rao' });
-    treasurer = await t.member('treasurer');
-    student = await t.member('student');
-    // Four meal times; Supper is no default meal time, so only the stored configuration makes it valid.
-    const setup = await t.post(
-      '/auth/admin/setup',
-      {
-        messName: 'Hostel 7 Mess',
-        email: 'mess@college.edu',
-        phone: '+91-8012345678',
-        expenseCategories: ['Groceries'],
-        mealTimes: [
-          { name: 'Breakfast', startTime: '07:30', endTime: '09:30' },
-          { name: 'Lunch', startTime: '12:30', endTime: '14:30' },
-          { name: 'Snacks', startTime: '16:30', endTime: '17:30' },
-          { name: 'Supper', startTime: '19:30', endTime: '21:30' },
-        ],
-      },
-      { token: admin },
-    );
-    expect(setup.status).toBe(200);
+    ({ t, admin, adminId, manager, otherManager, treasurer, student } = await startMealsApp());
   });
   afterAll(() => t?.close());
   afterEach(() => jest.restoreAllMocks());
 
-  const publish = async (token: string, body: Record<string, unknown>) => {
-    const res = await t.post('/meals', body, { token });
-    expect([res.status, res.body]).toEqual([201, expect.objectContaining({ success: true })]);
-    return res.body.meal;
-  };
-  const onDate = async (date: string) =>
-    (await t.get(`/meals?date=${date}`, { token: student.token })).body.meals;
-  const ids = (list: { _id: string }[]) => list.map((m) => m._id);
+  const publish = (token: string, body: Record<string, unknown>) => publishMeal(t, token, body);
+  const onDate = (date: string) => mealsOn(t, student.token, date);
 
   it('walks the contract: publish, read, list, replace, delete', async () => {
     const created = await t.post(
@@ -485,46 +456,6 @@ describe('Meals: the menu, one per date and meal type, published by managers', (
     afterAll(() => listeners.forEach(([name, listener]) => emitter.off(name, listener)));
     beforeEach(() => {
       received.length = 0;
-    });
-
-    it('publishes published, changed and deleted, each after its write committed', async () => {
-      const meal = await publish(manager.token, {
-        date: '2025-07-01',
-        mealType: 'Lunch',
-        dishes: ['Rice', 'Sambar'],
-      });
-      expect(received.map((r) => r.name)).toEqual(['meal.published']);
-      expect(received[0].payload).toEqual({
-        mealId: meal._id,
-        date: '2025-07-01',
-        mealType: 'Lunch',
-        dishes: ['Rice', 'Sambar'],
-        actorId: manager.id,
-        updatedAt: expect.any(String),
-      });
-      expect(await received[0].committed).toEqual([expect.objectContaining({ dishes: ['Rice', 'Sambar'] })]);
-
-      const changed = await t.put(
-        `/meals/${meal._id}`,
-        { date: '2025-07-02', mealType: 'Lunch', dishes: ['Curd rice'] },
-        { token: admin },
-      );
-      expect(changed.status).toBe(200);
-      expect(received[1].name).toBe('meal.changed');
-      expect(received[1].payload).toEqual({
-        mealId: meal._id,
-        date: '2025-07-02',
-        mealType: 'Lunch',
-        dishes: ['Curd rice'],
-        actorId: adminId,
-        updatedAt: expect.any(String),
-      });
-      expect(await received[1].committed).toEqual([expect.objectContaining({ date: '2025-07-02' })]);
-
-      expect((await t.delete(`/meals/${meal._id}`, { token: manager.token })).status).toBe(200);
-      expect(received[2].name).toBe('meal.deleted');
-      expect(received[2].payload).toMatchObject({ mealId: meal._id, date: '2025-07-02' });
-      expect(await received[2].committed).toEqual([]);
     });
 
     it('publishes nothing for a refused write, and a failing listener does not fail the request', async () => {

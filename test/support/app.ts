@@ -1,7 +1,13 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { eq } from 'drizzle-orm';
 import { createApp } from '../../src/app';
+import { DomainEventBus } from '../../src/common/events/domain-event-bus';
+import type { MemberEvent } from '../../src/common/events/event-map';
 import { IN_MEMORY, loadConfig } from '../../src/config/app-config';
+import { Database } from '../../src/database/database';
+import { users } from '../../src/modules/users';
 import { freshDatabase, TestDatabase } from './database';
+import { insertApprovedMember, memberToken, type MemberOverrides, type MemberRole } from './members';
 import { loadPgliteTemplate } from './templates';
 
 /**
@@ -26,22 +32,7 @@ let templateDump: Promise<Blob | undefined> | undefined;
 const template = (): Promise<Blob | undefined> => (templateDump ??= loadPgliteTemplate());
 
 export const ADMIN = { email: 'admin@test.local', password: 'admin-password-1' };
-/**
- * The body of POST /auth/admin/setup most suites need: Breakfast, Lunch and Dinner at the default times. A suite
- * overrides what it is about (categories, a budget).
- */
-export const messSetup = (overrides: Record<string, unknown> = {}) => ({
-  messName: 'Hostel 7 Mess',
-  email: 'mess@college.edu',
-  phone: '+91-8012345678',
-  expenseCategories: ['Groceries', 'Gas'],
-  mealTimes: [
-    { name: 'Breakfast', startTime: '07:30', endTime: '09:30' },
-    { name: 'Lunch', startTime: '12:30', endTime: '14:30' },
-    { name: 'Dinner', startTime: '19:30', endTime: '21:30' },
-  ],
-  ...overrides,
-});
+export { messSetup } from './mess-setup';
 
 export const TEST_JWT_SECRET = 'test-secret-that-is-long-enough-for-hs256-0123456789';
 
@@ -62,6 +53,8 @@ export class TestApp {
   private constructor(
     readonly app: NestFastifyApplication,
     private readonly database: TestDatabase,
+    /** The secret the app signs its tokens with (TEST_JWT_SECRET unless the file set JWT_SECRET). */
+    private readonly jwtSecret: string,
   ) {}
 
   /**
@@ -131,7 +124,7 @@ export class TestApp {
       await db.drop().catch(() => undefined);
       throw error;
     }
-    return new TestApp(app, db);
+    return new TestApp(app, db, config.jwtSecret);
   }
 
   async request<T = any>(method: string, url: string, options: RequestOptions = {}): Promise<Response<T>> {
@@ -163,39 +156,54 @@ export class TestApp {
     return res.body.token as string;
   }
 
-  private cachedAdminToken?: string;
+  private cachedAdminToken?: Promise<string>;
 
-  /** The bootstrap admin's token, logged in once per app. */
-  async adminToken(): Promise<string> {
-    this.cachedAdminToken ??= await this.login(ADMIN.email, ADMIN.password);
+  /**
+   * A token of the bootstrap admin, made once per app: signed as the service signs one (see member()), not logged in
+   * (a bcrypt comparison per file). The files about logging in do it over HTTP.
+   */
+  adminToken(): Promise<string> {
+    this.cachedAdminToken ??= this.admin().then((admin) => memberToken(this.jwtSecret, admin));
     return this.cachedAdminToken;
   }
 
-  /** Registers a member, has the admin approve them (and set a role), and logs them in. */
+  /**
+   * An approved member with this role and their token, as registration, the admin's approval (and role change) and
+   * a login would leave them, made without them: inserted straight in the database with a password hash computed
+   * once per process (test/support/members.ts), and a token signed as the service signs one. The approval's
+   * MemberChanged event is published as the service does after its commit, so cached figures that count members
+   * are dropped. The files about registration, approval and login do those over HTTP.
+   */
   async member(
-    role: 'student' | 'manager' | 'treasurer' | 'admin' = 'student',
-    overrides: Partial<{ email: string; fullName: string; phone: string }> = {},
+    role: MemberRole = 'student',
+    overrides: Partial<MemberOverrides> = {},
   ): Promise<{ id: string; token: string; email: string; password: string; fullName: string }> {
-    const n = (TestApp.counter += 1);
-    const email = overrides.email ?? `${role}${n}-${Math.random().toString(36).slice(2, 8)}@test.local`;
-    const password = `password-${n}-long`;
-    const fullName = overrides.fullName ?? `${role[0].toUpperCase()}${role.slice(1)} ${n}`;
-    const reg = await this.post('/auth/register', {
-      email,
-      password,
-      fullName,
-      collegeId: `C${n}`,
-      room: `R-${n}`,
-      phone: overrides.phone ?? `98765${String(n).padStart(5, '0')}`,
-    });
-    if (reg.status !== 201) throw new Error(`register failed: ${reg.status} ${JSON.stringify(reg.body)}`);
-    const admin = await this.adminToken();
-    await this.put(`/users/${reg.body.userId}/approve`, undefined, { token: admin });
-    if (role !== 'student') await this.put(`/users/${reg.body.userId}/role`, { role }, { token: admin });
-    return { id: reg.body.userId, token: await this.login(email, password), email, password, fullName };
+    const member = await insertApprovedMember(this.app.get(Database).db, role, overrides);
+    const event: MemberEvent = {
+      userId: member.id,
+      change: 'approved',
+      status: 'approved',
+      role,
+      dines: true,
+      actorId: (await this.admin()).id,
+    };
+    this.app.get(DomainEventBus).publish('member.changed', event);
+    const { id, email, password, fullName } = member;
+    return { id, token: memberToken(this.jwtSecret, member), email, password, fullName };
   }
 
-  private static counter = 0;
+  private cachedAdmin?: Promise<{ id: string; tokenVersion: number }>;
+
+  /** The bootstrap admin's id and token version, read once per app. */
+  private admin(): Promise<{ id: string; tokenVersion: number }> {
+    this.cachedAdmin ??= this.app
+      .get(Database)
+      .db.select({ id: users.id, tokenVersion: users.tokenVersion })
+      .from(users)
+      .where(eq(users.email, ADMIN.email))
+      .then(([row]) => row);
+    return this.cachedAdmin;
+  }
 
   /** The app's database on the PostgreSQL server; undefined on the embedded engine. */
   get databaseUrl(): string | undefined {

@@ -7,11 +7,13 @@
 const Sequencer = require('@jest/test-sequencer').default;
 const { relative } = require('node:path');
 
-/** Seconds each of the longest files took on the idle 2-core machine (`jest --json`), with three workers. */
+/**
+ * Seconds each of the longest files took on the idle 2-core machine (`jest --json`), with three workers. (The files
+ * split out of notifications, attendance, docs, … are estimated by their size, as any other.)
+ */
 const KNOWN_SECONDS = {
   'test/e2e/kill-durability.e2e-spec.ts': 70,
   'test/e2e/lifecycle.e2e-spec.ts': 50,
-  'test/e2e/notifications.e2e-spec.ts': 50,
   'test/e2e/notifications-durability.e2e-spec.ts': 45,
   'test/e2e/fuzz.e2e-spec.ts': 45,
   'test/e2e/notifications-throughput.e2e-spec.ts': 40,

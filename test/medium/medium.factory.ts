@@ -1,0 +1,298 @@
+import { HttpException, type DynamicModule, type Type } from '@nestjs/common';
+import { EventEmitter2, EventEmitterModule } from '@nestjs/event-emitter';
+import { Test, type TestingModule } from '@nestjs/testing';
+import { randomUUID } from 'node:crypto';
+import type { CurrentMember } from '../../src/common/auth/auth.decorators';
+import { CacheInvalidationModule } from '../../src/common/cache/cache-invalidation.module';
+import { DomainEventBus } from '../../src/common/events/domain-event-bus';
+import type { EventMap, EventName } from '../../src/common/events/event-map';
+import { RequestValidationPipe } from '../../src/common/http/request-validation.pipe';
+import { Clock, FixedClock } from '../../src/common/time/clock';
+import { IN_MEMORY, loadConfig, type AppConfig } from '../../src/config/app-config';
+import { CoreModule } from '../../src/config/core.module';
+import { Database, type Db } from '../../src/database/database';
+import { DatabaseModule } from '../../src/database/database.module';
+import {
+  attendance,
+  type AttendanceStatus,
+  type MarkSource,
+} from '../../src/modules/attendance/attendance.schema';
+import { expenses } from '../../src/modules/expenses/expenses.schema';
+import { feedback } from '../../src/modules/feedback/feedback.schema';
+import { meals } from '../../src/modules/meals/meals.schema';
+import { SetupMessDto } from '../../src/modules/mess-config/dto/mess-config.dto';
+import { MessConfigService } from '../../src/modules/mess-config';
+import { EmailChannel, type EmailMessage } from '../../src/modules/notifications/channels/email.channel';
+import { WhatsAppChannel } from '../../src/modules/notifications/channels/whatsapp.channel';
+import { AdminBootstrapService } from '../../src/modules/users/admin-bootstrap.service';
+import { insertApprovedMember, type MemberOverrides, type MemberRole } from '../support/members';
+import { messSetup } from '../support/mess-setup';
+import { loadPgliteTemplate } from '../support/templates';
+
+/**
+ * The medium tier: the real module(s) under test in a Nest testing module, on a fresh in-memory PGlite loaded from
+ * the migrated template of global setup, with fakes only at the edges (the clock, mail, WhatsApp, the start-up
+ * admin). A spec calls services, listeners and queries directly, with callers and rows the fixtures below make
+ * without HTTP; what the HTTP API answers stays in test/e2e.
+ *
+ *   const ctx = await newMedium({ imports: [AttendanceModule] });
+ *   const asha = await ctx.newMember('student');
+ *   await ctx.get(AttendanceService).mark(asha.caller, await ctx.dto(MarkAttendanceDto, body));
+ */
+
+type ModuleImport = Type<unknown> | DynamicModule;
+
+export interface MediumOptions {
+  /** The real modules under test; each brings the modules it imports (users, mess-config, …), real too. */
+  imports: ModuleImport[];
+  /** What the mess clock says (a FixedClock the spec may set or advance); the real time when left out. */
+  now?: Date;
+  /** Settings as environment variables (MESS_TIMEZONE, …), over the test defaults. */
+  env?: Record<string, string>;
+}
+
+/** A fixture member: an approved row of `users`, and the caller a valid token of theirs would make. */
+export interface MediumMember {
+  id: string;
+  email: string;
+  fullName: string;
+  role: MemberRole;
+  /** What the auth guard hands the controllers for this member's token. */
+  caller: CurrentMember;
+}
+
+/** What the controller would answer for a refused call: the HTTP status and body of the exception. */
+export interface Refusal {
+  status: number;
+  body: unknown;
+}
+
+/** Mail never leaves the process: the messages are kept here. */
+export class FakeEmailChannel {
+  readonly enabled = true;
+  readonly senderAddress = 'mess.office@test.local';
+  readonly sent: EmailMessage[] = [];
+  async send(message: EmailMessage): Promise<{ messageId: string }> {
+    this.sent.push(message);
+    return { messageId: `<${randomUUID()}@test.local>` };
+  }
+  onModuleDestroy(): void {}
+}
+
+/** WhatsApp never leaves the process: every message is accepted and delivered at once. */
+export class FakeWhatsAppChannel {
+  readonly enabled = true;
+  readonly sent: { to: string | null | undefined; title: string; content: string; messageId: string }[] = [];
+  async send(to: string | null | undefined, title: string, content: string) {
+    const messageId = `SM${randomUUID().replace(/-/g, '')}`;
+    this.sent.push({ to, title, content, messageId });
+    return { messageId, status: 'delivered' as const };
+  }
+  async status() {
+    return { status: 'delivered' as const };
+  }
+  async sentSince() {
+    return [];
+  }
+}
+
+export class MediumContext {
+  readonly db: Db;
+
+  constructor(
+    readonly module: TestingModule,
+    readonly clock: FixedClock,
+    readonly mail: FakeEmailChannel,
+    readonly whatsapp: FakeWhatsAppChannel,
+  ) {
+    this.db = module.get(Database).db;
+  }
+
+  /** A provider of any module in the graph (services, listeners, queries, repositories). */
+  get<T>(type: Type<T> | string | symbol): T {
+    return this.module.get<T>(type, { strict: false });
+  }
+
+  /**
+   * A body as the controller receives it: through the service's global validation pipe (whitelisting, the DTO's
+   * transforms), so a service gets exactly what HTTP would hand it.
+   */
+  async dto<T extends object>(type: Type<T>, body: object): Promise<T> {
+    return (await new RequestValidationPipe().transform(body, { type: 'body', metatype: type })) as T;
+  }
+
+  /** The status and body the controller would answer for a call the service refuses; fails if it was not refused. */
+  async refusal(call: Promise<unknown>): Promise<Refusal> {
+    try {
+      await call;
+    } catch (error) {
+      if (error instanceof HttpException) return { status: error.getStatus(), body: error.getResponse() };
+      throw error;
+    }
+    throw new Error('expected the call to be refused, and it succeeded');
+  }
+
+  /**
+   * Every event of these names the module publishes from now on, in order, each with what a listener reading on
+   * its own connection sees at that moment (`read(payload)`, e.g. the row the event names). `stop()` unsubscribes.
+   */
+  recordEvents<K extends EventName, R = undefined>(
+    names: K[],
+    read?: (payload: EventMap[K]) => Promise<R>,
+  ): {
+    received: { name: K; payload: EventMap[K]; read: Promise<R | undefined> }[];
+    stop(): void;
+  } {
+    const emitter = this.get(EventEmitter2);
+    const received: { name: K; payload: EventMap[K]; read: Promise<R | undefined> }[] = [];
+    const listeners = names.map((name) => {
+      const listener = (payload: EventMap[K]) =>
+        received.push({ name, payload, read: read ? read(payload) : Promise.resolve(undefined) });
+      emitter.on(name, listener);
+      return [name, listener] as const;
+    });
+    return {
+      received,
+      stop: () => listeners.forEach(([name, listener]) => emitter.off(name, listener)),
+    };
+  }
+
+  // ---- fixtures: rows inserted directly, as the service would have left them ----
+
+  /**
+   * An approved member, inserted as registration and approval leave one (the password hash computed once per
+   * process), with the caller their token would make. The approval's member.changed is published, as the service
+   * does after its commit.
+   */
+  async newMember(
+    role: MemberRole = 'student',
+    overrides: Partial<MemberOverrides> = {},
+  ): Promise<MediumMember> {
+    const member = await insertApprovedMember(this.db, role, overrides);
+    this.get(DomainEventBus).publish('member.changed', {
+      userId: member.id,
+      change: 'approved',
+      status: 'approved',
+      role,
+      dines: true,
+      actorId: member.id,
+    });
+    const caller: CurrentMember = {
+      id: member.id,
+      email: member.email,
+      fullName: member.fullName,
+      role,
+      status: 'approved',
+      tokenId: randomUUID(),
+      tokenExpiresAt: new Date(Date.now() + 7 * 24 * 3_600_000),
+    };
+    return { id: member.id, email: member.email, fullName: member.fullName, role, caller };
+  }
+
+  /** The mess set up by this admin (messSetup's body with `overrides`), through the mess-config service. */
+  async setUpMess(admin: MediumMember, overrides: Record<string, unknown> = {}): Promise<void> {
+    await this.get(MessConfigService).setup(admin.id, await this.dto(SetupMessDto, messSetup(overrides)));
+  }
+
+  /** A published menu. */
+  async newMenu(menu: {
+    date: string;
+    mealType: string;
+    dishes: string[];
+    createdBy: string;
+    notes?: string;
+  }): Promise<{ id: string }> {
+    const [row] = await this.db.insert(meals).values(menu).returning({ id: meals.id });
+    return row;
+  }
+
+  /** A mark of one member's meal slot; the member's own unless `markedBy` is someone else. */
+  async newMark(mark: {
+    userId: string;
+    date: string;
+    mealType: string;
+    status: AttendanceStatus;
+    markedBy?: string;
+  }): Promise<{ id: string }> {
+    const markedBy = mark.markedBy ?? mark.userId;
+    const source: MarkSource = markedBy === mark.userId ? 'member' : 'mess';
+    const [row] = await this.db
+      .insert(attendance)
+      .values({ ...mark, markedBy, source, markedAt: this.clock.now() })
+      .returning({ id: attendance.id });
+    return row;
+  }
+
+  /** An expense of `amount` rupees (stored in paise, as the service stores it). */
+  async newExpense(expense: {
+    category: string;
+    amount: number;
+    date: string;
+    recordedBy: string;
+    description?: string;
+  }): Promise<{ id: string }> {
+    const { amount, ...rest } = expense;
+    const [row] = await this.db
+      .insert(expenses)
+      .values({ ...rest, amountPaise: Math.round(amount * 100) })
+      .returning({ id: expenses.id });
+    return row;
+  }
+
+  /** A member's rating of one meal. */
+  async newFeedback(given: {
+    userId: string;
+    date: string;
+    mealType: string;
+    rating: number;
+    comment?: string;
+  }): Promise<{ id: string }> {
+    const [row] = await this.db.insert(feedback).values(given).returning({ id: feedback.id });
+    return row;
+  }
+
+  async close(): Promise<void> {
+    await this.module.close();
+  }
+}
+
+/** Builds the module graph on its own fresh database and starts it (lifecycle hooks and event listeners included). */
+export async function newMedium(options: MediumOptions): Promise<MediumContext> {
+  const base = loadConfig({
+    NODE_ENV: 'test',
+    DATA_DIR: IN_MEMORY,
+    JWT_SECRET: 'medium-secret-that-is-long-enough-for-hs256-0123',
+    ...options.env,
+  });
+  const template = await loadPgliteTemplate();
+  const config: AppConfig = template ? { ...base, embeddedTemplate: template } : base;
+  const clock = new FixedClock(options.now ?? new Date());
+  const mail = new FakeEmailChannel();
+  const whatsapp = new FakeWhatsAppChannel();
+  const module = await Test.createTestingModule({
+    imports: [
+      CoreModule.register(config),
+      DatabaseModule,
+      CacheInvalidationModule,
+      EventEmitterModule.forRoot(),
+      ...options.imports,
+    ],
+  })
+    .overrideProvider(Clock)
+    .useValue(clock)
+    .overrideProvider(EmailChannel)
+    .useValue(mail)
+    .overrideProvider(WhatsAppChannel)
+    .useValue(whatsapp)
+    // No start-up admin (and no bcrypt hash at start): a spec that needs an admin makes one with newMember('admin').
+    .overrideProvider(AdminBootstrapService)
+    .useValue({})
+    .compile();
+  try {
+    await module.init();
+  } catch (error) {
+    await module.close().catch(() => undefined);
+    throw error;
+  }
+  return new MediumContext(module, clock, mail, whatsapp);
+}

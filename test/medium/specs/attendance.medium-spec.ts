@@ -1,0 +1,169 @@
+import { eq } from 'drizzle-orm';
+import { AttendanceModule, AttendanceQueries, AttendanceService } from '../../../src/modules/attendance';
+import { attendance } from '../../../src/modules/attendance/attendance.schema';
+import { BulkMarkingService } from '../../../src/modules/attendance/bulk-marking.service';
+import {
+  BulkAttendanceDto,
+  MarkAttendanceDto,
+} from '../../../src/modules/attendance/dto/attendance.requests';
+import { type MediumContext, type MediumMember, newMedium } from '../medium.factory';
+
+const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
+
+/**
+ * Attendance's internals, called directly: the domain events its writes publish (after commit, one per written
+ * mark) and the read-only queries other modules use. What POST, PUT and GET /attendance answer: test/e2e/attendance-*.
+ */
+describe('Attendance (medium)', () => {
+  let ctx: MediumContext;
+  let manager: MediumMember;
+
+  beforeAll(async () => {
+    ctx = await newMedium({ imports: [AttendanceModule] });
+    const admin = await ctx.newMember('admin');
+    // The stored configuration decides the meal types: Snacks is one, Lunch is not.
+    await ctx.setUpMess(admin, {
+      expenseCategories: ['Groceries'],
+      mealTimes: [
+        { name: 'Breakfast', startTime: '07:30', endTime: '09:30' },
+        { name: 'Snacks', startTime: '16:30', endTime: '17:30' },
+        { name: 'Dinner', startTime: '19:30', endTime: '21:30' },
+      ],
+    });
+    manager = await ctx.newMember('manager', { fullName: 'Meera Manager' });
+  });
+  afterAll(() => ctx?.close());
+
+  const mark = async (member: MediumMember, body: object) =>
+    ctx.get(AttendanceService).mark(member.caller, await ctx.dto(MarkAttendanceDto, body));
+  const markMany = async (member: MediumMember, body: object) =>
+    ctx.get(BulkMarkingService).markMany(member.caller, await ctx.dto(BulkAttendanceDto, body));
+  const changeStatus = (member: MediumMember, id: string, status: 'present' | 'absent') =>
+    ctx.get(AttendanceService).changeStatus(member.caller, id, status);
+
+  describe('domain events', () => {
+    let recording: ReturnType<typeof startRecording>;
+    const startRecording = () =>
+      // Reads the row on its own connection the moment the event arrives: it must already be committed.
+      ctx.recordEvents(['attendance.marked'], (event) =>
+        ctx.db
+          .select({ status: attendance.status })
+          .from(attendance)
+          .where(eq(attendance.id, event.attendanceId))
+          .then((rows) => rows[0]?.status),
+      );
+    beforeEach(() => {
+      recording = startRecording();
+    });
+    afterEach(() => recording.stop());
+    const events = () => recording.received.map((r) => r.payload);
+    const checks = () => recording.received.map((r) => r.read);
+
+    it('publishes one event per written mark, after commit, with the previous status on a change', async () => {
+      const member = await ctx.newMember();
+      const slot = { date: '2025-05-01', mealType: 'Breakfast' };
+      const created = await mark(member, { ...slot, status: 'present' });
+      await mark(member, { ...slot, status: 'present' }); // re-stated: no event
+      await mark(member, { ...slot, status: 'absent' });
+      await changeStatus(member, created.row.id, 'absent'); // no change
+      await changeStatus(manager, created.row.id, 'present');
+      expect(events()).toEqual([
+        {
+          attendanceId: created.row.id,
+          userId: member.id,
+          date: '2025-05-01',
+          mealType: 'Breakfast',
+          status: 'present',
+          actorId: member.id,
+          month: '2025-05',
+          markedAt: expect.any(String),
+        },
+        expect.objectContaining({ status: 'absent', previousStatus: 'present', actorId: member.id }),
+        expect.objectContaining({ status: 'present', previousStatus: 'absent', actorId: manager.id }),
+      ]);
+      expect(events()[0]).not.toHaveProperty('previousStatus');
+      // each listener saw its own write already committed
+      expect(await Promise.all(checks())).toEqual(['present', 'absent', 'present']);
+    });
+
+    it('publishes one event per created or changed row of a bulk request, and none for a refused one', async () => {
+      const [a, b] = [await ctx.newMember(), await ctx.newMember()];
+      await mark(a, { date: '2025-05-02', mealType: 'Dinner', status: 'present' });
+      recording.received.length = 0;
+      const outcome = await markMany(manager, {
+        date: '2025-05-02',
+        mealType: 'Dinner',
+        marks: [
+          { userId: a.id, status: 'present' },
+          { userId: b.id, status: 'absent' },
+        ],
+      });
+      // a mark was created: the controller answers 201
+      expect(outcome.created).toBeGreaterThan(0);
+      expect(events()).toEqual([
+        expect.objectContaining({ userId: b.id, status: 'absent', actorId: manager.id, inBulk: true }),
+      ]);
+      expect(await Promise.all(checks())).toEqual(['absent']);
+
+      const refused = await ctx.refusal(
+        markMany(manager, {
+          date: '2025-05-02',
+          mealType: 'Dinner',
+          marks: [
+            { userId: a.id, status: 'absent' },
+            { userId: UNKNOWN_ID, status: 'absent' },
+          ],
+        }),
+      );
+      expect(refused.status).toBe(400);
+      expect(events()).toHaveLength(1);
+    });
+  });
+
+  describe('AttendanceQueries', () => {
+    it('aggregates a month and a range in single queries', async () => {
+      const [x, y] = [await ctx.newMember(), await ctx.newMember()];
+      const marks: [MediumMember, string, string, 'present' | 'absent'][] = [
+        [x, '2024-06-30', 'Breakfast', 'present'], // the month before: left out
+        [x, '2024-07-01', 'Breakfast', 'present'],
+        [x, '2024-07-01', 'Dinner', 'present'],
+        [x, '2024-07-31', 'Snacks', 'absent'],
+        [y, '2024-07-15', 'Dinner', 'present'],
+        [y, '2024-07-16', 'Dinner', 'absent'],
+        [y, '2024-08-01', 'Dinner', 'present'], // the month after: left out
+      ];
+      for (const [member, date, mealType, status] of marks) {
+        await ctx.newMark({ userId: member.id, date, mealType, status });
+      }
+      const queries = ctx.get(AttendanceQueries);
+      expect(await queries.presentCountsByMember('2024-07')).toEqual(
+        [
+          { userId: x.id, meals: 2 },
+          { userId: y.id, meals: 1 },
+        ].sort((p, q) => (p.userId < q.userId ? -1 : 1)),
+      );
+      expect(await queries.presentCountsByMealType('2024-07-01', '2024-07-31')).toEqual([
+        { mealType: 'Breakfast', present: 1, absent: 0 },
+        { mealType: 'Dinner', present: 2, absent: 1 },
+        { mealType: 'Snacks', present: 0, absent: 1 },
+      ]);
+      // Dinner was served on 1 and 15 July (16 July had only an absence), Breakfast on 1 July, Snacks never
+      expect(await queries.servedSlotsByMealType('2024-07-01', '2024-07-31')).toEqual([
+        { mealType: 'Breakfast', slots: 1 },
+        { mealType: 'Dinner', slots: 2 },
+      ]);
+      expect(await queries.totals('2024-07-01', '2024-07-31')).toEqual({
+        present: 3,
+        absent: 2,
+        activeMembers: 2,
+      });
+      expect(await queries.totals('2023-01-01', '2023-01-31')).toEqual({
+        present: 0,
+        absent: 0,
+        activeMembers: 0,
+      });
+      expect(await queries.markedUserIds('2024-07-01', 'Dinner')).toEqual([x.id]);
+      expect(await queries.markedUserIds('2024-07-02', 'Dinner')).toEqual([]);
+    });
+  });
+});

@@ -1,0 +1,137 @@
+import { eq } from 'drizzle-orm';
+import { ExpensesModule, ExpensesQueries } from '../../../src/modules/expenses';
+import { ExpenseBodyDto } from '../../../src/modules/expenses/dto/expense.requests';
+import { expenses } from '../../../src/modules/expenses/expenses.schema';
+import { ExpensesService } from '../../../src/modules/expenses/expenses.service';
+import { type MediumContext, type MediumMember, newMedium } from '../medium.factory';
+
+const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
+const CATEGORIES = ['Groceries', 'Vegetables', 'Dairy', 'Gas', 'Staff', 'Maintenance'];
+
+/**
+ * Expenses' internals, called directly: the domain events their writes publish (after commit, never for a refused
+ * write) and the aggregate queries other modules use. What /expenses answers: test/e2e/expenses-*.
+ */
+describe('Expenses (medium)', () => {
+  let ctx: MediumContext;
+  let admin: MediumMember;
+  let manager: MediumMember;
+  let otherManager: MediumMember;
+  let treasurer: MediumMember;
+
+  beforeAll(async () => {
+    ctx = await newMedium({ imports: [ExpensesModule] });
+    admin = await ctx.newMember('admin', { fullName: 'Mess Admin' });
+    manager = await ctx.newMember('manager', { fullName: 'Meera Nair' });
+    otherManager = await ctx.newMember('manager', { fullName: 'Kiran Rao' });
+    treasurer = await ctx.newMember('treasurer', { fullName: 'Ravi Kumar' });
+    // The stored configuration decides the categories: 'Other' is a default category but not configured here.
+    await ctx.setUpMess(admin, {
+      expenseCategories: CATEGORIES,
+      mealTimes: [{ name: 'Lunch', startTime: '12:30', endTime: '14:30' }],
+    });
+  });
+  afterAll(() => ctx?.close());
+
+  const service = () => ctx.get(ExpensesService);
+  const record = async (member: MediumMember, body: object) =>
+    (await service().record(member.caller, await ctx.dto(ExpenseBodyDto, body))).expense;
+  const replace = async (member: MediumMember, id: string, body: object) =>
+    service().replace(member.caller, id, await ctx.dto(ExpenseBodyDto, body));
+
+  it('answers the read-only aggregate queries other modules use, exactly, in paise', async () => {
+    // 2034 is this test's alone
+    const rows: [string, number, string][] = [
+      ['Dairy', 0.1, '2034-01-01'],
+      ['Dairy', 0.2, '2034-01-31'],
+      ['Gas', 1000.05, '2034-01-15'],
+      ['Gas', 0.7, '2034-03-01'],
+    ];
+    for (const [category, amount, date] of rows)
+      await ctx.newExpense({ category, amount, date, recordedBy: treasurer.id });
+    const queries = ctx.get(ExpensesQueries);
+    expect(await queries.monthTotal('2034-01')).toBe(100035);
+    expect(await queries.monthTotal('2034-02')).toBe(0);
+    expect(await queries.totalsByMonth('2034-01-01', '2034-12-31')).toEqual([
+      { month: '2034-01', totalPaise: 100035 },
+      { month: '2034-03', totalPaise: 70 },
+    ]);
+    expect(await queries.categoryTotals('2034-01-02', '2034-03-01')).toEqual([
+      { category: 'Dairy', totalPaise: 20 },
+      { category: 'Gas', totalPaise: 100075 },
+    ]);
+  });
+
+  describe('domain events', () => {
+    let recording: ReturnType<typeof startRecording>;
+    const startRecording = () =>
+      // Reads the row as the listener sees it at emission: what has been committed by then.
+      ctx.recordEvents(['expense.recorded', 'expense.changed', 'expense.deleted'], (payload) =>
+        ctx.db.select().from(expenses).where(eq(expenses.id, payload.expenseId)).execute(),
+      );
+    beforeEach(() => {
+      recording = startRecording();
+    });
+    afterEach(() => recording.stop());
+
+    it('publishes recorded, changed (naming both months) and deleted, each after its write committed', async () => {
+      const { received } = recording;
+      const created = await record(manager, { category: 'Gas', amount: 450.5, date: '2033-03-31' });
+      expect(received.map((r) => r.name)).toEqual(['expense.recorded']);
+      expect(received[0].payload).toEqual({
+        expenseId: created.id,
+        months: ['2033-03'],
+        date: '2033-03-31',
+        category: 'Gas',
+        amountPaise: 45050,
+        recordedBy: manager.id,
+        actorId: manager.id,
+      });
+      expect(await received[0].read).toEqual([expect.objectContaining({ amountPaise: 45050 })]);
+
+      // the admin moves it to the next month (the controller answers 200)
+      await replace(admin, created.id, { category: 'Gas', amount: 460, date: '2033-04-01' });
+      expect(received.map((r) => r.name)).toEqual(['expense.recorded', 'expense.changed']);
+      expect(received[1].payload).toEqual({
+        expenseId: created.id,
+        months: ['2033-03', '2033-04'],
+        date: '2033-04-01',
+        category: 'Gas',
+        amountPaise: 46000,
+        recordedBy: manager.id,
+        actorId: admin.id,
+      });
+      expect(await received[1].read).toEqual([
+        expect.objectContaining({ amountPaise: 46000, date: '2033-04-01' }),
+      ]);
+
+      await service().remove(manager.caller, created.id);
+      expect(received[2].name).toBe('expense.deleted');
+      expect(received[2].payload).toMatchObject({
+        expenseId: created.id,
+        months: ['2033-04'],
+        amountPaise: 46000,
+      });
+      expect(await received[2].read).toEqual([]);
+    });
+
+    it('publishes nothing for a refused write', async () => {
+      const { received } = recording;
+      const kept = await record(manager, { category: 'Gas', amount: 1, date: '2033-05-01' });
+      received.length = 0;
+      // an unconfigured category (400), another manager's change (403), an unknown expense (404)
+      expect(
+        (await ctx.refusal(record(manager, { category: 'Other', amount: 1, date: '2033-05-01' }))).status,
+      ).toBe(400);
+      expect(
+        (
+          await ctx.refusal(
+            replace(otherManager, kept.id, { category: 'Gas', amount: 2, date: '2033-05-01' }),
+          )
+        ).status,
+      ).toBe(403);
+      expect((await ctx.refusal(service().remove(admin.caller, UNKNOWN_ID))).status).toBe(404);
+      expect(received).toEqual([]);
+    });
+  });
+});
