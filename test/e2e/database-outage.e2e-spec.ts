@@ -1,7 +1,7 @@
 import { TestApp, messSetup, type Response } from '../support/app';
-import { freshDatabase, usingServer } from '../support/database';
+import { usingServer } from '../support/database';
 import { captureLogs } from '../support/logs';
-import { TcpProxy } from '../support/tcp-proxy';
+import { appBehindProxy, type TcpProxy } from '../support/tcp-proxy';
 
 /**
  * The PostgreSQL server behind a TCP proxy that can be paused (a network partition: connections stay open, nothing
@@ -26,22 +26,12 @@ describe('A PostgreSQL server that stops answering', () => {
 
   beforeAll(async () => {
     if (!usingServer()) return;
-    const db = await freshDatabase();
-    const target = new URL(db.url!);
-    proxy = await new TcpProxy(target.hostname, Number(target.port || 5432)).start();
-    const viaProxy = new URL(db.url!);
-    viaProxy.hostname = '127.0.0.1';
-    viaProxy.port = String(proxy.port);
-    t = await TestApp.start(
-      {
-        DATABASE_URL: viaProxy.toString(),
-        DB_POOL_MAX: '10',
-        DB_STATEMENT_TIMEOUT_MS: String(STATEMENT_TIMEOUT_MS),
-        DB_QUERY_TIMEOUT_MS: String(QUERY_TIMEOUT_MS),
-        DB_CONNECTION_TIMEOUT_MS: String(CONNECTION_TIMEOUT_MS),
-      },
-      { ...db, url: viaProxy.toString() },
-    );
+    ({ app: t, proxy } = await appBehindProxy({
+      DB_POOL_MAX: '10',
+      DB_STATEMENT_TIMEOUT_MS: String(STATEMENT_TIMEOUT_MS),
+      DB_QUERY_TIMEOUT_MS: String(QUERY_TIMEOUT_MS),
+      DB_CONNECTION_TIMEOUT_MS: String(CONNECTION_TIMEOUT_MS),
+    }));
     admin = await t.adminToken();
     expect((await t.post('/auth/admin/setup', messSetup(), { token: admin })).status).toBe(200);
     const created = await t.post(

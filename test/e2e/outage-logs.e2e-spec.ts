@@ -1,7 +1,7 @@
 import { TestApp, messSetup } from '../support/app';
-import { freshDatabase, usingServer } from '../support/database';
+import { usingServer } from '../support/database';
 import { captureLogs, type LogLine } from '../support/logs';
-import { TcpProxy } from '../support/tcp-proxy';
+import { appBehindProxy, type TcpProxy } from '../support/tcp-proxy';
 
 /**
  * What an operator reads when the database goes away for 20 s, silent (a partition) or refusing: one warning when
@@ -20,22 +20,12 @@ describe('Logs an operator can trust during a database outage', () => {
 
   beforeAll(async () => {
     if (!usingServer()) return;
-    const db = await freshDatabase();
-    const target = new URL(db.url!);
-    proxy = await new TcpProxy(target.hostname, Number(target.port || 5432)).start();
-    const viaProxy = new URL(db.url!);
-    viaProxy.hostname = '127.0.0.1';
-    viaProxy.port = String(proxy.port);
-    t = await TestApp.start(
-      {
-        DATABASE_URL: viaProxy.toString(),
-        DB_STATEMENT_TIMEOUT_MS: '1500',
-        DB_QUERY_TIMEOUT_MS: '2000',
-        DB_CONNECTION_TIMEOUT_MS: '2000',
-        READY_TIMEOUT_MS: '1000',
-      },
-      { ...db, url: viaProxy.toString() },
-    );
+    ({ app: t, proxy } = await appBehindProxy({
+      DB_STATEMENT_TIMEOUT_MS: '1500',
+      DB_QUERY_TIMEOUT_MS: '2000',
+      DB_CONNECTION_TIMEOUT_MS: '2000',
+      READY_TIMEOUT_MS: '1000',
+    }));
     admin = await t.adminToken();
     expect((await t.post('/auth/admin/setup', messSetup(), { token: admin })).status).toBe(200);
   }, 90_000);

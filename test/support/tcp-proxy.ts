@@ -1,5 +1,7 @@
 import { createServer, Server, Socket, connect } from 'node:net';
 import { AddressInfo } from 'node:net';
+import { TestApp } from './app';
+import { freshDatabase } from './database';
 
 type Mode = 'forward' | 'hang' | 'pause';
 
@@ -121,4 +123,21 @@ export class TcpProxy {
     this.sockets.clear();
     this.pairs.clear();
   }
+}
+
+/**
+ * The service on a fresh server database reached through a TcpProxy, which a test can pause (a partition) or close
+ * (connection refused). Server engine only (TEST_DATABASE_URL).
+ */
+export async function appBehindProxy(
+  env: Record<string, string> = {},
+): Promise<{ app: TestApp; proxy: TcpProxy }> {
+  const db = await freshDatabase();
+  const target = new URL(db.url!);
+  const proxy = await new TcpProxy(target.hostname, Number(target.port || 5432)).start();
+  const viaProxy = new URL(db.url!);
+  viaProxy.hostname = '127.0.0.1';
+  viaProxy.port = String(proxy.port);
+  const app = await TestApp.start({ DATABASE_URL: viaProxy.toString(), ...env }, { ...db, url: viaProxy.toString() });
+  return { app, proxy };
 }
