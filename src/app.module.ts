@@ -3,7 +3,7 @@ import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { EventEmitterModule } from '@nestjs/event-emitter';
 import { ScheduleModule } from '@nestjs/schedule';
 import { ThrottlerModule } from '@nestjs/throttler';
-import { NoStrayQueryGuard } from './common/http/no-stray-query.guard';
+import { UnreadInputGuard } from './common/http/unread-input.guard';
 import { Outages } from './common/outages/outages';
 import { LoggerModule } from 'nestjs-pino';
 import { CacheInvalidationModule } from './common/cache/cache-invalidation.module';
@@ -72,7 +72,7 @@ export class AppModule {
         // Order matters: rate limits before authentication, so floods never reach the database.
         { provide: APP_GUARD, useClass: RateLimitGuard },
         { provide: APP_GUARD, useClass: AuthGuard },
-        { provide: APP_GUARD, useClass: NoStrayQueryGuard },
+        { provide: APP_GUARD, useClass: UnreadInputGuard },
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
         { provide: APP_PIPE, useValue: new RequestValidationPipe() },
       ],

@@ -89,7 +89,7 @@ describe('Errors raised below the framework, seen by a pooled client', () => {
   });
 });
 
-describe('Query parameters on routes that take none', () => {
+describe('Input a route does not read: query parameters, body fields', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await TestApp.start();
@@ -112,5 +112,44 @@ describe('Query parameters on routes that take none', () => {
     // routes that take a query still validate their own, as before
     expect((await t.get('/auth/verify', { token })).status).toBe(200);
     expect((await t.get('/users?page=1&limit=5', { token })).status).toBe(200);
+  });
+
+  it('body-less actions accept an empty JSON body (as generic HTTP wrappers send) and refuse fields', async () => {
+    const admin = await t.adminToken();
+    const json = { 'content-type': 'application/json' };
+    for (const body of ['', '{}']) {
+      const pending = await t.post('/auth/register', {
+        email: `wrapper${body.length}@college.edu`,
+        password: 'a-good-password-1',
+        fullName: 'Wrapped Request',
+        collegeId: 'CS21B001',
+        room: 'A-1',
+        phone: '+91-9876543210',
+      });
+      const approve = await t.request('PUT', `/users/${pending.body.userId}/approve`, {
+        token: admin,
+        headers: json,
+        body,
+      });
+      expect([body, approve.status]).toEqual([body, 200]);
+    }
+    const someone = (await t.member()).id;
+    const refused = await t.request('PUT', `/users/${someone}/reject`, {
+      token: admin,
+      headers: json,
+      body: JSON.stringify({ unexpected: true }),
+    });
+    expect([refused.status, refused.body]).toEqual([
+      400,
+      {
+        success: false,
+        error: 'Validation failed',
+        details: [{ field: 'unexpected', message: 'unexpected is not an accepted field' }],
+      },
+    ]);
+    expect((await t.get(`/users/${someone}`, { token: admin })).body.user.status).toBe('approved');
+    // a route that takes a body still says an empty one is empty
+    const login = await t.request('POST', '/auth/login', { headers: json, body: '' });
+    expect([login.status, login.body.error]).toEqual([400, 'Request body is empty; send a JSON object']);
   });
 });

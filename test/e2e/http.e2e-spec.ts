@@ -32,6 +32,28 @@ describe('HTTP edge: CORS, security headers, request ids, unknown routes', () =>
     expect(read.headers['access-control-allow-origin']).toBeUndefined();
   });
 
+  it('lets a page send every method and header the API reads, and read the headers it needs', async () => {
+    const payment = await t.request('OPTIONS', '/accounts/00000000-0000-4000-8000-000000000001/payments', {
+      headers: {
+        origin: 'https://mess.college.edu',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization, content-type, idempotency-key, x-request-id',
+      },
+    });
+    expect(payment.status).toBe(204);
+    const allowedHeaders = String(payment.headers['access-control-allow-headers']).toLowerCase().split(/,\s*/);
+    expect(allowedHeaders).toEqual(
+      expect.arrayContaining(['authorization', 'content-type', 'idempotency-key', 'x-request-id']),
+    );
+    expect(String(payment.headers['access-control-allow-methods']).split(/,\s*/)).toEqual(
+      expect.arrayContaining(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']),
+    );
+    const read = await t.get('/live', { headers: { origin: 'https://mess.college.edu' } });
+    expect(String(read.headers['access-control-expose-headers']).split(/,\s*/)).toEqual(
+      expect.arrayContaining(['Content-Disposition', 'Retry-After', 'X-Request-Id']),
+    );
+  });
+
   it('sends security headers', async () => {
     const res = await t.get('/live');
     expect(res.headers['x-content-type-options']).toBe('nosniff');

@@ -1,3 +1,4 @@
+import { localParts } from '../../src/common/time/dates';
 import { messSetup, TestApp } from '../support/app';
 
 const valid = {
@@ -33,6 +34,14 @@ describe('Mess configuration', () => {
       'Lunch',
       'Dinner',
     ]);
+  });
+
+  it("tells clients the mess's time zone and its date now, not UTC's", async () => {
+    const before = localParts(new Date(), 'Asia/Kolkata').date;
+    const res = await t.get('/auth/admin/config');
+    const after = localParts(new Date(), 'Asia/Kolkata').date;
+    expect(res.body.config.timezone).toBe('Asia/Kolkata');
+    expect([before, after]).toContain(res.body.config.today);
   });
 
   it('refuses setup to anyone but an admin', async () => {

@@ -2387,6 +2387,54 @@ export interface components {
             /** @example true */
             success: boolean;
         };
+        MessConfigReadDto: {
+            /** @description Absent until the mess has been set up */
+            _id?: string;
+            /**
+             * @example proportional
+             * @enum {string}
+             */
+            chargeMethod: "spec" | "proportional";
+            /** @description false while the defaults apply (before POST /auth/admin/setup) */
+            configured: boolean;
+            /** Format: date-time */
+            createdAt?: string;
+            /** @description The admin who set the mess up; absent until then */
+            createdBy?: string | null;
+            description: string;
+            /** @example mess@college.edu */
+            email: string;
+            expenseCategories: string[];
+            /** @description The extras catalogue, prices in rupees */
+            extraItems: components["schemas"]["ExtraItemDto"][];
+            leavePolicy: components["schemas"]["LeavePolicyDto"];
+            /** @description Absent when members may mark any date */
+            markingWindow?: components["schemas"]["MarkingWindowDto"];
+            mealTimes: components["schemas"]["MealTimeDto"][];
+            /** @example Hostel 7 Mess */
+            messName: string;
+            monthlyBudget: number | null;
+            /** @example +918012345678 */
+            phone: string;
+            /**
+             * @description The mess's time zone (MESS_TIMEZONE): its days, months and meals
+             * @example Asia/Kolkata
+             */
+            timezone: string;
+            /**
+             * Format: date
+             * @description The mess's date at the moment of this answer, in its time zone (not UTC)
+             * @example 2025-03-14
+             */
+            today: string;
+            /** Format: date-time */
+            updatedAt?: string;
+        };
+        MessConfigReadEnvelopeDto: {
+            config: components["schemas"]["MessConfigReadDto"];
+            /** @example true */
+            success: boolean;
+        };
         MessageDto: {
             /** @example Done */
             message: string;
@@ -5417,7 +5465,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["MessConfigEnvelopeDto"];
+                    "application/json": components["schemas"]["MessConfigReadEnvelopeDto"];
                 };
             };
             /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */

@@ -16,9 +16,11 @@ export function corsOptions(origins: readonly string[]): FastifyCorsOptions {
   return {
     origin: (origin, callback) =>
       callback(null, origin !== undefined && allowed.has(origin) ? origin : false),
-    methods: ['GET', 'POST', 'PUT', 'DELETE', 'OPTIONS'],
-    allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id'],
-    exposedHeaders: ['X-Request-Id', 'Retry-After'],
+    // Every method the API serves and every request header it reads (a payment's Idempotency-Key too); and the
+    // answer headers a page needs: a download's file name, how long to wait, the request id to quote.
+    methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
+    allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id'],
+    exposedHeaders: ['Content-Disposition', 'Retry-After', 'X-Request-Id'],
     maxAge: 600,
   };
 }

@@ -46,6 +46,12 @@ const isPrototypeKey = (key: string): boolean => key in Object.prototype;
  * past the limit, so a 100 kB body of 50,000 `[` costs no more than a flat one; only then does `JSON.parse` run, and
  * a walk of the result (bounded by the depth) checks its text and keys.
  */
+/**
+ * An empty body sent as JSON (what many HTTP wrappers send with a body-less action: approve, close, cancel). A route
+ * that takes no body accepts it; a route that takes one answers BODY_EMPTY (the validation pipe).
+ */
+export const EMPTY_JSON_BODY: unique symbol = Symbol('empty JSON body');
+
 export function parseJsonBody(raw: Buffer): unknown {
   let text: string;
   try {
@@ -53,7 +59,7 @@ export function parseJsonBody(raw: Buffer): unknown {
   } catch {
     throw badRequest(BODY_NOT_UTF8);
   }
-  if (text.trim() === '') throw badRequest(BODY_EMPTY);
+  if (text.trim() === '') return EMPTY_JSON_BODY;
   scanJson(text);
   let value: unknown;
   try {

@@ -1,7 +1,7 @@
 import { type ArgumentMetadata, ValidationPipe } from '@nestjs/common';
 import { badRequest, type FieldError } from '../errors/api-error';
 import { validationExceptionFactory } from '../errors/validation';
-import { queryProblems } from './request-parsing';
+import { BODY_EMPTY, EMPTY_JSON_BODY, queryProblems } from './request-parsing';
 
 /** A number in a query is written in decimal: `10`, `-3`, `2.5`; not `0x10`, `1e1`, ` 10`, `Infinity` or ``. */
 const DECIMAL = /^-?\d{1,16}(\.\d{1,16})?$/;
@@ -25,6 +25,7 @@ export class RequestValidationPipe extends ValidationPipe {
   }
 
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    if (value === EMPTY_JSON_BODY) throw badRequest(BODY_EMPTY);
     if (metadata.type !== 'query') return super.transform(value, metadata);
     const problems = [...queryProblems(value), ...this.repeated(value, metadata.data)];
     if (problems.length) throw badRequest('Validation failed', problems);

@@ -115,7 +115,7 @@ const STRAY_QUERY_EXAMPLE = {
   details: [{ field: 'page', message: 'page is not an accepted query parameter' }],
 };
 
-/** A route without query parameters refuses any (NoStrayQueryGuard): a 400 naming each. */
+/** A route without query parameters refuses any (UnreadInputGuard): a 400 naming each. */
 function addStrayQuery(op: OperationLike): void {
   op.responses['400'] ??= sharedResponse(serviceDescriptions[400], []);
   const json = op.responses['400'].content?.['application/json'];

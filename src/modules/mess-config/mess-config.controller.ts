@@ -2,7 +2,7 @@ import { Body, Controller, Get, HttpCode, Post, Put } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { type CurrentMember, CurrentUser, Public, Allow } from '../../common/auth/auth.decorators';
 import { ApiRoleAuth } from '../../common/http/api-docs';
-import { MessConfigEnvelopeDto, SetupMessDto } from './dto/mess-config.dto';
+import { MessConfigEnvelopeDto, MessConfigReadEnvelopeDto, SetupMessDto } from './dto/mess-config.dto';
 import { MESS_ALREADY_SET_UP, MESS_NOT_SET_UP } from './mess-config.errors';
 import { MessConfigService } from './mess-config.service';
 
@@ -29,9 +29,9 @@ export class MessConfigController {
   @ApiOperation({
     summary: 'Read the mess configuration (public); defaults apply until setup, with configured: false',
   })
-  @ApiOkResponse({ type: MessConfigEnvelopeDto })
-  async getMessConfig(): Promise<MessConfigEnvelopeDto> {
-    return { success: true, config: await this.messConfig.read() };
+  @ApiOkResponse({ type: MessConfigReadEnvelopeDto })
+  async getMessConfig(): Promise<MessConfigReadEnvelopeDto> {
+    return { success: true, config: await this.messConfig.readForClients() };
   }
 
   @Put('config')

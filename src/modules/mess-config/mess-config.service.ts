@@ -1,3 +1,6 @@
+import { Clock } from '../../common/time/clock';
+import { localParts } from '../../common/time/dates';
+import { AppConfig } from '../../config/app-config';
 import { Injectable } from '@nestjs/common';
 import { CacheInvalidation } from '../../common/cache/cache-invalidation';
 import { badRequest, conflict, notFound } from '../../common/errors/api-error';
@@ -54,6 +57,8 @@ export class MessConfigService {
     private readonly repository: MessConfigRepository,
     private readonly audit: AuditTrail,
     private readonly replicas: CacheInvalidation,
+    private readonly clock: Clock,
+    private readonly config: AppConfig,
   ) {
     replicas.subscribe(CACHE_TOPIC, () => this.drop());
   }
@@ -67,6 +72,15 @@ export class MessConfigService {
           extraItems: DEFAULT_MESS_CONFIG.extraItems.map(toItemDto),
           configured: false,
         };
+  }
+
+  /**
+   * The configuration as a client reads it, with the mess's time zone and its date now: a frontend that computed
+   * "today" in UTC was wrong every night from 00:00 to 05:30 IST. Computed per answer, never cached.
+   */
+  async readForClients(): Promise<MessConfigDto & { timezone: string; today: string }> {
+    const timezone = this.config.messTimezone;
+    return { ...(await this.read()), timezone, today: localParts(this.clock.now(), timezone).date };
   }
 
   /** The settings other modules validate against: stored ones, or the defaults. */

@@ -269,3 +269,23 @@ export class MessConfigEnvelopeDto {
   @ApiProperty({ example: true }) success: true;
   @ApiProperty({ type: MessConfigDto }) config: MessConfigDto;
 }
+
+/** What GET /auth/admin/config answers: the configuration, and the mess's clock for clients. */
+export class MessConfigReadDto extends MessConfigDto {
+  @ApiProperty({
+    example: 'Asia/Kolkata',
+    description: "The mess's time zone (MESS_TIMEZONE): its days, months and meals",
+  })
+  timezone: string;
+  @ApiProperty({
+    format: 'date',
+    example: '2025-03-14',
+    description: "The mess's date at the moment of this answer, in its time zone (not UTC)",
+  })
+  today: string;
+}
+
+export class MessConfigReadEnvelopeDto {
+  @ApiProperty({ example: true }) success: true;
+  @ApiProperty({ type: MessConfigReadDto }) config: MessConfigReadDto;
+}
