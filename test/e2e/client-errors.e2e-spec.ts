@@ -73,7 +73,9 @@ describe('Errors raised below the framework, seen by a pooled client', () => {
   it('a malformed request line is answered 400 in our format with Connection: close', async () => {
     const url = new URL(base);
     const answer = await new Promise<string>((resolve, reject) => {
-      const socket = connect(Number(url.port), url.hostname, () => socket.write('GET /api/live HTTP/1.1 extra\r\n\r\n'));
+      const socket = connect(Number(url.port), url.hostname, () =>
+        socket.write('GET /api/live HTTP/1.1 extra\r\n\r\n'),
+      );
       let text = '';
       socket.on('data', (chunk) => (text += chunk.toString()));
       socket.on('end', () => resolve(text));

@@ -41,7 +41,9 @@ describe('HTTP edge: CORS, security headers, request ids, unknown routes', () =>
       },
     });
     expect(payment.status).toBe(204);
-    const allowedHeaders = String(payment.headers['access-control-allow-headers']).toLowerCase().split(/,\s*/);
+    const allowedHeaders = String(payment.headers['access-control-allow-headers'])
+      .toLowerCase()
+      .split(/,\s*/);
     expect(allowedHeaders).toEqual(
       expect.arrayContaining(['authorization', 'content-type', 'idempotency-key', 'x-request-id']),
     );

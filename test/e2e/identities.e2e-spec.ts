@@ -148,7 +148,10 @@ describe('An existing database with look-alike addresses, upgraded in place', ()
       await migratePg(drizzlePg({ client }), { migrationsFolder: older });
       await client.query(fill);
       await client.end();
-      const t = await TestApp.start({ DATABASE_URL: url.toString() }, { url: url.toString(), drop: async () => {} });
+      const t = await TestApp.start(
+        { DATABASE_URL: url.toString() },
+        { url: url.toString(), drop: async () => {} },
+      );
       await t.close();
       const check = new Client({ connectionString: url.toString() });
       await check.connect();

@@ -69,7 +69,10 @@ describe('Logs an operator can trust during a database outage', () => {
   }
 
   const byLevel = (lines: LogLine[]) =>
-    lines.reduce<Record<string, number>>((counts, l) => ({ ...counts, [l.level]: (counts[l.level] ?? 0) + 1 }), {});
+    lines.reduce<Record<string, number>>(
+      (counts, l) => ({ ...counts, [l.level]: (counts[l.level] ?? 0) + 1 }),
+      {},
+    );
 
   for (const [kind, takeAway, giveBack] of [
     ['silent', (p: TcpProxy) => p.pause(), (p: TcpProxy) => p.resume()],

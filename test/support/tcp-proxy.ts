@@ -138,6 +138,9 @@ export async function appBehindProxy(
   const viaProxy = new URL(db.url!);
   viaProxy.hostname = '127.0.0.1';
   viaProxy.port = String(proxy.port);
-  const app = await TestApp.start({ DATABASE_URL: viaProxy.toString(), ...env }, { ...db, url: viaProxy.toString() });
+  const app = await TestApp.start(
+    { DATABASE_URL: viaProxy.toString(), ...env },
+    { ...db, url: viaProxy.toString() },
+  );
   return { app, proxy };
 }

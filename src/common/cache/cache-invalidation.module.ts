@@ -21,7 +21,8 @@ import {
         if (config.redisUrl)
           return new RedisCacheInvalidation(config.redisUrl, redisChannel(config.databaseUrl), outages);
         const connection = database.connection();
-        if (connection.kind === 'server') return new PostgresCacheInvalidation(connection.url, database.db, outages);
+        if (connection.kind === 'server')
+          return new PostgresCacheInvalidation(connection.url, database.db, outages);
         return new LocalCacheInvalidation();
       },
     },

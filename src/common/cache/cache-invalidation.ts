@@ -156,7 +156,9 @@ export class RedisCacheInvalidation extends CacheInvalidation {
     this.publisher = new Redis(url, { ...options, enableOfflineQueue: false });
     this.subscriber = new Redis(url, options);
     for (const client of [this.publisher, this.subscriber]) {
-      client.on('error', (error: Error) => this.outages.down('Redis', failureReason(error), 'cache invalidation'));
+      client.on('error', (error: Error) =>
+        this.outages.down('Redis', failureReason(error), 'cache invalidation'),
+      );
       client.on('ready', () => this.outages.up('Redis'));
     }
     this.subscriber.on('message', (_channel: string, payload: string) => this.receive(payload));
@@ -254,7 +256,8 @@ export class PostgresCacheInvalidation extends CacheInvalidation {
   }
 
   protected override sendFailed(error: unknown, topic: string): void {
-    if (isDatabaseUnavailable(error)) this.outages.down('database', failureReason(error), 'cache invalidation');
+    if (isDatabaseUnavailable(error))
+      this.outages.down('database', failureReason(error), 'cache invalidation');
     else super.sendFailed(error, topic);
   }
 

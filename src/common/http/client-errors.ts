@@ -11,7 +11,11 @@ const LINGER_MS = 5_000;
 function answerFor(code: string | undefined): { status: number; reason: string; error: string } {
   switch (code) {
     case 'HPE_HEADER_OVERFLOW':
-      return { status: 431, reason: 'Request Header Fields Too Large', error: 'Request header fields are too large' };
+      return {
+        status: 431,
+        reason: 'Request Header Fields Too Large',
+        error: 'Request header fields are too large',
+      };
     case 'ERR_HTTP_REQUEST_TIMEOUT':
       return { status: 408, reason: 'Request Timeout', error: 'The request took too long to arrive' };
     default:

@@ -69,7 +69,8 @@ export function hiddenTextProblem(text: string): 'bidi' | 'invisible' | undefine
     // chillu ends a word with one), and before another such letter or the end of the word.
     const joins = (c: string | undefined) => c !== undefined && c > '\u007F' && JOINABLE.test(c);
     const after = chars[i + 1];
-    if (!joins(chars[i - 1]) || !(after === undefined || /\s/u.test(after) || joins(after))) return 'invisible';
+    if (!joins(chars[i - 1]) || !(after === undefined || /\s/u.test(after) || joins(after)))
+      return 'invisible';
   }
   return undefined;
 }

@@ -15,7 +15,9 @@ describe('Outages', () => {
       });
     databaseAnswers = false;
     outages = new Outages();
-    outages.watch('database', () => (databaseAnswers ? Promise.resolve() : Promise.reject(new Error('down'))));
+    outages.watch('database', () =>
+      databaseAnswers ? Promise.resolve() : Promise.reject(new Error('down')),
+    );
   });
   afterEach(() => {
     outages.onModuleDestroy();
