@@ -121,7 +121,7 @@ describe('An existing database with look-alike addresses, upgraded in place', ()
       await before.exec(fill);
       await before.close();
       // The service itself upgrades it at start-up, as a deployment would.
-      const t = await TestApp.start({ DATA_DIR: dataDir });
+      const t = await TestApp.start({ DATA_DIR: dataDir }, { drop: async () => undefined }); // the embedded engine, also in the server suite
       try {
         await t.close();
       } finally {
