@@ -1,11 +1,11 @@
 import { and, count, eq } from 'drizzle-orm';
 import { Database } from '../../src/database/database';
 import { attendance } from '../../src/modules/attendance/attendance.schema';
-import { TestApp } from './app';
+import { messSetup, TestApp } from './app';
 
-export type Member = Awaited<ReturnType<TestApp['member']>>;
+import { type Member } from './staffed-mess';
 
-export const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
+export { type Member, UNKNOWN_ID } from './staffed-mess';
 
 /** What every attendance e2e file starts from (test/e2e/attendance-*.e2e-spec.ts). */
 export interface AttendanceApp {
@@ -29,17 +29,14 @@ export async function startAttendanceApp(): Promise<AttendanceApp> {
   // The stored configuration decides the meal types: Snacks is one, Lunch is not.
   const setup = await t.post(
     '/auth/admin/setup',
-    {
-      messName: 'Hostel 7 Mess',
-      email: 'mess@college.edu',
-      phone: '+91-8012345678',
+    messSetup({
       expenseCategories: ['Groceries'],
       mealTimes: [
         { name: 'Breakfast', startTime: '07:30', endTime: '09:30' },
         { name: 'Snacks', startTime: '16:30', endTime: '17:30' },
         { name: 'Dinner', startTime: '19:30', endTime: '21:30' },
       ],
-    },
+    }),
     { token: admin },
   );
   expect(setup.status).toBe(200);

@@ -86,6 +86,8 @@ const isFailedAttempt = (error: unknown): boolean =>
 /** ThrottlerGuard that counts what it saw and answers 429 in the service's error shape with Retry-After. */
 @Injectable()
 export class RateLimitGuard extends ThrottlerGuard {
+  private credentials?: CredentialThrottle;
+
   constructor(
     @InjectThrottlerOptions() options: ThrottlerModuleOptions,
     @InjectThrottlerStorage() storage: ThrottlerStorage,
@@ -107,8 +109,9 @@ export class RateLimitGuard extends ThrottlerGuard {
   private async refuseWhileWaiting(context: ExecutionContext): Promise<void> {
     const storage = countingStorage(this.storageService);
     if (!storage) return;
+    this.credentials ??= new CredentialThrottle(storage, this.config.rateLimit);
     const attempt = attemptOf(context.switchToHttp().getRequest<LoginRequest>());
-    const wait = await new CredentialThrottle(storage, this.config.rateLimit).waitSeconds(attempt);
+    const wait = await this.credentials.waitSeconds(attempt);
     if (wait > 0) {
       this.stats.blockedRequests += 1;
       throw new RateLimitedError(wait);

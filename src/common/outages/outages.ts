@@ -55,10 +55,6 @@ export class Outages implements OnModuleDestroy {
     this.probes.set(dependency, probe);
   }
 
-  isDown(dependency: Dependency): boolean {
-    return this.current.has(dependency);
-  }
-
   /** Something failed because the dependency is away. */
   down(dependency: Dependency, reason: string, noticedBy: string): void {
     const outage = this.current.get(dependency);
