@@ -9,11 +9,7 @@ import { LoggerModule } from 'nestjs-pino';
 import { CacheInvalidationModule } from './common/cache/cache-invalidation.module';
 import { AllExceptionsFilter } from './common/errors/http-exception.filter';
 import { loggerOptions } from './common/logging/request-log';
-import {
-  RateLimitGuard,
-  rateLimitStorage,
-  throttlerOptions,
-} from './common/http/rate-limit';
+import { RateLimitGuard, rateLimitStorage, throttlerOptions } from './common/http/rate-limit';
 import { RequestValidationPipe } from './common/http/request-validation.pipe';
 import { AppConfig } from './config/app-config';
 import { CoreModule } from './config/core.module';
@@ -31,6 +27,7 @@ import { HealthModule } from './modules/health';
 import { LeaveModule } from './modules/leave';
 import { MealsModule } from './modules/meals';
 import { MessConfigModule } from './modules/mess-config';
+import { MessGuard, MessesModule } from './modules/messes';
 import { NotificationsModule } from './modules/notifications';
 import { UsersModule } from './modules/users';
 
@@ -52,6 +49,7 @@ export class AppModule {
         ThrottlerModule.forRoot(throttlerOptions(config, rateLimitStorage(config, outages))),
         EventEmitterModule.forRoot(),
         ScheduleModule.forRoot(),
+        MessesModule,
         AuditModule,
         UsersModule,
         AuthModule,
@@ -72,6 +70,8 @@ export class AppModule {
         // Order matters: rate limits before authentication, so floods never reach the database.
         { provide: APP_GUARD, useClass: RateLimitGuard },
         { provide: APP_GUARD, useClass: AuthGuard },
+        // After authentication: the caller's own mess is the default, and the table says where they may act.
+        { provide: APP_GUARD, useClass: MessGuard },
         { provide: APP_GUARD, useClass: UnreadInputGuard },
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
         { provide: APP_PIPE, useValue: new RequestValidationPipe() },

@@ -2,6 +2,7 @@ import type { PGlite } from '@electric-sql/pglite';
 import { sql } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { existsSync } from 'node:fs';
+import { MESS_SETTING, READER_ROLE } from '../common/tenancy/mess-scope';
 import { dirname, join, resolve } from 'node:path';
 
 export type Db = PgDatabase<PgQueryResultHKT>;
@@ -61,6 +62,17 @@ export abstract class Database {
    */
   abstract poolStats(): PoolStats;
 
+  /**
+   * Reads across every mess (the university's view, admin lists): `work` runs in a read-only transaction under the
+   * role whose policies show every mess's rows; it cannot write.
+   */
+  acrossMesses<T>(work: (tx: DbOrTx) => Promise<T>): Promise<T> {
+    return this.db.transaction(async (tx) => {
+      await tx.execute(sql.raw(`set local role ${READER_ROLE}`));
+      return work(tx);
+    });
+  }
+
   /** Resolves when the database answers `select 1` within `timeoutMs`, rejects otherwise. */
   async ping(timeoutMs: number): Promise<number> {
     const started = performance.now();
@@ -83,4 +95,12 @@ export class DatabaseTimeoutError extends Error {
     super(`database did not answer within ${timeoutMs} ms`);
     this.name = 'DatabaseTimeoutError';
   }
+}
+
+/**
+ * For the rest of the caller's transaction, its statements act in `messId` (creating a mess writes its first
+ * configuration there). The setting ends with the transaction; the connection's own mess is unchanged after it.
+ */
+export async function actInMessWithin(tx: DbOrTx, messId: string): Promise<void> {
+  await tx.execute(sql`select set_config(${MESS_SETTING}, ${messId}, true)`);
 }

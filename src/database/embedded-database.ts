@@ -14,6 +14,7 @@ import {
   MIGRATIONS_FOLDER,
   type PoolStats,
 } from './database';
+import { MessSession, SessionLock } from './mess-session';
 
 /** Resolves after the event loop has gone round once: timers, and the poll phase that accepts and reads sockets. */
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -21,18 +22,51 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 type Queryable = Pick<PGlite, 'query' | 'exec'>;
 
 /**
- * The PGlite client as drizzle sees it, giving the event loop a turn before each statement (in a transaction too).
+ * The PGlite client as drizzle sees it, giving the event loop a turn before each statement (in a transaction too),
+ * and running each statement (or transaction) of the service as the service's role in the running code's mess.
  *
- * PGlite runs PostgreSQL in this thread and answers through promises that settle at once, so without this a request's
- * statements, and those of every request waiting behind it, run one after the other in a single turn of the loop.
- * A turn then lasts as long as all of them, and the loop accepts new connections only between turns: under 200
- * connections the service accepted about three a second while it served the connections it had, and clients whose
- * connection waited in the listen queue got no answer for 10 s (as a plain Node server that works 3 ms per request
- * does). With a turn per statement, the loop accepts and reads between statements; a request then waits in the
- * admission queue, which answers 503 past its deadline, instead of unaccepted.
+ * PGlite runs PostgreSQL in this thread and answers through promises that settle at once, so without the turn a
+ * request's statements, and those of every request waiting behind it, run one after the other in a single turn of
+ * the loop. A turn then lasts as long as all of them, and the loop accepts new connections only between turns: under
+ * 200 connections the service accepted about three a second while it served the connections it had, and clients
+ * whose connection waited in the listen queue got no answer for 10 s (as a plain Node server that works 3 ms per
+ * request does). With a turn per statement, the loop accepts and reads between statements; a request then waits in
+ * the admission queue, which answers 503 past its deadline, instead of unaccepted.
+ *
+ * PGlite is one session, shared with the job queue: the lock keeps "point the session at this mess" and the
+ * statement it is for together, so no other statement runs between them. A transaction holds the lock throughout
+ * (PGlite runs nothing else inside one either), and its statements run in the mess it began in.
  */
-function takingTurns<T extends Queryable>(client: T): T {
+function scopedTurns<T extends Queryable>(client: T, shared: EmbeddedSession, want: 'app' | 'owner'): T {
   return new Proxy(client, {
+    get(target, property) {
+      if (property === 'query' || property === 'exec') {
+        const run = (target[property] as (...args: unknown[]) => Promise<unknown>).bind(target);
+        return async (...args: unknown[]) => {
+          await nextTurn();
+          return shared.lock.run(async () => {
+            await shared.arrive(want);
+            return run(...args);
+          });
+        };
+      }
+      if (property === 'transaction') {
+        const transaction = (target as unknown as PGlite).transaction.bind(target);
+        return <R>(work: (tx: Queryable) => Promise<R>) =>
+          shared.lock.run(async () => {
+            await shared.arrive(want);
+            return transaction((tx) => work(takingTurns(tx)));
+          });
+      }
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
+/** Inside a transaction: the turn before each statement only (the transaction holds the session). */
+function takingTurns<T extends Queryable>(tx: T): T {
+  return new Proxy(tx, {
     get(target, property) {
       if (property === 'query' || property === 'exec') {
         const run = (target[property] as (...args: unknown[]) => Promise<unknown>).bind(target);
@@ -41,24 +75,44 @@ function takingTurns<T extends Queryable>(client: T): T {
           return run(...args);
         };
       }
-      if (property === 'transaction') {
-        const transaction = (target as unknown as PGlite).transaction.bind(target);
-        return <R>(work: (tx: Queryable) => Promise<R>) => transaction((tx) => work(takingTurns(tx)));
-      }
       const value: unknown = Reflect.get(target, property, target);
       return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
     },
   });
 }
 
+/** The embedded engine's one session: who holds it, and what it is set to. */
+class EmbeddedSession {
+  readonly lock = new SessionLock();
+  private readonly session = new MessSession();
+  /** False until the migrations have run: before them the service's role may not exist yet. */
+  sealed = false;
+
+  constructor(private readonly client: PGlite) {}
+
+  async arrive(want: 'app' | 'owner'): Promise<void> {
+    if (!this.sealed) return;
+    const statement = want === 'app' ? this.session.toCurrentMess() : this.session.toOwner();
+    if (statement === null) return;
+    try {
+      await this.client.exec(statement);
+    } catch (error) {
+      this.session.forget();
+      throw error;
+    }
+  }
+}
+
 class EmbeddedDatabase extends Database {
   readonly kind = 'embedded' as const;
   readonly db: Db;
   private closed = false;
+  private readonly session: EmbeddedSession;
 
   constructor(private readonly client: PGlite) {
     super();
-    this.db = drizzlePglite({ client: takingTurns(client) }) as unknown as Db;
+    this.session = new EmbeddedSession(client);
+    this.db = drizzlePglite({ client: scopedTurns(client, this.session, 'app') }) as unknown as Db;
   }
 
   state(): DbState {
@@ -66,7 +120,9 @@ class EmbeddedDatabase extends Database {
   }
 
   connection(): DatabaseConnection {
-    return { kind: 'embedded', client: this.client };
+    // The job queue's statements run as the connecting user, who owns its tables; never between a statement of the
+    // service and the switch to its mess.
+    return { kind: 'embedded', client: scopedTurns(this.client, this.session, 'owner') };
   }
 
   poolStats(): PoolStats {
@@ -76,7 +132,9 @@ class EmbeddedDatabase extends Database {
   }
 
   async migrate(): Promise<void> {
-    await migratePglite(this.db as never, { migrationsFolder: MIGRATIONS_FOLDER });
+    const owner = drizzlePglite({ client: scopedTurns(this.client, this.session, 'owner') });
+    await migratePglite(owner, { migrationsFolder: MIGRATIONS_FOLDER });
+    this.session.sealed = true;
   }
 
   async close(): Promise<void> {

@@ -13,6 +13,68 @@ import {
   MIGRATIONS_FOLDER,
   type PoolStats,
 } from './database';
+import { MessSession } from './mess-session';
+
+const sessions = new WeakMap<PoolClient, MessSession>();
+
+function sessionOf(client: PoolClient): MessSession {
+  let session = sessions.get(client);
+  if (!session) sessions.set(client, (session = new MessSession()));
+  return session;
+}
+
+/**
+ * A pg pool whose clients run the service's statements as its role, in the running code's mess: a checked-out
+ * client is pointed at that mess first, with one statement only when it was last used for another (so a deployment
+ * with one mess pays nothing per request). Drizzle runs plain statements through `query` and transactions through
+ * `connect`, and both pass here; a transaction's statements run in the mess it began in.
+ */
+class MessPool extends Pool {
+  /** False until the migrations have run: before them the service's role may not exist yet. */
+  sealed = false;
+
+  override connect(): Promise<PoolClient>;
+  override connect(callback: Parameters<Pool['connect']>[0]): void;
+  override connect(callback?: Parameters<Pool['connect']>[0]): Promise<PoolClient> | void {
+    if (callback) return super.connect(callback);
+    return super.connect().then((client) => this.arrive(client, 'app'));
+  }
+
+  /** A client as the connecting user (migrations). */
+  connectAsOwner(): Promise<PoolClient> {
+    return super.connect().then((client) => this.arrive(client, 'owner'));
+  }
+
+  override query(...args: unknown[]): never {
+    if (typeof args[args.length - 1] === 'function') throw new Error('MessPool.query takes no callback');
+    return this.connect().then(async (client) => {
+      try {
+        const result = await (client.query as (...a: unknown[]) => Promise<unknown>)(...args);
+        client.release();
+        return result;
+      } catch (error) {
+        // As pg's own pool.query does: a client whose statement failed is not reused.
+        client.release(error as Error);
+        throw error;
+      }
+    }) as never;
+  }
+
+  private async arrive(client: PoolClient, want: 'app' | 'owner'): Promise<PoolClient> {
+    if (!this.sealed) return client;
+    const session = sessionOf(client);
+    const statement = want === 'app' ? session.toCurrentMess() : session.toOwner();
+    if (statement === null) return client;
+    try {
+      await client.query(statement);
+      return client;
+    } catch (error) {
+      session.forget();
+      client.release(error as Error);
+      throw error;
+    }
+  }
+}
 
 class ServerDatabase extends Database {
   readonly kind = 'server' as const;
@@ -21,7 +83,7 @@ class ServerDatabase extends Database {
   private healthy = true;
 
   constructor(
-    private readonly pool: Pool,
+    private readonly pool: MessPool,
     private readonly url: string,
   ) {
     super();
@@ -66,7 +128,7 @@ class ServerDatabase extends Database {
   }
 
   async migrate(): Promise<void> {
-    const client = await this.pool.connect();
+    const client = await this.pool.connectAsOwner();
     try {
       await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
       await migratePg(drizzlePg({ client }), { migrationsFolder: MIGRATIONS_FOLDER });
@@ -74,6 +136,7 @@ class ServerDatabase extends Database {
       await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => undefined);
       client.release();
     }
+    this.pool.sealed = true;
   }
 
   async close(): Promise<void> {
@@ -127,7 +190,7 @@ function hasPendingQuery(client: PoolClient): boolean {
 export function openServerDatabase(options: DatabaseOptions & { databaseUrl: string }): Database {
   const logger = new Logger('Database');
   const statementTimeoutMs = options.statementTimeoutMs ?? 10_000;
-  const pool = new Pool({
+  const pool = new MessPool({
     connectionString: options.databaseUrl,
     max: options.poolMax ?? 10,
     // Also the longest wait for a free client of a full pool: both end as 503 Database unavailable.

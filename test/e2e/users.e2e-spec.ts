@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { asOwner } from '../support/owner-sql';
 import { Database } from '../../src/database/database';
 import { TestApp } from '../support/app';
 import { captureLogs } from '../support/logs';
@@ -158,14 +158,16 @@ describe('Users', () => {
     ]);
 
     // Force a database error the service does not translate: a trigger that fails every update of this member.
-    const db = t.app.get(Database).db;
-    await db.execute(
-      sql.raw(`create function mess_test_fail() returns trigger language plpgsql as $$
-        begin raise exception 'forced failure' using errcode = 'XX001'; end $$`),
+    const database = t.app.get(Database);
+    await asOwner(
+      database,
+      `create function mess_test_fail() returns trigger language plpgsql as $$
+        begin raise exception 'forced failure' using errcode = 'XX001'; end $$`,
     );
-    await db.execute(
-      sql.raw(`create trigger mess_test_fail before update on users for each row
-        when (old.id = '${a.id}') execute function mess_test_fail()`),
+    await asOwner(
+      database,
+      `create trigger mess_test_fail before update on users for each row
+        when (old.id = '${a.id}') execute function mess_test_fail()`,
     );
     const logs = captureLogs();
     try {
@@ -183,8 +185,8 @@ describe('Users', () => {
       expect(logged).not.toContain(a.fullName);
     } finally {
       logs.restore();
-      await db.execute(sql.raw('drop trigger mess_test_fail on users'));
-      await db.execute(sql.raw('drop function mess_test_fail()'));
+      await asOwner(database, 'drop trigger mess_test_fail on users');
+      await asOwner(database, 'drop function mess_test_fail()');
     }
   });
 

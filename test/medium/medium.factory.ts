@@ -12,6 +12,7 @@ import { IN_MEMORY, loadConfig, type AppConfig } from '../../src/config/app-conf
 import { CoreModule } from '../../src/config/core.module';
 import { Database, type Db } from '../../src/database/database';
 import { DatabaseModule } from '../../src/database/database.module';
+import { MessesModule } from '../../src/modules/messes';
 import {
   attendance,
   type AttendanceStatus,
@@ -183,6 +184,7 @@ export class MediumContext {
       fullName: member.fullName,
       role,
       status: 'approved',
+      messId: member.messId,
       tokenId: randomUUID(),
       tokenExpiresAt: new Date(Date.now() + 7 * 24 * 3_600_000),
     };
@@ -274,6 +276,7 @@ export async function newMedium(options: MediumOptions): Promise<MediumContext> 
       CoreModule.register(config),
       DatabaseModule,
       CacheInvalidationModule,
+      MessesModule,
       EventEmitterModule.forRoot(),
       ...options.imports,
     ],

@@ -19,6 +19,8 @@ export interface MemberOverrides {
   phone: string;
   /** Defaults to TEST_MEMBER_PASSWORD (whose hash is computed once per process). */
   password: string;
+  /** The mess the member belongs to (extension 2.2); default the first mess. */
+  messId: string;
 }
 
 /** The password of every fixture member that was not given one. */
@@ -56,6 +58,7 @@ export interface InsertedMember {
   fullName: string;
   role: MemberRole;
   tokenVersion: number;
+  messId: string;
 }
 
 /**
@@ -85,9 +88,10 @@ export async function insertApprovedMember(
       phone: storedPhone(overrides.phone ?? `98765${String(n).padStart(5, '0')}`),
       role,
       status: 'approved',
+      ...(overrides.messId ? { messId: overrides.messId } : {}),
     })
-    .returning({ id: users.id, tokenVersion: users.tokenVersion });
-  return { id: row.id, email, password, fullName, role, tokenVersion: row.tokenVersion };
+    .returning({ id: users.id, tokenVersion: users.tokenVersion, messId: users.messId });
+  return { id: row.id, email, password, fullName, role, tokenVersion: row.tokenVersion, messId: row.messId };
 }
 
 /** As TokenService.issue signs one: HS256 (jsonwebtoken's claim order), valid for a week. */

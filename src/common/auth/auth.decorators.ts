@@ -9,6 +9,8 @@ export interface CurrentMember {
   fullName: string;
   role: Role;
   status: UserStatus;
+  /** The mess the member belongs to now: where their requests act unless they name another. */
+  messId: string;
   /** The token's id and expiry, so logout can revoke exactly this token. */
   tokenId: string;
   tokenExpiresAt: Date;
@@ -26,3 +28,10 @@ export const Allow = (permission: Permission) => SetMetadata(PERMISSION, permiss
 export const CurrentUser = createParamDecorator((_: unknown, ctx: ExecutionContext): CurrentMember => {
   return ctx.switchToHttp().getRequest<{ member: CurrentMember }>().member;
 });
+
+export const OWN_RECORDS_ONLY = 'mess:own-records-only';
+/**
+ * The route shows only the caller's own records (their account, marks, extras, leave, share): a member may name,
+ * with `mess`, a mess they belonged to and read what they did there (extension 2.2).
+ */
+export const OwnRecordsInAnyMess = () => SetMetadata(OWN_RECORDS_ONLY, true);

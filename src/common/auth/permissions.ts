@@ -29,6 +29,8 @@ export const PERMISSIONS = {
   'extras.record': 'record and delete extras for members',
   'extras.read-all': "read every member's extras",
   'health.summary': "read the service's health summary",
+  'messes.manage': "create messes, move members between them, read the university's view",
+  'messes.act-in-any': 'act in any mess (naming it with `mess`), not only their own',
 } as const;
 
 export type Permission = keyof typeof PERMISSIONS;
@@ -70,6 +72,18 @@ const TABLE: Record<Role, ReadonlySet<Permission>> = {
   treasurer: new Set(GRANTS.treasurer),
   admin: new Set(ALL),
 };
+
+/**
+ * Whether a member may act in a mess (extension 2.2): in their own mess, in any mess with `messes.act-in-any`
+ * (admins), and, on a route that shows only the caller's own records (their account, marks, extras, leave, share),
+ * in a mess they may have belonged to. Row-level security shows such a route only that mess's rows, and the route
+ * only the caller's own among them.
+ */
+export const mayActIn = (
+  member: { role: Role; messId: string },
+  messId: string,
+  route: { ownRecordsOnly: boolean },
+): boolean => member.messId === messId || route.ownRecordsOnly || can(member, 'messes.act-in-any');
 
 /** Whether a member in this role may do this. */
 export const can = (member: { role: Role }, permission: Permission): boolean =>

@@ -4,6 +4,11 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 export interface RequestContext {
   /** The id Fastify gave the request (a well-formed `X-Request-Id` from the caller, or a new UUID): the logs' id. */
   requestId: string;
+  /**
+   * The mess the request acts in, decided once by the mess guard (the `mess` parameter or the caller's own mess);
+   * the database layer scopes every statement to it. Unset until then: the first mess.
+   */
+  messId?: string;
 }
 
 const storage = new AsyncLocalStorage<RequestContext>();
@@ -22,6 +27,6 @@ export const requestContext = {
   },
   /** The current request's id; null outside a request. */
   requestId(): string | null {
-    return storage.getStore()?.requestId ?? null;
+    return storage.getStore()?.requestId || null;
   },
 };

@@ -13,7 +13,7 @@ import { StatementExportService } from './statement-export.service';
 
 // Two requests racing past the service's checks meet these unique indexes; the answer is the check's own 409.
 describeConstraint('account_entries_reverses_unique', 409, AccountErrors.alreadyReversed);
-describeConstraint('account_entries_opening_unique', 409, AccountErrors.openingExists);
+describeConstraint('account_entries_mess_opening_unique', 409, AccountErrors.openingExists);
 
 /**
  * Members' accounts: the append-only ledger (LedgerService records by hand, AccountsService posts a month's charges

@@ -15,6 +15,7 @@ import {
   type AnyPgColumn,
 } from 'drizzle-orm/pg-core';
 import { users } from '../users/users.schema';
+import { messIdColumn } from '../messes/messes.schema';
 
 export const ENTRY_KINDS = ['charge', 'payment', 'adjustment', 'reversal', 'opening'] as const;
 export type EntryKind = (typeof ENTRY_KINDS)[number];
@@ -38,6 +39,7 @@ export const accountEntries = pgTable(
   'account_entries',
   {
     id: uuid('id').primaryKey().defaultRandom(),
+    messId: messIdColumn(),
     /** Order of recording: ties on `date` are broken by it (a close posts its charges in one instant). */
     seq: bigserial('seq', { mode: 'number' }).notNull(),
     userId: uuid('user_id')
@@ -62,14 +64,14 @@ export const accountEntries = pgTable(
     uniqueIndex('account_entries_seq_unique').on(t.seq),
     uniqueIndex('account_entries_reverses_unique').on(t.reverses),
     // One opening per member, whatever the requests racing: the database says so.
-    uniqueIndex('account_entries_opening_unique')
-      .on(t.userId)
+    uniqueIndex('account_entries_mess_opening_unique')
+      .on(t.messId, t.userId)
       .where(sql`${t.kind} = 'opening'`),
     // A member's statement and entry list: by date, then order of recording; also the balance per member.
     index('account_entries_user_date_seq_idx').on(t.userId, t.date, t.seq),
     // A month's charges, for the reversals of a reopen.
-    index('account_entries_month_kind_idx')
-      .on(t.month, t.kind)
+    index('account_entries_mess_month_kind_idx')
+      .on(t.messId, t.month, t.kind)
       .where(sql`${t.month} is not null`),
     check('account_entries_kind_check', sql`${t.kind} in (${list(ENTRY_KINDS)})`),
     check('account_entries_direction_check', sql`${t.direction} in (${list(DIRECTIONS)})`),
@@ -104,6 +106,7 @@ export const idempotentRequests = pgTable(
   'idempotent_requests',
   {
     id: bigserial('id', { mode: 'number' }).primaryKey(),
+    messId: messIdColumn(),
     callerId: uuid('caller_id')
       .notNull()
       .references(() => users.id),
@@ -114,5 +117,5 @@ export const idempotentRequests = pgTable(
     response: jsonb('response').notNull(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [uniqueIndex('idempotent_requests_scope_unique').on(t.callerId, t.route, t.key)],
+  (t) => [uniqueIndex('idempotent_requests_mess_scope_unique').on(t.messId, t.callerId, t.route, t.key)],
 );

@@ -124,7 +124,7 @@ export class AttendanceRepository {
         .insert(attendance)
         .values(ordered.map((mark) => ({ ...mark, updatedAt: mark.markedAt })))
         .onConflictDoUpdate({
-          target: [attendance.userId, attendance.date, attendance.mealType],
+          target: [attendance.messId, attendance.userId, attendance.date, attendance.mealType],
           set: {
             // The stored row's status, as locked by this statement: what the mark was before (exact under
             // concurrent writers, unlike a read before the write).

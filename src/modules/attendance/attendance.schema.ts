@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { check, date, index, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { users } from '../users/users.schema';
+import { messIdColumn } from '../messes/messes.schema';
 
 export const ATTENDANCE_STATUSES = ['present', 'absent'] as const;
 export type AttendanceStatus = (typeof ATTENDANCE_STATUSES)[number];
@@ -17,6 +18,7 @@ export const attendance = pgTable(
   'attendance',
   {
     id: uuid('id').primaryKey().defaultRandom(),
+    messId: messIdColumn(),
     userId: uuid('user_id')
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
@@ -39,9 +41,9 @@ export const attendance = pgTable(
   },
   (t) => [
     // Also serves the per-member filters (user_id, and user_id + a date range).
-    uniqueIndex('attendance_user_date_meal_unique').on(t.userId, t.date, t.mealType),
-    index('attendance_date_meal_idx').on(t.date, t.mealType),
-    index('attendance_date_status_idx').on(t.date, t.status),
+    uniqueIndex('attendance_mess_user_date_meal_unique').on(t.messId, t.userId, t.date, t.mealType),
+    index('attendance_mess_date_meal_idx').on(t.messId, t.date, t.mealType),
+    index('attendance_mess_date_status_idx').on(t.messId, t.date, t.status),
     check('attendance_status_check', sql`${t.status} in ('present', 'absent')`),
     check('attendance_source_check', sql`${t.source} in ('member', 'mess', 'counter')`),
     check('attendance_previous_status_check', sql`${t.previousStatus} in ('present', 'absent')`),

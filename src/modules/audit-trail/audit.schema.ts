@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { check, index, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 import { users } from '../users/users.schema';
+import { messIdColumn } from '../messes/messes.schema';
 
 /** What an audit row is about: money and membership. */
 export const AUDIT_ENTITIES = [
@@ -27,6 +28,7 @@ export const auditEvents = pgTable(
   'audit_events',
   {
     id: uuid('id').primaryKey().defaultRandom(),
+    messId: messIdColumn(),
     // clock_timestamp(), not now(): rows written by one transaction keep the order they were written in.
     at: timestamp('at', { withTimezone: true })
       .notNull()
@@ -45,7 +47,7 @@ export const auditEvents = pgTable(
   },
   (t) => [
     // Newest first, all of it or per filter; read backwards, these ascending indexes give that order.
-    index('audit_events_at_idx').on(t.at, t.id),
+    index('audit_events_mess_at_idx').on(t.messId, t.at, t.id),
     index('audit_events_entity_at_idx').on(t.entity, t.at),
     // An entity id is a UUID or a month: few rows share one, so `entity` is checked on the few it finds.
     index('audit_events_entity_id_at_idx').on(t.entityId, t.at),

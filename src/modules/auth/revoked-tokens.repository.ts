@@ -11,6 +11,7 @@ export interface TokenHolder {
   fullName: string;
   role: Role;
   status: UserStatus;
+  messId: string;
   tokenVersion: number;
   revoked: boolean;
 }
@@ -35,6 +36,7 @@ export class RevokedTokensRepository {
         fullName: users.fullName,
         role: users.role,
         status: users.status,
+        messId: users.messId,
         tokenVersion: users.tokenVersion,
         revoked: sql<boolean>`exists (select 1 from ${revokedTokens} where ${revokedTokens.jti} = ${sql.placeholder('jti')})`,
       })

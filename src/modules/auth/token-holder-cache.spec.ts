@@ -13,6 +13,7 @@ class Wire extends CacheInvalidation {
     this.receive(JSON.stringify({ origin: 'another replica', topic: TokenHolderCache.TOPIC, keys }));
   }
 }
+import { FIRST_MESS_ID } from '../../common/tenancy/mess-scope';
 
 const ASHA = '0b6d6a4e-3f39-4a8e-9d0e-1f1f1f1f1f1f';
 const RAVI = '6f1c2f44-8a55-4c1e-b7a9-2e2e2e2e2e2e';
@@ -20,6 +21,7 @@ const holderOf = (id: string, role: TokenHolder['role'] = 'student'): TokenHolde
   id,
   email: `${id.slice(0, 4)}@example.com`,
   fullName: 'A member',
+  messId: FIRST_MESS_ID,
   role,
   status: 'approved',
   tokenVersion: 0,

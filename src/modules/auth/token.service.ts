@@ -80,6 +80,7 @@ export class TokenService implements OnModuleInit, OnModuleDestroy {
       fullName: user.fullName,
       role: user.role,
       status: user.status,
+      messId: user.messId,
       tokenId: claims.jti,
       tokenExpiresAt: new Date(claims.exp * 1000),
     };
@@ -113,7 +114,8 @@ export class TokenService implements OnModuleInit, OnModuleDestroy {
     ) {
       return undefined;
     }
-    if (this.verified.size >= TokenService.VERIFIED_MAX) this.verified.delete(this.verified.keys().next().value!);
+    if (this.verified.size >= TokenService.VERIFIED_MAX)
+      this.verified.delete(this.verified.keys().next().value!);
     this.verified.set(token, claims);
     return claims;
   }

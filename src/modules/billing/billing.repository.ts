@@ -95,7 +95,10 @@ export class BillingRepository {
     await tx
       .insert(monthTotals)
       .values({ month, totalPaise, computedAt: new Date() })
-      .onConflictDoUpdate({ target: monthTotals.month, set: { totalPaise, computedAt: new Date() } });
+      .onConflictDoUpdate({
+        target: [monthTotals.messId, monthTotals.month],
+        set: { totalPaise, computedAt: new Date() },
+      });
   }
 
   /** The month's figures per meal type, in one statement (one snapshot); undefined if never computed. */

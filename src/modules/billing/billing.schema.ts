@@ -15,6 +15,7 @@ import {
 // Only for the foreign keys (a member's meals go with the member; a closure keeps its row if the actor goes). The
 // sole use of another module's schema here: queries get names through UsersService.namesOf, never by a join.
 import { users } from '../users/users.schema';
+import { messIdColumn } from '../messes/messes.schema';
 
 const monthCheck = (column: unknown) => sql`${column} ~ '^[0-9]{4}-(0[1-9]|1[0-2])$'`;
 
@@ -25,16 +26,21 @@ const monthCheck = (column: unknown) => sql`${column} ~ '^[0-9]{4}-(0[1-9]|1[0-2
 export const monthTotals = pgTable(
   'month_totals',
   {
-    month: text('month').primaryKey(),
+    messId: messIdColumn(),
+    month: text('month').notNull(),
     totalPaise: bigint('total_paise', { mode: 'number' }).notNull(),
     computedAt: timestamp('computed_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [check('month_totals_month_check', monthCheck(t.month))],
+  (t) => [
+    primaryKey({ columns: [t.messId, t.month] }),
+    check('month_totals_month_check', monthCheck(t.month)),
+  ],
 );
 
 export const monthMemberMeals = pgTable(
   'month_member_meals',
   {
+    messId: messIdColumn(),
     month: text('month').notNull(),
     userId: uuid('user_id')
       .notNull()
@@ -42,7 +48,7 @@ export const monthMemberMeals = pgTable(
     meals: integer('meals').notNull(),
   },
   (t) => [
-    primaryKey({ columns: [t.month, t.userId] }),
+    primaryKey({ columns: [t.messId, t.month, t.userId] }),
     index('month_member_meals_user_idx').on(t.userId, t.month),
   ],
 );
@@ -54,13 +60,17 @@ export const monthMemberMeals = pgTable(
 export const monthClosures = pgTable(
   'month_closures',
   {
-    month: text('month').primaryKey(),
+    messId: messIdColumn(),
+    month: text('month').notNull(),
     closedAt: timestamp('closed_at', { withTimezone: true }).notNull().defaultNow(),
     closedBy: uuid('closed_by').references(() => users.id, { onDelete: 'set null' }),
     /** Both methods' bills as they stood at closing. */
     bill: jsonb('bill').notNull(),
   },
-  (t) => [check('month_closures_month_check', monthCheck(t.month))],
+  (t) => [
+    primaryKey({ columns: [t.messId, t.month] }),
+    check('month_closures_month_check', monthCheck(t.month)),
+  ],
 );
 
 /** Every close and reopen: who and when. */
@@ -68,13 +78,14 @@ export const monthCloseLog = pgTable(
   'month_close_log',
   {
     id: serial('id').primaryKey(),
+    messId: messIdColumn(),
     month: text('month').notNull(),
     action: text('action').$type<'close' | 'reopen'>().notNull(),
     actorId: uuid('actor_id').references(() => users.id, { onDelete: 'set null' }),
     at: timestamp('at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
-    index('month_close_log_month_idx').on(t.month, t.at),
+    index('month_close_log_mess_month_idx').on(t.messId, t.month, t.at),
     check('month_close_log_action_check', sql`${t.action} in ('close', 'reopen')`),
   ],
 );
@@ -83,11 +94,12 @@ export const monthCloseLog = pgTable(
 export const monthMealCounts = pgTable(
   'month_meal_counts',
   {
+    messId: messIdColumn(),
     month: text('month').notNull(),
     mealType: text('meal_type').notNull(),
     present: integer('present').notNull(),
     absent: integer('absent').notNull(),
     servedSlots: integer('served_slots').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.month, t.mealType] })],
+  (t) => [primaryKey({ columns: [t.messId, t.month, t.mealType] })],
 );

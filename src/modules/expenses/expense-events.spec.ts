@@ -3,6 +3,7 @@ import type { ExpenseRow } from './expenses.schema';
 
 const row: ExpenseRow = {
   id: 'e1',
+  messId: '00000000-0000-4000-8000-000000000001',
   category: 'Gas',
   amountPaise: 125050,
   description: '',

@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { check, date, index, integer, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 import { MAX_AMOUNT_RUPEES } from '../../common/money/money';
 import { users } from '../users/users.schema';
+import { messIdColumn } from '../messes/messes.schema';
 
 /** The longest expense description accepted. */
 export const EXPENSE_DESCRIPTION_MAX = 500;
@@ -13,6 +14,7 @@ export const expenses = pgTable(
   'expenses',
   {
     id: uuid('id').primaryKey().defaultRandom(),
+    messId: messIdColumn(),
     /** One of the configured categories at the time it was recorded (the configuration may change later). */
     category: text('category').notNull(),
     amountPaise: integer('amount_paise').notNull(),
@@ -28,7 +30,7 @@ export const expenses = pgTable(
   (t) => [
     // The list is newest first (date, created_at, id all descending): read backwards, these ascending indexes
     // give exactly that order, with or without a date range, and with a category filter.
-    index('expenses_date_created_id_idx').on(t.date, t.createdAt, t.id),
+    index('expenses_mess_date_created_id_idx').on(t.messId, t.date, t.createdAt, t.id),
     index('expenses_category_date_created_id_idx').on(t.category, t.date, t.createdAt, t.id),
     index('expenses_recorded_by_idx').on(t.recordedBy),
     check(

@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { check, date, index, integer, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 import { EXTRA_ITEM_NAME_MAX, EXTRA_PRICE_MAX_PAISE } from '../mess-config/mess-config.schema';
 import { users } from '../users/users.schema';
+import { messIdColumn } from '../messes/messes.schema';
 
 /** The most of one item recorded in one go. */
 export const EXTRA_QUANTITY_MAX = 20;
@@ -14,6 +15,7 @@ export const extras = pgTable(
   'extras',
   {
     id: uuid('id').primaryKey().defaultRandom(),
+    messId: messIdColumn(),
     userId: uuid('user_id')
       .notNull()
       .references(() => users.id),
@@ -33,7 +35,7 @@ export const extras = pgTable(
   },
   (t) => [
     index('extras_user_date_idx').on(t.userId, t.date),
-    index('extras_date_idx').on(t.date),
+    index('extras_mess_date_idx').on(t.messId, t.date),
     check('extras_quantity_check', sql`${t.quantity} between 1 and ${sql.raw(String(EXTRA_QUANTITY_MAX))}`),
     check(
       'extras_unit_price_check',

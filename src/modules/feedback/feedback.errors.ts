@@ -3,7 +3,7 @@ import { MAX_COMMENT_LENGTH } from './feedback.schema';
 
 export const FEEDBACK_GIVEN =
   'You have already given feedback for this meal; change it with PUT /feedback/:id';
-export const FEEDBACK_UNIQUE = 'feedback_user_date_meal_unique';
+export const FEEDBACK_UNIQUE = 'feedback_mess_user_date_meal_unique';
 /** Filtering by another member would undo the anonymity students see. */
 export const FEEDBACK_OTHERS_HIDDEN =
   "Students see other members' feedback anonymously: filter by your own userId only";

@@ -11,6 +11,7 @@ import {
   uuid,
 } from 'drizzle-orm/pg-core';
 import { users } from '../users/users.schema';
+import { messIdColumn } from '../messes/messes.schema';
 
 export const MAX_COMMENT_LENGTH = 1000;
 
@@ -19,6 +20,7 @@ export const feedback = pgTable(
   'feedback',
   {
     id: uuid('id').primaryKey().defaultRandom(),
+    messId: messIdColumn(),
     userId: uuid('user_id')
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
@@ -30,8 +32,8 @@ export const feedback = pgTable(
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
-    uniqueIndex('feedback_user_date_meal_unique').on(t.userId, t.date, t.mealType),
-    index('feedback_date_idx').on(t.date),
+    uniqueIndex('feedback_mess_user_date_meal_unique').on(t.messId, t.userId, t.date, t.mealType),
+    index('feedback_mess_date_idx').on(t.messId, t.date),
     index('feedback_meal_type_date_idx').on(t.mealType, t.date),
     index('feedback_rating_idx').on(t.rating),
     check('feedback_rating_check', sql`${t.rating} between 1 and 5`),

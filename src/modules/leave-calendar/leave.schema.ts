@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { check, date, index, integer, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 import { users } from '../users/users.schema';
+import { messIdColumn } from '../messes/messes.schema';
 
 export const LEAVE_STATUSES = ['pending', 'approved', 'rejected', 'cancelled'] as const;
 export type LeaveStatus = (typeof LEAVE_STATUSES)[number];
@@ -16,6 +17,7 @@ export const leaves = pgTable(
   'leaves',
   {
     id: uuid('id').primaryKey().defaultRandom(),
+    messId: messIdColumn(),
     userId: uuid('user_id')
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
@@ -46,7 +48,7 @@ export const leaves = pgTable(
       .on(t.startsAt, t.endsAt)
       .where(sql`${t.status} = 'approved'`),
     // The managers' queue and list filters, newest first.
-    index('leaves_status_created_idx').on(t.status, t.createdAt),
+    index('leaves_mess_status_created_idx').on(t.messId, t.status, t.createdAt),
     check('leaves_status_check', sql`${t.status} in ('pending', 'approved', 'rejected', 'cancelled')`),
     check('leaves_dates_check', sql`${t.startDate} <= ${t.endDate} and ${t.startsAt} < ${t.endsAt}`),
     check('leaves_days_check', sql`${t.days} >= 1`),

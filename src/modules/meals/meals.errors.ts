@@ -2,7 +2,7 @@ import { describeConstraint } from '../../common/errors/database-errors';
 import { MEAL_DISHES_MAX, MEAL_NOTES_MAX, MEAL_TYPE_MAX } from './meals.schema';
 
 export const MENU_TAKEN = 'A menu for this date and meal type already exists';
-export const MEAL_SLOT_UNIQUE = 'meals_date_meal_type_unique';
+export const MEAL_SLOT_UNIQUE = 'meals_mess_date_meal_type_unique';
 
 describeConstraint(MEAL_SLOT_UNIQUE, 409, MENU_TAKEN);
 describeConstraint('meals_dishes_check', 400, `A menu needs 1 to ${MEAL_DISHES_MAX} dishes`);

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { check, date, index, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { users } from '../users/users.schema';
+import { messIdColumn } from '../messes/messes.schema';
 
 export const MEAL_TYPE_MAX = 30;
 export const MEAL_DISHES_MAX = 30;
@@ -12,6 +13,7 @@ export const meals = pgTable(
   'meals',
   {
     id: uuid('id').primaryKey().defaultRandom(),
+    messId: messIdColumn(),
     date: date('date', { mode: 'string' }).notNull(),
     /** One of the configured meal times when published (the configuration may change later). */
     mealType: text('meal_type').notNull(),
@@ -26,7 +28,7 @@ export const meals = pgTable(
   },
   (t) => [
     // one menu per meal; also serves the date and week (date range) filters
-    uniqueIndex('meals_date_meal_type_unique').on(t.date, t.mealType),
+    uniqueIndex('meals_mess_date_meal_type_unique').on(t.messId, t.date, t.mealType),
     index('meals_meal_type_date_idx').on(t.mealType, t.date),
     index('meals_created_by_idx').on(t.createdBy),
     check(

@@ -2,9 +2,10 @@ import { Body, Controller, Get, HttpCode, Post, Put } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { type CurrentMember, CurrentUser, Public, Allow } from '../../common/auth/auth.decorators';
 import { ApiRoleAuth } from '../../common/http/api-docs';
-import { MessConfigEnvelopeDto, MessConfigReadEnvelopeDto, SetupMessDto } from './dto/mess-config.dto';
+import { MessConfigEnvelopeDto, MessConfigReadEnvelopeDto } from './dto/mess-config.dto';
 import { MESS_ALREADY_SET_UP, MESS_NOT_SET_UP } from './mess-config.errors';
 import { MessConfigService } from './mess-config.service';
+import { MessFieldsDto } from './dto/messes.dto';
 
 @ApiTags('Mess configuration')
 @Controller('auth/admin')
@@ -19,7 +20,7 @@ export class MessConfigController {
   @ApiRoleAuth(400, [409, MESS_ALREADY_SET_UP])
   async setupMess(
     @CurrentUser() admin: CurrentMember,
-    @Body() body: SetupMessDto,
+    @Body() body: MessFieldsDto,
   ): Promise<MessConfigEnvelopeDto> {
     return { success: true, config: await this.messConfig.setup(admin.id, body) };
   }
@@ -41,7 +42,7 @@ export class MessConfigController {
   @ApiRoleAuth(400, [404, MESS_NOT_SET_UP])
   async replaceMessConfig(
     @CurrentUser() admin: CurrentMember,
-    @Body() body: SetupMessDto,
+    @Body() body: MessFieldsDto,
   ): Promise<MessConfigEnvelopeDto> {
     return { success: true, config: await this.messConfig.replace(admin.id, body) };
   }

@@ -1,12 +1,13 @@
 import { Module } from '@nestjs/common';
 import { AuditTrailModule } from '../audit-trail';
 import { MessConfigController } from './mess-config.controller';
+import { MessesController } from './messes.controller';
 import { MessConfigRepository } from './mess-config.repository';
 import { MessConfigService } from './mess-config.service';
 
 @Module({
   imports: [AuditTrailModule],
-  controllers: [MessConfigController],
+  controllers: [MessConfigController, MessesController],
   providers: [MessConfigRepository, MessConfigService],
   exports: [MessConfigService],
 })

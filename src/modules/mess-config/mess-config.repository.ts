@@ -1,8 +1,10 @@
 import { Injectable } from '@nestjs/common';
+import { eq, sql } from 'drizzle-orm';
+import { messes, MessRow } from '../messes';
 import { Database, DbOrTx } from '../../database/database';
 import { messConfig, MessConfigRow } from './mess-config.schema';
 
-type ConfigValues = Omit<typeof messConfig.$inferInsert, 'id' | 'singleton' | 'createdAt' | 'updatedAt'>;
+type ConfigValues = Omit<typeof messConfig.$inferInsert, 'id' | 'messId' | 'createdAt' | 'updatedAt'>;
 
 @Injectable()
 export class MessConfigRepository {
@@ -22,7 +24,7 @@ export class MessConfigRepository {
     return row;
   }
 
-  /** The singleton's unique index turns a second (or concurrent) creation into a unique violation. */
+  /** One row per mess (row-level security shows the request's): a second (or concurrent) creation is a unique violation. */
   async insert(values: ConfigValues, db: DbOrTx = this.database.db): Promise<MessConfigRow> {
     const [row] = await db.insert(messConfig).values(values).returning();
     return row;
@@ -38,4 +40,31 @@ export class MessConfigRepository {
       .returning();
     return row;
   }
+
+  /**
+   * Every mess (or one) with its configuration, if it has one, and its approved members now: read across messes
+   * (the list is public, like each mess's configuration).
+   */
+  async listMesses(messId?: string): Promise<MessListing[]> {
+    return this.database.acrossMesses((tx) =>
+      tx
+        .select({
+          mess: messes,
+          config: messConfig,
+          members:
+            sql<number>`(select count(*) from users u where u.mess_id = ${messes.id} and u.status = 'approved')`.mapWith(
+              Number,
+            ),
+        })
+        .from(messes)
+        .leftJoin(messConfig, eq(messConfig.messId, messes.id))
+        .where(messId ? eq(messes.id, messId) : undefined),
+    );
+  }
+}
+
+export interface MessListing {
+  mess: MessRow;
+  config: MessConfigRow | null;
+  members: number;
 }

@@ -1,16 +1,7 @@
 import { sql } from 'drizzle-orm';
-import {
-  boolean,
-  check,
-  jsonb,
-  numeric,
-  pgTable,
-  text,
-  timestamp,
-  uniqueIndex,
-  uuid,
-} from 'drizzle-orm/pg-core';
+import { check, jsonb, numeric, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { users } from '../users/users.schema';
+import { messIdColumn } from '../messes/messes.schema';
 
 /**
  * The ways to share a month's cost among the members (billing's formula computes each): the configuration names the
@@ -50,12 +41,12 @@ export const EXTRA_ITEM_NAME_MAX = 50;
 export const EXTRA_ITEMS_MAX = 100;
 export const EXTRA_PRICE_MAX_PAISE = 1_000_000;
 
-/** The mess's one configuration record; `singleton` makes a second row impossible. */
+/** A mess's configuration: one row per mess, none until the mess is configured (setup, or `POST /messes`). */
 export const messConfig = pgTable(
   'mess_config',
   {
     id: uuid('id').primaryKey().defaultRandom(),
-    singleton: boolean('singleton').notNull().default(true),
+    messId: messIdColumn(),
     messName: text('mess_name').notNull(),
     description: text('description').notNull().default(''),
     email: text('email').notNull(),
@@ -77,8 +68,8 @@ export const messConfig = pgTable(
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
-    uniqueIndex('mess_config_singleton_unique').on(t.singleton),
-    check('mess_config_singleton_check', sql`${t.singleton}`),
+    uniqueIndex('mess_config_mess_unique').on(t.messId),
+    uniqueIndex('mess_config_name_unique').on(sql`lower(${t.messName})`),
     check('mess_config_charge_method_check', sql`${t.chargeMethod} in ('spec', 'proportional')`),
   ],
 );

@@ -2,9 +2,10 @@ import { Clock } from '../../common/time/clock';
 import { localParts } from '../../common/time/dates';
 import { AppConfig } from '../../config/app-config';
 import { Injectable } from '@nestjs/common';
+import { currentMessId } from '../../common/tenancy/mess-scope';
 import { CacheInvalidation } from '../../common/cache/cache-invalidation';
 import { badRequest, conflict, notFound } from '../../common/errors/api-error';
-import { MessConfigDto, SetupMessDto } from './dto/mess-config.dto';
+import { MessConfigDto } from './dto/mess-config.dto';
 import { MESS_ALREADY_SET_UP, MESS_NOT_SET_UP } from './mess-config.errors';
 import { MessConfigRepository } from './mess-config.repository';
 import {
@@ -25,6 +26,10 @@ import {
   values,
 } from './mess-config.values';
 import { AuditTrail } from '../audit-trail';
+import { MessDirectory, MessesRepository, type MessRow } from '../messes';
+import { actInMessWithin, type DbOrTx } from '../../database/database';
+import { CreateMessDto, MessDto, MessFieldsDto } from './dto/messes.dto';
+import type { MessListing } from './mess-config.repository';
 
 /**
  * Our own changes are visible at once, other replicas' when their invalidation message arrives (milliseconds);
@@ -49,7 +54,8 @@ export interface MessSettings {
 /** The mess's configuration: read through a short cache dropped on every replica at a change, set up and replaced. */
 @Injectable()
 export class MessConfigService {
-  private cached?: { row: MessConfigRow | undefined; at: number };
+  /** Per mess: each mess has its own configuration. */
+  private readonly cached = new Map<string, { row: MessConfigRow | undefined; at: number }>();
   /** Bumped by every invalidation: a read that began before one is not kept. */
   private generation = 0;
 
@@ -59,19 +65,22 @@ export class MessConfigService {
     private readonly replicas: CacheInvalidation,
     private readonly clock: Clock,
     private readonly config: AppConfig,
+    private readonly messes: MessesRepository,
+    private readonly directory: MessDirectory,
   ) {
     replicas.subscribe(CACHE_TOPIC, () => this.drop());
   }
 
   async read(): Promise<MessConfigDto> {
-    const row = await this.row();
-    return row
+    const [row, mess] = await Promise.all([this.row(), this.directory.find(currentMessId())]);
+    const base: MessConfigDto = row
       ? toDto(row)
       : {
           ...DEFAULT_MESS_CONFIG,
           extraItems: DEFAULT_MESS_CONFIG.extraItems.map(toItemDto),
           configured: false,
         };
+    return mess ? { ...base, ...messFields(mess) } : base;
   }
 
   /**
@@ -144,11 +153,12 @@ export class MessConfigService {
     }
   }
 
-  async setup(adminId: string, body: SetupMessDto): Promise<MessConfigDto> {
+  async setup(adminId: string, body: MessFieldsDto): Promise<MessConfigDto> {
     validateSemantics(body);
     if (await this.repository.find()) throw conflict(MESS_ALREADY_SET_UP);
     try {
-      const row = await this.repository.transaction(async (tx) => {
+      await this.repository.transaction(async (tx) => {
+        await this.saveMessFields(currentMessId(), body, tx);
         const created = await this.repository.insert({ ...values(body), createdBy: adminId }, tx);
         await this.audit.record(tx, {
           actorId: adminId,
@@ -159,18 +169,20 @@ export class MessConfigService {
         });
         return created;
       });
-      return toDto(row);
+      this.forget();
+      return await this.read();
     } finally {
       this.forget();
     }
   }
 
-  async replace(adminId: string, body: SetupMessDto): Promise<MessConfigDto> {
+  async replace(adminId: string, body: MessFieldsDto): Promise<MessConfigDto> {
     validateSemantics(body);
     try {
-      const row = await this.repository.transaction(async (tx) => {
+      await this.repository.transaction(async (tx) => {
         const before = await this.repository.find(tx, { lock: true });
         if (!before) throw notFound(MESS_NOT_SET_UP);
+        await this.saveMessFields(currentMessId(), body, tx);
         const after = (await this.repository.update(values(body), tx))!;
         await this.audit.record(tx, {
           actorId: adminId,
@@ -182,29 +194,106 @@ export class MessConfigService {
         });
         return after;
       });
-      return toDto(row);
+      this.forget();
+      return await this.read();
     } finally {
       this.forget();
     }
   }
 
+  /**
+   * `POST /messes`: a new mess and its configuration, in one transaction. A slug or name already taken (also by a
+   * concurrent creation) is 409 from the unique indexes; bad input changes nothing.
+   */
+  async createMess(adminId: string, body: CreateMessDto): Promise<{ mess: MessDto; config: MessConfigDto }> {
+    validateSemantics(body);
+    try {
+      const messId = await this.repository.transaction(async (tx) => {
+        const mess = await this.messes.insert(
+          { slug: body.slug, capacity: body.capacity ?? null, upi: body.upi ?? null },
+          tx,
+        );
+        await actInMessWithin(tx, mess.id);
+        const created = await this.repository.insert({ ...values(body), createdBy: adminId }, tx);
+        await this.audit.record(tx, {
+          actorId: adminId,
+          action: 'setup',
+          entity: 'config',
+          entityId: created.id,
+          after: { ...auditSnapshot(created), slug: mess.slug, capacity: mess.capacity },
+        });
+        return mess.id;
+      });
+      const [listing] = await this.repository.listMesses(messId);
+      return { mess: toMessDto(listing), config: { ...toDto(listing.config!), ...messFields(listing.mess) } };
+    } finally {
+      this.forget();
+    }
+  }
+
+  /** Every mess, ordered by name. */
+  async listMesses(): Promise<MessDto[]> {
+    const rows = await this.repository.listMesses();
+    return rows
+      .map(toMessDto)
+      .sort((a, b) => a.messName.localeCompare(b.messName) || a.slug.localeCompare(b.slug));
+  }
+
+  /** One mess by `_id` or slug; undefined when there is none. */
+  async findMess(idOrSlug: string): Promise<MessDto | undefined> {
+    const mess = await this.directory.find(idOrSlug);
+    if (!mess) return undefined;
+    const [listing] = await this.repository.listMesses(mess.id);
+    return listing && toMessDto(listing);
+  }
+
+  /** The 2.2 fields of the mess row that setup and a replacement may change; left out: unchanged. */
+  private async saveMessFields(messId: string, body: MessFieldsDto, tx: DbOrTx): Promise<void> {
+    const change: Partial<Pick<MessRow, 'slug' | 'capacity' | 'upi'>> = {};
+    if (body.slug !== undefined) change.slug = body.slug;
+    if (body.capacity !== undefined) change.capacity = body.capacity;
+    if (body.upi !== undefined) change.upi = body.upi;
+    if (Object.keys(change).length) await this.messes.update(messId, change, tx);
+  }
+
   /** Drops the cached row here and on the other replicas. */
   private forget(): void {
+    this.directory.changed();
     this.drop();
     this.replicas.publish(CACHE_TOPIC, 'all');
   }
 
   private drop(): void {
-    this.cached = undefined;
+    this.cached.clear();
     this.generation += 1;
   }
 
   private async row(): Promise<MessConfigRow | undefined> {
     const now = Date.now();
-    if (this.cached && now - this.cached.at < CACHE_MS) return this.cached.row;
+    const mess = currentMessId();
+    const cached = this.cached.get(mess);
+    if (cached && now - cached.at < CACHE_MS) return cached.row;
     const generation = this.generation;
     const row = await this.repository.find();
-    if (generation === this.generation) this.cached = { row, at: now };
+    if (generation === this.generation) this.cached.set(mess, { row, at: now });
     return row;
   }
+}
+
+const messFields = (mess: MessRow) => ({ slug: mess.slug, capacity: mess.capacity, upi: mess.upi ?? null });
+
+function toMessDto({ mess, config, members }: MessListing): MessDto {
+  return {
+    _id: mess.id,
+    slug: mess.slug,
+    messName: config?.messName ?? DEFAULT_MESS_CONFIG.messName,
+    description: config?.description ?? '',
+    email: config?.email ?? '',
+    phone: config ? toDto(config).phone : '',
+    capacity: mess.capacity,
+    members,
+    configured: Boolean(config),
+    upi: mess.upi ?? null,
+    createdAt: mess.createdAt,
+  };
 }

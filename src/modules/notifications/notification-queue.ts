@@ -1,3 +1,4 @@
+import { APP_ROLE } from '../../common/tenancy/mess-scope';
 import { failureReason, Outages } from '../../common/outages/outages';
 import { isDatabaseUnavailable } from '../../common/errors/database-errors';
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
@@ -133,6 +134,17 @@ export class NotificationQueue implements OnModuleInit, OnModuleDestroy {
     // Loads the queue into pg-boss's cache now, outside any transaction: an enqueue inside the embedded engine's
     // transaction must never need a second statement on the connection that transaction holds.
     await boss.findJobs(DELIVERY_QUEUE, { key: '-' });
+    // The service enqueues inside its own transactions, which run as its role (row-level security, migration
+    // 0017): that role writes the queue's tables; the queue's owner (the connecting user) grants it, here where
+    // the queue's schema is known to exist.
+    await boss
+      .getDb()
+      .executeSql(
+        `grant usage on schema ${QUEUE_SCHEMA} to ${APP_ROLE}; ` +
+          `grant select, insert, update, delete on all tables in schema ${QUEUE_SCHEMA} to ${APP_ROLE}; ` +
+          `grant usage, select on all sequences in schema ${QUEUE_SCHEMA} to ${APP_ROLE}; ` +
+          `alter default privileges in schema ${QUEUE_SCHEMA} grant select, insert, update, delete on tables to ${APP_ROLE}`,
+      );
     this.boss = boss;
     this.stats.attach(() => this.statusCounts());
 

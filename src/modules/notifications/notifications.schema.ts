@@ -13,6 +13,7 @@ import {
 } from 'drizzle-orm/pg-core';
 import { users } from '../users/users.schema';
 import type { Channel, ChannelPreference, NotificationType, PreferenceSwitch } from './notification-types';
+import { messIdColumn } from '../messes/messes.schema';
 
 export const NOTIFICATION_STATUSES = ['queued', 'retrying', 'sent', 'failed'] as const;
 export type NotificationStatus = (typeof NOTIFICATION_STATUSES)[number];
@@ -40,6 +41,8 @@ export const notifications = pgTable(
   'notifications',
   {
     id: uuid('id').primaryKey().defaultRandom(),
+    /** The mess the notification speaks for (its meal times, bill, account). */
+    messId: messIdColumn(),
     userId: uuid('user_id')
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),

@@ -1,3 +1,4 @@
+import { currentMessId } from '../../common/tenancy/mess-scope';
 import { Injectable } from '@nestjs/common';
 import { and, asc, count, desc, eq, inArray, sql, SQL } from 'drizzle-orm';
 import { Database, DbOrTx } from '../../database/database';
@@ -12,6 +13,12 @@ export interface UserListFilter {
 }
 
 /** The only code that queries `users`. */
+/**
+ * Members of the mess the running code acts in. A person is the deployment's (one address, one login); belonging is
+ * `mess_id`, so the lists and counts of a mess's members filter by it (records are scoped by row-level security).
+ */
+const inThisMess = () => eq(users.messId, currentMessId());
+
 @Injectable()
 export class UsersRepository {
   constructor(private readonly database: Database) {}
@@ -49,7 +56,7 @@ export class UsersRepository {
     const rows = await this.db
       .select({ id: users.id, status: users.status })
       .from(users)
-      .where(isAnyUuid(users.id, ids));
+      .where(and(isAnyUuid(users.id, ids), inThisMess()));
     return new Map(rows.map((r) => [r.id, r.status]));
   }
 
@@ -59,7 +66,7 @@ export class UsersRepository {
     const rows = await this.db
       .select({ id: users.id, status: users.status, dines: users.dines })
       .from(users)
-      .where(isAnyUuid(users.id, ids));
+      .where(and(isAnyUuid(users.id, ids), inThisMess()));
     return new Map(rows.map((r) => [r.id, { status: r.status, dines: r.dines }]));
   }
 
@@ -68,7 +75,7 @@ export class UsersRepository {
     const [{ n }] = await this.db
       .select({ n: count() })
       .from(users)
-      .where(and(eq(users.status, 'approved'), eq(users.dines, true)));
+      .where(and(eq(users.status, 'approved'), eq(users.dines, true), inThisMess()));
     return n;
   }
 
@@ -76,7 +83,7 @@ export class UsersRepository {
     const rows = await this.db
       .select({ id: users.id })
       .from(users)
-      .where(and(eq(users.status, 'approved'), eq(users.dines, true)));
+      .where(and(eq(users.status, 'approved'), eq(users.dines, true), inThisMess()));
     return rows.map((r) => r.id);
   }
 
@@ -155,7 +162,7 @@ export class UsersRepository {
 
   /** Approved members, all of them or those with one of `roles`, oldest first. */
   async listApproved(roles?: Role[]): Promise<UserRow[]> {
-    const approved = eq(users.status, 'approved');
+    const approved = and(eq(users.status, 'approved'), inThisMess());
     return this.db
       .select()
       .from(users)
@@ -164,7 +171,10 @@ export class UsersRepository {
   }
 
   async countByStatus(status: UserStatus): Promise<number> {
-    const [{ n }] = await this.db.select({ n: count() }).from(users).where(eq(users.status, status));
+    const [{ n }] = await this.db
+      .select({ n: count() })
+      .from(users)
+      .where(and(eq(users.status, status), inThisMess()));
     return n;
   }
 

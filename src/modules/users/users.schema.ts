@@ -12,6 +12,7 @@ import {
 } from 'drizzle-orm/pg-core';
 
 import type { Role, UserStatus } from '../../common/auth/roles';
+import { homeMessColumn } from '../messes/messes.schema';
 
 export { ROLES, USER_STATUSES, type Role, type UserStatus } from '../../common/auth/roles';
 
@@ -19,6 +20,8 @@ export const users = pgTable(
   'users',
   {
     id: uuid('id').primaryKey().defaultRandom(),
+    /** The mess the member belongs to now (extension 2.2); what they did in an earlier one stays there. */
+    messId: homeMessColumn(),
     /** Stored as `normalizeEmail` writes it (NFKC, trimmed, lower-cased); unique. */
     email: text('email').notNull(),
     /** bcrypt hash; null for members who only sign in through the identity provider. */
@@ -41,7 +44,7 @@ export const users = pgTable(
   (t) => [
     uniqueIndex('users_email_unique').on(t.email),
     uniqueIndex('users_idp_id_unique').on(t.idpId),
-    index('users_status_role_idx').on(t.status, t.role),
+    index('users_mess_status_role_idx').on(t.messId, t.status, t.role),
     index('users_created_at_idx').on(t.createdAt),
     check('users_role_check', sql`${t.role} in ('student', 'manager', 'treasurer', 'admin')`),
     check('users_status_check', sql`${t.status} in ('pending', 'approved', 'rejected')`),

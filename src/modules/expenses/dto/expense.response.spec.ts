@@ -3,6 +3,7 @@ import { toExpenseResponse } from './expense.response';
 
 const row: ExpenseRow = {
   id: 'e1',
+  messId: '00000000-0000-4000-8000-000000000001',
   category: 'Vegetables',
   amountPaise: 30,
   description: 'Coriander',

@@ -255,6 +255,20 @@ export class MessConfigDto {
   extraItems: ExtraItemDto[];
   @ApiProperty({ description: 'false while the defaults apply (before POST /auth/admin/setup)' })
   configured: boolean;
+  @ApiPropertyOptional({ example: 'main', description: "The mess's slug (extension 2.2)" })
+  slug?: string;
+  @ApiPropertyOptional({
+    type: Number,
+    nullable: true,
+    description: 'Approved members at most; null: no limit',
+  })
+  capacity?: number | null;
+  @ApiPropertyOptional({
+    type: Object,
+    nullable: true,
+    description: 'Where members pay by UPI: {vpa, payeeName}',
+  })
+  upi?: { vpa: string; payeeName: string } | null;
   @ApiPropertyOptional({
     type: String,
     nullable: true,

@@ -1,0 +1,89 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsInt, IsOptional, IsString, Matches, Max, Min, ValidateNested } from 'class-validator';
+import { Optional } from '../../../common/http/fields';
+import { SetupMessDto } from './mess-config.dto';
+
+export class MessUpiDto {
+  @ApiProperty({ example: 'hostel7mess@okaxis', description: 'The virtual payment address members pay to' })
+  @Matches(/^[a-zA-Z0-9._-]{2,256}@[a-zA-Z][a-zA-Z0-9.-]{1,63}$/, {
+    message: 'upi.vpa must look like name@bank',
+  })
+  @IsString()
+  vpa: string;
+
+  @ApiProperty({ example: 'Hostel 7 Mess', description: 'The payee name a UPI app shows' })
+  @Matches(/^[^\p{Cc}]{1,100}$/u, { message: 'upi.payeeName must be 1 to 100 characters' })
+  @IsString()
+  payeeName: string;
+}
+
+/** The fields of extension 2.2 that setup, `POST /messes` and `PUT /auth/admin/config` also take. */
+export class MessFieldsDto extends SetupMessDto {
+  @ApiPropertyOptional({
+    example: 'hostel-7',
+    description:
+      '2–40 of a-z, 0-9 and -, not starting or ending with -; unique. Left out: unchanged (`main` at first)',
+  })
+  @Matches(/^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$/, {
+    message: 'slug must be 2 to 40 of a-z, 0-9 and -, not starting or ending with -',
+  })
+  @IsString()
+  @Optional()
+  slug?: string;
+
+  @ApiPropertyOptional({
+    type: Number,
+    nullable: true,
+    example: 500,
+    description: 'Approved members at most; null: no limit',
+  })
+  @Max(100_000)
+  @Min(1)
+  @IsInt()
+  @IsOptional()
+  capacity?: number | null;
+
+  @ApiPropertyOptional({ type: MessUpiDto, nullable: true, description: 'Where members pay the mess by UPI' })
+  @ValidateNested()
+  @Type(() => MessUpiDto)
+  @IsOptional()
+  upi?: MessUpiDto | null;
+}
+
+/** `POST /messes`: the setup body with a slug. */
+export class CreateMessDto extends MessFieldsDto {
+  @ApiProperty({
+    example: 'hostel-7',
+    description: '2–40 of a-z, 0-9 and -, not starting or ending with -; unique',
+  })
+  @Matches(/^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$/, {
+    message: 'slug must be 2 to 40 of a-z, 0-9 and -, not starting or ending with -',
+  })
+  @IsString()
+  declare slug: string;
+}
+
+export class MessDto {
+  @ApiProperty() _id: string;
+  @ApiProperty({ example: 'hostel-7' }) slug: string;
+  @ApiProperty({ example: 'Hostel 7 Mess' }) messName: string;
+  @ApiProperty() description: string;
+  @ApiProperty({ example: 'mess@college.edu' }) email: string;
+  @ApiProperty({ example: '+918012345678' }) phone: string;
+  @ApiProperty({ type: Number, nullable: true }) capacity: number | null;
+  @ApiProperty({ description: 'Approved members who belong to it now' }) members: number;
+  @ApiProperty({ description: 'false until it is set up' }) configured: boolean;
+  @ApiProperty({ type: MessUpiDto, nullable: true }) upi: MessUpiDto | null;
+  @ApiProperty() createdAt: Date;
+}
+
+export class MessesEnvelopeDto {
+  @ApiProperty({ example: true }) success: true;
+  @ApiProperty({ type: [MessDto] }) messes: MessDto[];
+}
+
+export class MessEnvelopeDto {
+  @ApiProperty({ example: true }) success: true;
+  @ApiProperty({ type: MessDto }) mess: MessDto;
+}

@@ -1,0 +1,42 @@
+import { Injectable } from '@nestjs/common';
+import { CacheInvalidation } from '../../common/cache/cache-invalidation';
+import { MessesRepository } from './messes.repository';
+import type { MessRow } from './messes.schema';
+
+const CACHE_TOPIC = 'messes';
+const CACHE_MS = 5_000;
+
+/**
+ * Finds a mess by `_id` or slug for every request that names one: a short cache, dropped on every replica when a
+ * mess is created or changed. Unknown names are not cached (a mess created on another replica is found at once).
+ */
+@Injectable()
+export class MessDirectory {
+  private readonly cached = new Map<string, { row: MessRow; at: number }>();
+
+  constructor(
+    private readonly repository: MessesRepository,
+    private readonly replicas: CacheInvalidation,
+  ) {
+    replicas.subscribe(CACHE_TOPIC, () => this.cached.clear());
+  }
+
+  async find(idOrSlug: string): Promise<MessRow | undefined> {
+    const key = idOrSlug.toLowerCase();
+    const hit = this.cached.get(key);
+    if (hit && Date.now() - hit.at < CACHE_MS) return hit.row;
+    const row = await this.repository.find(key);
+    if (row) {
+      const at = Date.now();
+      this.cached.set(row.id, { row, at });
+      this.cached.set(row.slug, { row, at });
+    }
+    return row;
+  }
+
+  /** After a mess is created or changed: here and on the other replicas. */
+  changed(): void {
+    this.cached.clear();
+    this.replicas.publish(CACHE_TOPIC, 'all');
+  }
+}

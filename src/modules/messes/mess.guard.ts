@@ -1,0 +1,61 @@
+import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { FastifyRequest } from 'fastify';
+import { type CurrentMember, OWN_RECORDS_ONLY } from '../../common/auth/auth.decorators';
+import { mayActIn } from '../../common/auth/permissions';
+import { requestContext } from '../../common/context/request-context';
+import { GuardError, notFound } from '../../common/errors/api-error';
+import { FIRST_MESS_ID } from '../../common/tenancy/mess-scope';
+import { MessDirectory } from './mess-directory';
+
+export const MESS_NOT_FOUND = 'Mess not found';
+
+/**
+ * The one place that decides which mess a request acts in (extension 2.2): the `mess` query parameter (an `_id` or
+ * a slug), else the caller's own mess, else (no caller) the first mess; and whether the caller may act there
+ * (`mayActIn`, the permissions table). The decision goes into the request's context, where the database layer
+ * reads it for every statement; the parameter is taken out of the query, so no route's validation sees it.
+ * Runs after the auth guard.
+ */
+@Injectable()
+export class MessGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly directory: MessDirectory,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const request = context
+      .switchToHttp()
+      .getRequest<FastifyRequest & { member?: CurrentMember; query: Record<string, unknown> }>();
+    const named = takeMessParameter(request);
+    const member = request.member;
+    let messId = member?.messId ?? FIRST_MESS_ID;
+    if (named !== undefined) {
+      const mess = typeof named === 'string' && named ? await this.directory.find(named) : undefined;
+      if (!mess) throw notFound(MESS_NOT_FOUND);
+      messId = mess.id;
+    }
+    if (member) {
+      const ownRecordsOnly = Boolean(
+        this.reflector.getAllAndOverride<boolean>(OWN_RECORDS_ONLY, [
+          context.getHandler(),
+          context.getClass(),
+        ]),
+      );
+      if (!mayActIn(member, messId, { ownRecordsOnly })) throw new GuardError(403, 'Forbidden');
+    }
+    const current = requestContext.current();
+    if (current) current.messId = messId;
+    return true;
+  }
+}
+
+/** The `mess` query parameter, removed from the query (undefined when absent; repeated: not a string). */
+function takeMessParameter(request: { query?: unknown }): unknown {
+  const query = request.query;
+  if (!query || typeof query !== 'object' || !('mess' in query)) return undefined;
+  const value = (query as Record<string, unknown>).mess;
+  delete (query as Record<string, unknown>).mess;
+  return value;
+}

@@ -1,0 +1,52 @@
+import { sql } from 'drizzle-orm';
+import { check, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { FIRST_MESS_ID, MESS_SETTING } from '../../common/tenancy/mess-scope';
+
+/** Extension 2.2: where members pay the mess by UPI (a virtual payment address and the name it shows). */
+export interface MessUpi {
+  vpa: string;
+  payeeName: string;
+}
+
+export const SLUG_PATTERN = /^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$/;
+export const CAPACITY_MAX = 100_000;
+
+/**
+ * The messes of the deployment. A mess's configuration (name, contacts, meal times…) is its `mess_config` row; this
+ * row is what exists before it is configured: the first mess exists from the first start, unconfigured.
+ */
+export const messes = pgTable(
+  'messes',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    slug: text('slug').notNull(),
+    /** Approved members at most; null: no limit. */
+    capacity: integer('capacity'),
+    upi: jsonb('upi').$type<MessUpi>(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex('messes_slug_unique').on(t.slug),
+    check('messes_slug_check', sql`${t.slug} ~ '^[a-z0-9]([a-z0-9-]{0,38}[a-z0-9])?$'`),
+    check('messes_capacity_check', sql`${t.capacity} is null or ${t.capacity} between 1 and 100000`),
+  ],
+);
+
+export type MessRow = typeof messes.$inferSelect;
+
+/**
+ * The mess a record belongs to: by default the mess the statement runs for (the connection's `app.mess`, which the
+ * database layer sets), so no insert names it, and row-level security refuses a row of another mess.
+ */
+export const messIdColumn = () =>
+  uuid('mess_id')
+    .notNull()
+    .default(sql.raw(`current_setting('${MESS_SETTING}')::uuid`))
+    .references(() => messes.id);
+
+/** A column that names a mess but is not scoped by it (users, configuration): the first mess by default. */
+export const homeMessColumn = () =>
+  uuid('mess_id')
+    .notNull()
+    .default(sql.raw(`'${FIRST_MESS_ID}'::uuid`))
+    .references(() => messes.id);
