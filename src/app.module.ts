@@ -27,6 +27,7 @@ import { HealthModule } from './modules/health';
 import { LeaveModule } from './modules/leave';
 import { MealsModule } from './modules/meals';
 import { MessConfigModule } from './modules/mess-config';
+import { MembershipsModule } from './modules/memberships';
 import { MessGuard, MessesModule } from './modules/messes';
 import { NotificationsModule } from './modules/notifications';
 import { UsersModule } from './modules/users';
@@ -62,6 +63,7 @@ export class AppModule {
         BillingModule,
         AnalyticsModule,
         LeaveModule,
+        MembershipsModule,
         ExtrasModule,
         NotificationsModule,
         HealthModule,

@@ -1,3 +1,4 @@
+import { FIRST_MESS_ID } from '../../src/common/tenancy/mess-scope';
 import { ADMIN, TEST_JWT_SECRET, TestApp } from '../support/app';
 import { decodePayload, hs256, unsignedAlgNone } from '../support/tokens';
 
@@ -57,6 +58,8 @@ describe('Auth: the contract walked as a new member would', () => {
         fullName: 'Asha Verma',
         role: 'student',
         status: 'approved',
+        // Extension 2.2 adds the member's mess to the user object.
+        mess: { _id: FIRST_MESS_ID, slug: 'main', messName: expect.any(String) },
       },
     });
     const token = login.body.token;

@@ -9,6 +9,8 @@ export interface RequestContext {
    * the database layer scopes every statement to it. Unset until then: the first mess.
    */
   messId?: string;
+  /** Whether the request named its mess (`mess`): lists across messes (admin's users) then filter by it. */
+  messNamed?: boolean;
 }
 
 const storage = new AsyncLocalStorage<RequestContext>();

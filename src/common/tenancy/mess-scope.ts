@@ -24,6 +24,12 @@ export function currentMessId(): string {
   return requestContext.current()?.messId ?? FIRST_MESS_ID;
 }
 
+/** The mess the request named with `mess`, or undefined when it named none (lists across messes then show all). */
+export function namedMessId(): string | undefined {
+  const context = requestContext.current();
+  return context?.messNamed ? context.messId : undefined;
+}
+
 /**
  * Runs `work` acting in `messId`: inside a request it keeps the request's id for the logs; outside one (schedules,
  * queue workers, command-line tools) it is how work names the mess it is for.

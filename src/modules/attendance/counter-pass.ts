@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { FIRST_MESS_ID } from '../../common/tenancy/mess-scope';
 import { AppConfig } from '../../config/app-config';
 
 /** What a pass says: this member, this meal, valid in this window (seconds since the epoch). */
@@ -9,6 +10,8 @@ export interface PassClaims {
   mealType: string;
   validFrom: number;
   expiresAt: number;
+  /** The mess the member belonged to when it was issued: scanned in another, it is refused (extension 2.2). */
+  messId: string;
 }
 
 const VERSION = 'p1';
@@ -25,7 +28,14 @@ export class CounterPasses {
 
   issue(claims: PassClaims): string {
     const payload = Buffer.from(
-      JSON.stringify([claims.userId, claims.date, claims.mealType, claims.validFrom, claims.expiresAt]),
+      JSON.stringify([
+        claims.userId,
+        claims.date,
+        claims.mealType,
+        claims.validFrom,
+        claims.expiresAt,
+        claims.messId,
+      ]),
     ).toString('base64url');
     return `${VERSION}.${payload}.${this.sign(`${VERSION}.${payload}`)}`;
   }
@@ -43,14 +53,16 @@ export class CounterPasses {
     } catch {
       return undefined;
     }
-    if (!Array.isArray(decoded) || decoded.length !== 5) return undefined;
-    const [userId, date, mealType, validFrom, expiresAt] = decoded as unknown[];
+    // Passes issued before extension 2.2 have no mess: they were the first mess's.
+    if (!Array.isArray(decoded) || (decoded.length !== 5 && decoded.length !== 6)) return undefined;
+    const [userId, date, mealType, validFrom, expiresAt, messId = FIRST_MESS_ID] = decoded as unknown[];
+    if (typeof messId !== 'string' || !UUID.test(messId)) return undefined;
     if (typeof userId !== 'string' || !UUID.test(userId)) return undefined;
     if (typeof date !== 'string' || typeof mealType !== 'string') return undefined;
     if (typeof validFrom !== 'number' || typeof expiresAt !== 'number') return undefined;
     const seconds = now.getTime() / 1000;
     if (seconds < validFrom || seconds >= expiresAt) return undefined;
-    return { userId, date, mealType, validFrom, expiresAt };
+    return { userId, date, mealType, validFrom, expiresAt, messId };
   }
 
   private sign(unsigned: string): string {

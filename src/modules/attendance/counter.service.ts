@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import type * as QrCodes from 'qrcode';
 import { type CurrentMember } from '../../common/auth/auth.decorators';
-import { badRequest, notFound } from '../../common/errors/api-error';
+import { badRequest, conflict, notFound } from '../../common/errors/api-error';
+import { currentMessId } from '../../common/tenancy/mess-scope';
+import { MessDirectory } from '../messes';
 import { optionalPackage } from '../../common/runtime/optional-package';
 import { Clock } from '../../common/time/clock';
 import { localParts, mealSpan } from '../../common/time/dates';
@@ -32,6 +34,7 @@ export class CounterService {
     private readonly events: AttendanceEvents,
     private readonly clock: Clock,
     private readonly config: AppConfig,
+    private readonly messes: MessDirectory,
   ) {}
 
   /**
@@ -54,6 +57,7 @@ export class CounterService {
       mealType: meal.name,
       validFrom: Math.floor(validFrom.getTime() / 1000),
       expiresAt: Math.floor(end.getTime() / 1000),
+      messId: caller.messId,
     });
     // One byte-mode segment: a pass is base64url, mostly lower case, which no denser QR mode holds, so the encoder's
     // search for the best mix of modes (a third of its time) could at most shorten a long run of digits or capitals
@@ -73,6 +77,9 @@ export class CounterService {
   async scan(caller: CurrentMember, pass: string): Promise<{ row: AttendanceRow; repeat: boolean }> {
     const claims = this.passes.verify(pass, this.clock.now());
     if (!claims) throw badRequest(INVALID_PASS, [{ field: 'pass', message: INVALID_PASS }]);
+    if (claims.messId !== currentMessId()) {
+      throw conflict(`This pass is for ${(await this.messes.label(claims.messId)).messName}`);
+    }
     const standing = (await this.users.standingsOf([claims.userId])).get(claims.userId);
     if (standing?.status !== 'approved') {
       throw badRequest(INVALID_PASS, [{ field: 'pass', message: 'the member is not approved' }]);

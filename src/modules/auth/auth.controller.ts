@@ -1,3 +1,5 @@
+import { MessDirectory } from '../messes';
+import { toUserSummary } from '../users';
 import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { type CurrentMember, CurrentUser, Public } from '../../common/auth/auth.decorators';
@@ -19,7 +21,10 @@ import { AuthService } from './auth.service';
 @ApiTags('Auth')
 @Controller()
 export class AuthController {
-  constructor(private readonly auth: AuthService) {}
+  constructor(
+    private readonly auth: AuthService,
+    private readonly messes: MessDirectory,
+  ) {}
 
   @Public()
   @Post('auth/register')
@@ -93,15 +98,18 @@ export class AuthController {
   @ApiOperation({ summary: 'Check a token and read who it belongs to' })
   @ApiOkResponse({ type: VerifyResponseDto })
   @ApiAuth()
-  verifyToken(@CurrentUser() member: CurrentMember): VerifyResponseDto {
-    return { valid: true, user: summary(member) };
+  async verifyToken(@CurrentUser() member: CurrentMember): Promise<VerifyResponseDto> {
+    return {
+      valid: true,
+      user: toUserSummary({ ...member, messId: member.messId }, await this.messes.labels()),
+    };
   }
 
   @Get('verify')
   @ApiOperation({ summary: 'Alias of GET /auth/verify' })
   @ApiOkResponse({ type: VerifyResponseDto })
   @ApiAuth()
-  verifyTokenAlias(@CurrentUser() member: CurrentMember): VerifyResponseDto {
+  verifyTokenAlias(@CurrentUser() member: CurrentMember): Promise<VerifyResponseDto> {
     return this.verifyToken(member);
   }
 
@@ -119,11 +127,3 @@ export class AuthController {
     return { success: true, message: 'Password changed. Every earlier token is now invalid.', token };
   }
 }
-
-const summary = (m: CurrentMember) => ({
-  _id: m.id,
-  email: m.email,
-  fullName: m.fullName,
-  role: m.role,
-  status: m.status,
-});

@@ -1,6 +1,8 @@
+import { MessDirectory } from '../messes';
+import { FIRST_MESS_ID } from '../../common/tenancy/mess-scope';
 import { HttpStatus, Injectable, Logger } from '@nestjs/common';
 import { CurrentMember } from '../../common/auth/auth.decorators';
-import { ApiError, forbidden, notFound, unauthorized } from '../../common/errors/api-error';
+import { ApiError, badRequest, forbidden, notFound, unauthorized } from '../../common/errors/api-error';
 import { isUniqueViolation } from '../../common/errors/database-errors';
 import { CredentialsService, toUserSummary, UserRow, UsersService } from '../users';
 import { ChangePasswordDto, LoginResponseDto, RegisterDto } from './dto/auth.dto';
@@ -16,10 +18,18 @@ export class AuthService {
     private readonly credentials: CredentialsService,
     private readonly tokens: TokenService,
     private readonly idp: IdpVerifier,
+    private readonly messes: MessDirectory,
   ) {}
 
+  /** Into the mess the body names (an `_id` or slug; unknown: 400 naming `mess`), else the first mess. */
   async register(body: RegisterDto): Promise<UserRow> {
-    const user = await this.credentials.register(body);
+    let messId = FIRST_MESS_ID;
+    if (body.mess !== undefined) {
+      const mess = await this.messes.find(body.mess);
+      if (!mess) throw badRequest('Validation failed', [{ field: 'mess', message: 'mess names no mess' }]);
+      messId = mess.id;
+    }
+    const user = await this.credentials.register({ ...body, messId });
     this.logger.log({ userId: user.id }, 'Member registered; awaiting approval');
     return user;
   }
@@ -97,6 +107,10 @@ export class AuthService {
   private async issueFor(user: UserRow): Promise<LoginResponseDto> {
     if (user.status === 'pending') throw forbidden('Account pending approval');
     if (user.status === 'rejected') throw forbidden('Account rejected');
-    return { success: true, token: await this.tokens.issue(user), user: toUserSummary(user) };
+    return {
+      success: true,
+      token: await this.tokens.issue(user),
+      user: toUserSummary(user, await this.messes.labels()),
+    };
   }
 }

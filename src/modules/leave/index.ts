@@ -1,1 +1,2 @@
 export { LeaveModule } from './leave.module';
+export { LeaveDecisionsService } from './leave-decisions.service';

@@ -111,6 +111,30 @@ export class LeaveDecisionsService {
   }
 
   /**
+   * A member moved to another mess (extension 2.2): their pending and approved leave in the mess this runs in whose
+   * meals are not over is cancelled, each in the audit trail (`leave`, `cancelled`). Returns what was cancelled.
+   */
+  async cancelForMove(userId: string, actorId: string): Promise<LeaveRow[]> {
+    const now = this.clock.now();
+    const cancelled = await this.records.transaction(async (tx) => {
+      await this.records.lockMember(tx, userId, 'exclusive');
+      const open = await this.records.activeOverlapping(userId, now, new Date(8.64e15), tx);
+      const done: LeaveRow[] = [];
+      for (const leave of open) {
+        const row = await this.records.update(leave.id, { status: 'cancelled' }, tx);
+        await this.record(tx, actorId, 'cancelled', leave, row);
+        done.push(row);
+      }
+      return done;
+    });
+    for (const row of cancelled) {
+      this.logger.log({ leaveId: row.id, by: actorId }, 'Leave cancelled: the member moved to another mess');
+      this.publish(row, actorId, []);
+    }
+    return cancelled;
+  }
+
+  /**
    * In the transaction of a new request: one approved at once turns the member's covered marks absent; either way
    * the request goes into the audit trail.
    */

@@ -20,5 +20,6 @@ import { LeaveService } from './leave.service';
   ],
   controllers: [LeaveController],
   providers: [LeaveService, LeaveDecisionsService],
+  exports: [LeaveDecisionsService],
 })
 export class LeaveModule {}

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { CacheInvalidation } from '../../common/cache/cache-invalidation';
-import { MessesRepository } from './messes.repository';
+import { MessesRepository, type MessLabel } from './messes.repository';
 import type { MessRow } from './messes.schema';
 
 const CACHE_TOPIC = 'messes';
@@ -13,12 +13,13 @@ const CACHE_MS = 5_000;
 @Injectable()
 export class MessDirectory {
   private readonly cached = new Map<string, { row: MessRow; at: number }>();
+  private labelled?: { labels: Promise<ReadonlyMap<string, MessLabel>>; at: number };
 
   constructor(
     private readonly repository: MessesRepository,
     private readonly replicas: CacheInvalidation,
   ) {
-    replicas.subscribe(CACHE_TOPIC, () => this.cached.clear());
+    replicas.subscribe(CACHE_TOPIC, () => this.drop());
   }
 
   async find(idOrSlug: string): Promise<MessRow | undefined> {
@@ -34,9 +35,29 @@ export class MessDirectory {
     return row;
   }
 
+  /** `{_id, slug, messName}` of every mess, by id: what a user object names as their mess. */
+  labels(): Promise<ReadonlyMap<string, MessLabel>> {
+    if (!this.labelled || Date.now() - this.labelled.at >= CACHE_MS) {
+      const labels = this.repository.labels().then((rows) => new Map(rows.map((l) => [l._id, l])));
+      this.labelled = { labels, at: Date.now() };
+      labels.catch(() => (this.labelled = undefined));
+    }
+    return this.labelled.labels;
+  }
+
+  /** The label of one mess (a placeholder for an id that is not a mess, which a foreign key makes impossible). */
+  async label(messId: string): Promise<MessLabel> {
+    return (await this.labels()).get(messId) ?? { _id: messId, slug: '', messName: '' };
+  }
+
+  private drop(): void {
+    this.cached.clear();
+    this.labelled = undefined;
+  }
+
   /** After a mess is created or changed: here and on the other replicas. */
   changed(): void {
-    this.cached.clear();
+    this.drop();
     this.replicas.publish(CACHE_TOPIC, 'all');
   }
 }

@@ -46,7 +46,10 @@ export class MessGuard implements CanActivate {
       if (!mayActIn(member, messId, { ownRecordsOnly })) throw new GuardError(403, 'Forbidden');
     }
     const current = requestContext.current();
-    if (current) current.messId = messId;
+    if (current) {
+      current.messId = messId;
+      current.messNamed = named !== undefined;
+    }
     return true;
   }
 }

@@ -42,6 +42,22 @@ export class MessesRepository {
     return row;
   }
 
+  /**
+   * Every mess's `{_id, slug, messName}`: the name is its configuration's (read across messes), the first mess's
+   * default name before it is set up.
+   */
+  async labels(): Promise<MessLabel[]> {
+    return this.database.acrossMesses(async (tx) => {
+      const result = await tx.execute(
+        sql`select m.id as "_id", m.slug, coalesce(c.mess_name, ${UNCONFIGURED_NAME}) as "messName"
+            from messes m left join mess_config c on c.mess_id = m.id`,
+      );
+      return ((result as { rows?: MessLabel[] }).rows ?? (result as unknown as MessLabel[])).map((r) => ({
+        ...r,
+      }));
+    });
+  }
+
   /** Holds the mess's row until the caller's transaction ends: approvals and moves into it take turns. */
   async lock(id: string, db: DbOrTx): Promise<MessRow | undefined> {
     const [row] = await db.select().from(messes).where(eq(messes.id, id)).for('update');
@@ -58,5 +74,15 @@ export class MessesRepository {
     return Boolean(row);
   }
 }
+
+/** How a user object names their mess: `{_id, slug, messName}`. */
+export interface MessLabel {
+  _id: string;
+  slug: string;
+  messName: string;
+}
+
+/** A mess's name before it is set up (the configuration defaults' name). */
+export const UNCONFIGURED_NAME = 'Hostel Mess';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -19,6 +19,8 @@ export interface NewMember {
   collegeId: string;
   room: string;
   phone: string;
+  /** The mess joined; left out: the first mess. */
+  messId?: string;
 }
 
 export interface IdpIdentity {
@@ -58,6 +60,7 @@ export class CredentialsService {
       phone: member.phone,
       role: 'student',
       status: 'pending',
+      ...(member.messId ? { messId: member.messId } : {}),
     });
   }
 

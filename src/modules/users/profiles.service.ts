@@ -1,3 +1,4 @@
+import { currentMessId } from '../../common/tenancy/mess-scope';
 import { Injectable } from '@nestjs/common';
 import { type CurrentMember } from '../../common/auth/auth.decorators';
 import { can } from '../../common/auth/permissions';
@@ -21,7 +22,9 @@ export class ProfilesService {
     if (caller.id !== id && !can(caller, 'users.read-any'))
       throw forbidden('You can only view your own profile');
     const row = await this.repository.findById(id);
-    if (!row) throw notFound('User not found');
+    // A member of another mess is not there for its staff (an admin reads anyone).
+    if (!row || (row.id !== caller.id && row.messId !== currentMessId() && !can(caller, 'messes.act-in-any')))
+      throw notFound('User not found');
     return row;
   }
 

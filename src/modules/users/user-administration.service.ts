@@ -1,3 +1,6 @@
+import { actInMessWithin } from '../../database/database';
+import { MESS_NOT_FOUND, MessDirectory, MessesRepository } from '../messes';
+import { namedMessId } from '../../common/tenancy/mess-scope';
 import { Injectable, Logger } from '@nestjs/common';
 import { type CurrentMember } from '../../common/auth/auth.decorators';
 import { can } from '../../common/auth/permissions';
@@ -22,10 +25,69 @@ export class UserAdministrationService {
     private readonly repository: UsersRepository,
     private readonly events: DomainEventBus,
     private readonly audit: AuditTrail,
+    private readonly messes: MessesRepository,
+    private readonly directory: MessDirectory,
   ) {}
+
+  /**
+   * Moves members to a mess, all or nothing (extension 2.2). The mess's row is locked first, so approvals into it
+   * and other moves take turns and its capacity holds under any race. Members already there are left as they are
+   * (a move to one's own mess changes nothing). From now on the members act in the new mess; what they did in the
+   * old one stays there. Returns every member named, as they are now, and where the moved ones came from.
+   */
+  async moveToMess(
+    caller: CurrentMember,
+    ids: string[],
+    messId: string,
+  ): Promise<{ members: UserRow[]; moved: { member: UserRow; fromMessId: string }[] }> {
+    const result = await this.repository.transaction(async (tx) => {
+      const mess = await this.messes.lock(messId, tx);
+      if (!mess) throw notFound(MESS_NOT_FOUND);
+      const locked = await this.repository.lockMany(tx, ids);
+      if (locked.length !== new Set(ids.map((id) => id.toLowerCase())).size) throw notFound('User not found');
+      const movers = locked.filter((m) => m.messId !== messId);
+      const approvedMovers = movers.filter((m) => m.status === 'approved').length;
+      if (mess.capacity !== null && approvedMovers > 0) {
+        const approvedThere = await this.repository.countApprovedIn(messId, tx);
+        if (approvedThere + approvedMovers > mess.capacity) throw conflict(await this.fullMessage(messId));
+      }
+      const after = await this.repository.setMess(
+        movers.map((m) => m.id),
+        messId,
+        tx,
+      );
+      const byId = new Map(after.map((row) => [row.id, row]));
+      // The audit trail of the mess they join says who moved them, and from where.
+      await actInMessWithin(tx, messId);
+      for (const member of movers) {
+        await this.audit.record(tx, {
+          actorId: caller.id,
+          action: 'moved',
+          entity: 'user',
+          entityId: member.id,
+          before: { mess: member.messId },
+          after: { mess: messId },
+        });
+      }
+      return {
+        members: locked.map((m) => byId.get(m.id) ?? m),
+        moved: movers.map((m) => ({ member: byId.get(m.id)!, fromMessId: m.messId })),
+      };
+    });
+    for (const { member, fromMessId } of result.moved) {
+      this.logger.log({ by: caller.id, userId: member.id, from: fromMessId, to: messId }, 'Member moved');
+      memberUpdated(this.events, member);
+    }
+    return result;
+  }
+
+  private async fullMessage(messId: string): Promise<string> {
+    return `Mess ${(await this.directory.label(messId)).messName} is full`;
+  }
 
   async list(query: ListUsersQuery): Promise<{ rows: UserRow[]; total: number }> {
     return this.repository.list({
+      messId: namedMessId(),
       status: query.status,
       role: query.role,
       limit: query.limit,
@@ -100,11 +162,21 @@ export class UserAdministrationService {
   ): Promise<{ before: UserRow; after: UserRow }> {
     const mayRemoveAnAdmin =
       values.role !== undefined ? !can({ role: values.role }, ADMINISTERS) : values.status !== 'approved';
+    // Approving counts against the capacity of the member's mess: its row is locked before the member's, as a move
+    // locks it, so an approval and a move into a full mess take turns.
+    const messOfMember =
+      values.status === 'approved' ? (await this.repository.findById(id))?.messId : undefined;
     const change = await this.repository.transaction(async (tx) => {
+      const mess = messOfMember ? await this.messes.lock(messOfMember, tx) : undefined;
       const { member, approvedAdminIds } = await this.repository.lockForChange(tx, id, {
         approvedAdmins: mayRemoveAnAdmin,
       });
       if (!member) throw notFound('User not found');
+      if (mess && member.status !== 'approved') {
+        if (member.messId !== mess.id) throw conflict('The member was moved meanwhile; try again');
+        if (mess.capacity !== null && (await this.repository.countApprovedIn(mess.id, tx)) >= mess.capacity)
+          throw conflict(await this.fullMessage(mess.id));
+      }
       const role = values.role ?? member.role;
       const status = values.status ?? member.status;
       if (role === member.role && status === member.status) return { before: member, after: member };

@@ -10,7 +10,15 @@ import {
   SetPhoneDto,
   UpdateProfileDto,
 } from './dto/user.requests';
-import { toUserResponse, UserEnvelopeDto, UserListDto, UserStatusChangeDto } from './dto/user.response';
+import {
+  toUserResponse,
+  UserEnvelopeDto,
+  UserListDto,
+  UserResponseDto,
+  UserStatusChangeDto,
+} from './dto/user.response';
+import { MessDirectory } from '../messes';
+import type { UserRow } from './users.schema';
 import { ProfilesService } from './profiles.service';
 import { UserAdministrationService } from './user-administration.service';
 
@@ -20,7 +28,13 @@ export class UsersController {
   constructor(
     private readonly administration: UserAdministrationService,
     private readonly profiles: ProfilesService,
+    private readonly messes: MessDirectory,
   ) {}
+
+  /** A user as the API shows one, with their mess. */
+  private async shown(row: UserRow): Promise<UserResponseDto> {
+    return toUserResponse(row, await this.messes.labels());
+  }
 
   @Get()
   @Allow('users.manage')
@@ -28,10 +42,13 @@ export class UsersController {
   @ApiOkResponse({ type: UserListDto })
   @ApiRoleAuth(400)
   async listUsers(@Query() query: ListUsersQuery): Promise<UserListDto> {
-    const { rows, total } = await this.administration.list(query);
+    const [{ rows, total }, labels] = await Promise.all([
+      this.administration.list(query),
+      this.messes.labels(),
+    ]);
     return {
       success: true,
-      users: rows.map(toUserResponse),
+      users: rows.map((row) => toUserResponse(row, labels)),
       pagination: { page: query.page, limit: query.limit, total },
     };
   }
@@ -45,7 +62,7 @@ export class UsersController {
     @CurrentUser() caller: CurrentMember,
     @Body() body: SetPhoneDto,
   ): Promise<UserEnvelopeDto> {
-    return { success: true, user: toUserResponse(await this.profiles.setPhone(caller, body.phone)) };
+    return { success: true, user: await this.shown(await this.profiles.setPhone(caller, body.phone)) };
   }
 
   @Get(':id')
@@ -56,7 +73,7 @@ export class UsersController {
     @CurrentUser() caller: CurrentMember,
     @Param('id', IdPipe) id: string,
   ): Promise<UserEnvelopeDto> {
-    return { success: true, user: toUserResponse(await this.profiles.getVisibleTo(caller, id)) };
+    return { success: true, user: await this.shown(await this.profiles.getVisibleTo(caller, id)) };
   }
 
   @Put(':id')
@@ -73,7 +90,7 @@ export class UsersController {
     @Param('id', IdPipe) id: string,
     @Body() body: UpdateProfileDto,
   ): Promise<UserEnvelopeDto> {
-    return { success: true, user: toUserResponse(await this.profiles.updateProfile(caller, id, body)) };
+    return { success: true, user: await this.shown(await this.profiles.updateProfile(caller, id, body)) };
   }
 
   @Put(':id/role')
@@ -89,7 +106,7 @@ export class UsersController {
     @Body() body: ChangeRoleDto,
   ): Promise<UserStatusChangeDto> {
     const user = await this.administration.changeRole(caller, id, body.role);
-    return { success: true, message: `Role set to ${user.role}`, user: toUserResponse(user) };
+    return { success: true, message: `Role set to ${user.role}`, user: await this.shown(user) };
   }
 
   @Put(':id/dines')
@@ -114,7 +131,7 @@ export class UsersController {
     return {
       success: true,
       message: user.dines ? 'The member dines at the mess' : 'The member does not dine at the mess',
-      user: toUserResponse(user),
+      user: await this.shown(user),
     };
   }
 
@@ -130,7 +147,7 @@ export class UsersController {
     return {
       success: true,
       message: 'User approved',
-      user: toUserResponse(await this.administration.approve(caller, id)),
+      user: await this.shown(await this.administration.approve(caller, id)),
     };
   }
 
@@ -150,7 +167,7 @@ export class UsersController {
     return {
       success: true,
       message: 'User rejected',
-      user: toUserResponse(await this.administration.reject(caller, id)),
+      user: await this.shown(await this.administration.reject(caller, id)),
     };
   }
 }

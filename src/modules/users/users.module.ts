@@ -22,6 +22,6 @@ import { UsersService } from './users.service';
     AdminBootstrapService,
   ],
   // Auth signs members in and up through CredentialsService; everyone else reads members through UsersService.
-  exports: [UsersService, CredentialsService],
+  exports: [UsersService, CredentialsService, UserAdministrationService],
 })
 export class UsersModule {}

@@ -6,6 +6,8 @@ import { NewUserRow, Role, UserRow, users, UserStatus, emailCollisions } from '.
 import { isAnyUuid } from '../../database/sql-arrays';
 
 export interface UserListFilter {
+  /** Only this mess's members; left out: every mess. */
+  messId?: string;
   status?: UserStatus;
   role?: Role;
   limit: number;
@@ -89,6 +91,7 @@ export class UsersRepository {
 
   async list(filter: UserListFilter): Promise<{ rows: UserRow[]; total: number }> {
     const conditions: SQL[] = [];
+    if (filter.messId) conditions.push(eq(users.messId, filter.messId));
     if (filter.status) conditions.push(eq(users.status, filter.status));
     if (filter.role) conditions.push(eq(users.role, filter.role));
     const where = conditions.length ? and(...conditions) : undefined;
@@ -158,6 +161,30 @@ export class UsersRepository {
       : [];
     const [member] = await tx.select().from(users).where(eq(users.id, id)).for('update');
     return { member, approvedAdminIds: admins.map((a) => a.id) };
+  }
+
+  /** In the caller's transaction, locks these members' rows (in id order: two batches queue, never deadlock). */
+  async lockMany(tx: DbOrTx, ids: string[]): Promise<UserRow[]> {
+    return tx.select().from(users).where(isAnyUuid(users.id, ids)).orderBy(asc(users.id)).for('update');
+  }
+
+  /** Approved members of a mess now (its capacity counts them), in the caller's transaction. */
+  async countApprovedIn(messId: string, tx: DbOrTx): Promise<number> {
+    const [{ n }] = await tx
+      .select({ n: count() })
+      .from(users)
+      .where(and(eq(users.messId, messId), eq(users.status, 'approved')));
+    return n;
+  }
+
+  /** Moves members to a mess; returns them as they are now. */
+  async setMess(ids: string[], messId: string, tx: DbOrTx): Promise<UserRow[]> {
+    if (!ids.length) return [];
+    return tx
+      .update(users)
+      .set({ messId, updatedAt: new Date() })
+      .where(isAnyUuid(users.id, ids))
+      .returning();
   }
 
   /** Approved members, all of them or those with one of `roles`, oldest first. */

@@ -1,6 +1,12 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsString, Length } from 'class-validator';
-import { EmailField, IndianPhoneField, PasswordField, TextField } from '../../../common/http/fields';
+import {
+  EmailField,
+  IndianPhoneField,
+  Optional,
+  PasswordField,
+  TextField,
+} from '../../../common/http/fields';
 import { RoomField, UserSummaryDto } from '../../users';
 
 export class RegisterDto {
@@ -21,6 +27,15 @@ export class RegisterDto {
 
   @IndianPhoneField()
   phone: string;
+
+  @ApiPropertyOptional({
+    example: 'hostel-7',
+    description: 'The mess to join: an _id or a slug (extension 2.2); left out: the first mess',
+  })
+  @Length(1, 40)
+  @IsString()
+  @Optional()
+  mess?: string;
 }
 
 export class LoginDto {

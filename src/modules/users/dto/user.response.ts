@@ -1,6 +1,14 @@
+import type { MessLabel } from '../../messes';
 import { PaginationDto } from '../../../common/http/paging';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ROLES, USER_STATUSES, type Role, type UserRow, type UserStatus } from '../users.schema';
+
+/** The mess a member belongs to now (extension 2.2). */
+export class UserMessDto {
+  @ApiProperty({ example: '00000000-0000-4000-8000-000000000001' }) _id: string;
+  @ApiProperty({ example: 'main' }) slug: string;
+  @ApiProperty({ example: 'Hostel 7 Mess' }) messName: string;
+}
 
 export class UserSummaryDto {
   @ApiProperty({ example: '0193a5e4-7c1a-7c9e-9d3b-4a1f2e3d4c5b' }) _id: string;
@@ -8,6 +16,7 @@ export class UserSummaryDto {
   @ApiProperty({ example: 'Asha Verma' }) fullName: string;
   @ApiProperty({ enum: ROLES }) role: Role;
   @ApiProperty({ enum: USER_STATUSES }) status: UserStatus;
+  @ApiProperty({ type: UserMessDto, description: 'The mess the member belongs to now' }) mess: UserMessDto;
 }
 
 export class UserResponseDto extends UserSummaryDto {
@@ -25,17 +34,22 @@ export class UserResponseDto extends UserSummaryDto {
   @ApiProperty({ format: 'date-time' }) updatedAt: string;
 }
 
-export const toUserSummary = (row: UserRow): UserSummaryDto => ({
+/** `messes`: every mess's label by id (MessDirectory.labels()), for the member's `mess`. */
+export const toUserSummary = (
+  row: Pick<UserRow, 'id' | 'email' | 'fullName' | 'role' | 'status' | 'messId'>,
+  messes: ReadonlyMap<string, MessLabel>,
+): UserSummaryDto => ({
   _id: row.id,
   email: row.email,
   fullName: row.fullName,
   role: row.role,
   status: row.status,
+  mess: messes.get(row.messId) ?? { _id: row.messId, slug: '', messName: '' },
 });
 
 /** The password hash and token version never leave the service. */
-export const toUserResponse = (row: UserRow): UserResponseDto => ({
-  ...toUserSummary(row),
+export const toUserResponse = (row: UserRow, messes: ReadonlyMap<string, MessLabel>): UserResponseDto => ({
+  ...toUserSummary(row, messes),
   collegeId: row.collegeId,
   room: row.room,
   phone: row.phone,
