@@ -4,10014 +4,10183 @@
  */
 
 export interface paths {
-  '/api/accounts': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * The dues list: every member with an account, balance and last payment, largest due first
-     * @description Treasurer or admin. Lists every approved member and anyone else with entries. Balance = Σ debits − Σ credits in rupees (> 0 due, < 0 credit). `totals` cover every matching account, not just the page.
-     */
-    get: operations['listAccounts'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/accounts/entries/{id}/reverse': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Reverse a payment, an adjustment or an opening (treasurer or admin) with an entry the other way
-     * @description The reversal has the same amount in the other direction, is dated today and names the entry it undoes. 409 when the entry is already reversed, is itself a reversal, or is a month's charge (reopen the month).
-     */
-    post: operations['reverseEntry'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/accounts/me': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** The caller's own account: balance and entries, newest first (any member) */
-    get: operations['getMyAccount'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/accounts/{userId}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * A member's account: balance and entries, newest first
-     * @description Treasurer, admin, or that member (another member gets 403).
-     */
-    get: operations['getAccount'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/accounts/{userId}/adjustments': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Record an adjustment (treasurer or admin): a debit or credit note with a required note
-     * @description Dated today (mess time zone). debit raises what the member owes, credit lowers it.
-     */
-    post: operations['recordAdjustment'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/accounts/{userId}/opening': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Enter a member's opening balance (treasurer or admin), once: for a mess that moves in mid-year
-     * @description debit: the member owed this much; credit: the member had paid this much in advance. Dated today.
-     */
-    post: operations['recordOpeningBalance'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/accounts/{userId}/payments': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Record a payment received from a member (treasurer or admin): a credit on the member's account
-     * @description Any method (cash, upi, bank, card, other) and an optional reference. The date is not in the future (mess time zone). The member is sent a PAYMENT_RECEIVED receipt.
-     */
-    post: operations['recordPayment'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/accounts/{userId}/statement': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * A statement of account for a period: opening balance, every entry with the balance after it, closing
-     * @description Treasurer, admin, or that member. `from`..`to` are months, inclusive (default: this month); `opening` is the balance of the entries dated before `from`. Entries by date, then order of recording. `Accept: text/csv` gives a spreadsheet-ready CSV (UTF-8 with BOM, plain rupee numbers), `Accept: application/pdf` a printable A4 PDF with the mess name and contact and rupees written the Indian way (₹1,23,456.78); both download as `statement-<userId>-<from>-<to>.<ext>`.
-     */
-    get: operations['getStatement'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/admin/health-summary': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * Status with its reasons, and cache, job-queue and rate-limiter counters (admin)
-     * @description `unhealthy` when the database does not answer; else `degraded` when at least one notification delivery job failed for good within the last 24 hours; else `healthy`. `reasons` says why (empty when healthy). Older failures stay counted in `jobQueue.failed` but no longer degrade the status.
-     */
-    get: operations['getHealthSummary'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/analytics/attendance': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * Attendance of a month (default this month) or of startDate..endDate
-     * @description totalMembers = approved members; a served slot is a (date, meal type) with at least one member present; averageAttendance = present marks / served slots; attendanceRate = present marks / (totalMembers × served slots); byMealType the same rate per meal type. A rating, an approval, a rejection or a role change shows in the next answer (the cached one is dropped).
-     */
-    get: operations['getAttendanceAnalytics'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/analytics/expenses': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * Spending of a month or a year: total, monthly average, per category, month-by-month trend
-     * @description Manager, treasurer or admin. `month` wins over `year`; neither means this year.
-     */
-    get: operations['getExpenseAnalytics'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/analytics/headcount': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** Expected diners per meal of a day (default today) from the marks so far, for the kitchen */
-    get: operations['getHeadcount'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/analytics/health': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * Mess health score of a month (default this month), each part 0..100
-     * @description mealQuality = (average rating − 1)/4 × 100 (50 without ratings); attendanceRate = present / (approved members × served slots) × 100; fairShareIndex = Jain's index of meals per active member × 100; overallScore = 0.4 mealQuality + 0.4 attendanceRate + 0.2 fairShareIndex. A closed month is scored from the figures stored when it was closed, which match its frozen bill.
-     */
-    get: operations['getMessHealth'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/analytics/months': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * The months the service has billed, newest first, open or closed, with who closed them and when
-     * @description A month appears once its bill has been computed (read or recalculated) or it has been closed. `closedAt` and `closedBy` are null while a month is open.
-     */
-    get: operations['listMonths'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/analytics/months/{month}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** Whether a month is closed, and every close and reopen with who and when */
-    get: operations['getMonthStatus'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/analytics/months/{month}/close': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Close a month (treasurer or admin): its bill is frozen, each member's share is charged to their account, and writes to its expenses or attendance get 409
-     * @description One transaction: writes to expenses and attendance wait while it runs, so the frozen bill holds every write that was answered before it and none after (those get 409). The month's attendance and health figures are stored from the same reads, so they agree with the frozen bill. In the same transaction every billed member gets a `charge` entry on their account (GET /accounts/{userId}) of their share under the mess's `chargeMethod`, dated the last day of the month; the answer is the bill under that method. 409 when the month is already closed; 400 for a month that has not begun in the mess time zone.
-     */
-    post: operations['closeMonth'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/analytics/months/{month}/reopen': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Reopen a closed month (admin); recorded with who and when, and its charges are reversed
-     * @description In the same transaction each of the month's charges gets a `reversal` entry on the member's account, dated the last day of the month; closing it again posts the new charges.
-     */
-    post: operations['reopenMonth'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/analytics/shares': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * The month's bill: every active member's meals and share
-     * @description Without `method`, the mess's `chargeMethod` (default proportional): what a close charges, so what a member sees is what they are charged. method=spec is the contract literally: (total / active members) × (member meals / all meals); its shares add up to total / active members, the rest is `unallocated`. method=proportional: total × member meals / all meals, which recovers the whole total. Shares are rounded to the paisa with the leftover paise assigned to the largest remainders, so allocated + unallocated = totalExpenses exactly. Each line also gives the member's `extras` of the month and `total` = share + extras (what a close charges); members with extras and no meals follow with share 0; `totalBilled` = allocated + `totalExtras`. Every present mark and every extra is billed, whoever dines now: a member who stops dining keeps the meals and extras of when they dined, and nobody can mark present (or record extras for) a member with `dines: false`, so the admin and the like are never on the bill.
-     */
-    get: operations['listShares'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/analytics/shares.csv': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * The bill as CSV (UTF-8 with BOM, one row per member), for spreadsheets
-     * @description Downloads as `mess-bill-<month>-<method>.csv` (Content-Disposition: attachment). Without `method`, the mess's `chargeMethod` (default proportional): what a close charges, so what a member sees is what they are charged. method=spec is the contract literally: (total / active members) × (member meals / all meals); its shares add up to total / active members, the rest is `unallocated`. method=proportional: total × member meals / all meals, which recovers the whole total. Shares are rounded to the paisa with the leftover paise assigned to the largest remainders, so allocated + unallocated = totalExpenses exactly. Each line also gives the member's `extras` of the month and `total` = share + extras (what a close charges); members with extras and no meals follow with share 0; `totalBilled` = allocated + `totalExtras`. Every present mark and every extra is billed, whoever dines now: a member who stops dining keeps the meals and extras of when they dined, and nobody can mark present (or record extras for) a member with `dines: false`, so the admin and the like are never on the bill.
-     */
-    get: operations['downloadSharesCsv'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/analytics/shares/me': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * The caller's own line of the month's bill (any member)
-     * @description Without `method`, the mess's `chargeMethod`: the amount a close charges the member.
-     */
-    get: operations['getMyShare'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/attendance': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * List attendance marks, newest date first, with the member nested as `user: {_id, fullName}`
-     * @description Students always get their own marks only, whatever `userId` they pass; managers, treasurers and admins see every member. `month` selects the calendar dates of that month in the mess time zone. Paged: `limit` defaults to 100, at most 500.
-     */
-    get: operations['listAttendance'];
-    put?: never;
-    /**
-     * Mark attendance for a meal slot: an upsert of (member, date, mealType)
-     * @description 201 when the mark is new; 200 when it changed the stored status or re-stated it (a re-statement writes nothing). Safe to retry. `mealType` must be a configured meal time. Managers and admins may mark for another approved member with `userId` (unknown member 404, not approved 400); anyone else naming another member gets 403. A mark made for a member by a manager, an admin or the counter is the kitchen's record: the member's own mark cannot change it (409). With the mess's `markingWindow` set, a member marks their own meals only inside it (409). Members with `dines: false` cannot mark their own meals (409), and nobody marks them present (409 `The member does not dine at the mess`). Nobody marks a member present for a meal their approved leave covers (409 `On leave`).
-     */
-    post: operations['markAttendance'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/attendance/bulk': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Mark one meal slot for up to 500 members at once (manager, admin)
-     * @description One transaction, all or nothing: if any entry names an unknown or unapproved member, or repeats a userId, nothing is written and the 400 lists each bad entry (`marks.<i>.userId`). Each entry is an upsert like POST /attendance. 201 when at least one mark was created, 200 otherwise. The marks become the kitchen's record (a member's own mark of the same status is taken over). A present mark for a member whose approved leave covers the meal fails the request (409 `On leave`, one `details` entry per row).
-     */
-    post: operations['markAttendanceBulk'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/attendance/pass': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * The caller's signed pass for a meal, with its QR code (the counter scans it)
-     * @description A short pass signed with the service's pass key (PASS_SECRET, or derived from JWT_SECRET under its own label; never the login token's key), bound to the caller, the date and the meal. It is valid from 30 minutes before the meal's start to its end; a meal that has ended gets 400, a later one a pass that becomes valid in its window. `qrSvg` holds the pass as an SVG QR code.
-     */
-    get: operations['getMealPass'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/attendance/scan': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * The counter: mark a pass's member present for its meal (manager, admin)
-     * @description 201 `repeat: false` when it marked the member present (a new mark, an absent one changed, or the member's own present mark taken over as the kitchen's record); 200 `repeat: true` when the mess or the counter had already recorded them present (a second plate). 50 scans of one pass at once mark once. 400 `Invalid pass` for a forged, tampered, expired or not-yet-valid pass; 409 when the member is on approved leave for the meal, does not dine at the mess (`dines: false`), or its month is closed.
-     */
-    post: operations['scanMealPass'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/attendance/{id}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    /**
-     * Change a mark's status: the member who owns it, a manager or an admin
-     * @description The owner changes only their own marks (not the mess's or the counter's), inside the marking window, and not to present for a meal their approved leave covers; managers and admins change any mark until the month is closed.
-     */
-    put: operations['changeAttendanceStatus'];
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/audit': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * The audit trail (admin, treasurer): who changed what, from what to what; newest first
-     * @description Every change to money or membership, recorded in the same transaction as the change: expenses (created, changed, deleted), approvals, rejections and role changes, the mess configuration (setup and changes), and the other modules' money records. `before`/`after` hold the record as it was and became; money in them is integer paise in fields named `…Paise`. `from`/`to` are inclusive days in the mess time zone; `limit` is 1 to 100 (default 20). The log is append-only: the database refuses to change it.
-     */
-    get: operations['listAuditEvents'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/auth/admin/config': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** Read the mess configuration (public); defaults apply until setup, with configured: false */
-    get: operations['getMessConfig'];
-    /** Replace the mess configuration after setup (admin) */
-    put: operations['replaceMessConfig'];
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/auth/admin/setup': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /** Set the mess up (admin), once; a second attempt is 409 */
-    post: operations['setupMess'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/auth/idp': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Log in with an identity-provider ID token
-     * @description A first login creates a pending student (403 until approved); a verified email of an existing member links to it.
-     */
-    post: operations['loginWithIdp'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/auth/login': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Log in with email and password
-     * @description Unknown email 404, wrong password 401, pending or rejected account 403. Throttled per IP and per email.
-     */
-    post: operations['login'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/auth/logout': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /** Log out: this token is revoked on the server */
-    post: operations['logout'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/auth/password': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /** Change your password; every earlier token stops working, a new one is returned */
-    post: operations['changePassword'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/auth/register': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /** Register; the account is a pending student until an admin approves it */
-    post: operations['register'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/auth/verify': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** Check a token and read who it belongs to */
-    get: operations['verifyToken'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/expenses': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * List expenses, newest first, filtered by category and date range, a page at a time
-     * @description `limit` is 1 to 100 (default 10); a larger value is a 400. `startDate`/`endDate` are inclusive and `startDate` may not be after `endDate`. `totalAmount` is the exact sum over every matching expense.
-     */
-    get: operations['listExpenses'];
-    put?: never;
-    /**
-     * Record an expense (manager or treasurer; admin passes); the caller becomes its owner
-     * @description `category` must be one of the configured expense categories. 409 when the month of `date` has been closed (its bill is frozen).
-     */
-    post: operations['createExpense'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/expenses/{id}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** Read one expense */
-    get: operations['getExpense'];
-    /**
-     * Replace an expense (its recorder, or an admin)
-     * @description A full replacement with the same fields and rules as POST; an omitted `description` becomes empty. Anyone else gets 403. 409 when the old or the new month has been closed.
-     */
-    put: operations['replaceExpense'];
-    post?: never;
-    /**
-     * Delete an expense (its recorder, or an admin)
-     * @description Anyone else gets 403. 409 when its month has been closed.
-     */
-    delete: operations['deleteExpense'];
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/extras': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * List extras, newest first (a student sees their own; manager, treasurer, admin see all)
-     * @description `month` and `date` filter by the day the item was taken; `limit` 1 to 100 (default 20). `totalAmount` is the exact sum over every matching extra.
-     */
-    get: operations['listExtras'];
-    put?: never;
-    /**
-     * Record an extra for a member (manager; admin passes): an egg, a sweet, a guest meal
-     * @description `item` is one of the mess's `extraItems` (matched ignoring case, stored in the catalogue's spelling); its price now is the `unitPrice` for good (a later price change does not alter it) and `amount` = unitPrice × `quantity` (1 to 20). The extra is charged with the share of the month of `date` (not in the future). 400 naming the field for an unknown item, a quantity out of range, a bad or future date, an unknown mealType, or a member who is not approved or does not dine; 404 for an unknown member; 409 when the month is closed.
-     */
-    post: operations['recordExtra'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/extras/{id}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    post?: never;
-    /**
-     * Delete an extra (manager; admin passes)
-     * @description 409 when its month is closed (reopen the month first).
-     */
-    delete: operations['deleteExtra'];
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/feedback': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * List feedback, newest meal first, with the member nested as `userId: {_id, fullName}`
-     * @description Any member reads all feedback. A student sees who gave only their own: on other members’ feedback `userId` is null (anonymous), and the `userId` filter may name only themself (else 403). Managers, treasurers and admins see every member. Filters combine. `mealType` is matched as given (names no longer configured still find their old feedback). Paged: `limit` defaults to 100, at most 500.
-     */
-    get: operations['listFeedback'];
-    put?: never;
-    /**
-     * Rate a meal: one feedback per member, date and meal type (a second is 409 naming the first as `existingId`; edit it with PUT)
-     * @description `rating` is a JSON integer from 1 to 5. `comment` is optional, trimmed, at most 1000 characters. `mealType` must be a configured meal time and `date` today or earlier in the mess time zone.
-     */
-    post: operations['submitFeedback'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/feedback/{id}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    /**
-     * Change the rating and/or comment of your feedback (admins may change anyone’s)
-     * @description Send at least one of `rating`, `comment`. The date and meal type of a feedback cannot change.
-     */
-    put: operations['updateFeedback'];
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/health': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** Overall health: both shapes of the contract merged; 503 when the database is down */
-    get: operations['getHealth'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/health/cache': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** Analytics cache counters (Terminus format) */
-    get: operations['getCacheHealth'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/health/db': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** Database check (Terminus format) */
-    get: operations['getDatabaseHealth'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/health/jobs': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** Job queue counters (Terminus format); zeros until a queue is attached */
-    get: operations['getJobsHealth'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/leaves': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * List leave, newest first: members their own, managers and admins everyone's
-     * @description `month` and `date` select the leaves with a day in that month or on that date; `userId` one member (ignored for members). Paged: `limit` defaults to 20, at most 100.
-     */
-    get: operations['listLeaves'];
-    put?: never;
-    /**
-     * Ask for leave (any member); a manager or an admin records one for a member with `userId`
-     * @description Covers the meals from `startMealType` of `startDate` (default its first meal) to `endMealType` of `endDate` (default its last). The mess's `leavePolicy` applies: 400 when the leave is shorter than `minDays` (a day counts when any of its meals is covered), asked for later than `applyBeforeHours` before its first meal, ends before it starts, is longer than 366 days, or would take the member's pending and approved days of a month past `maxDaysPerMonth`; 409 when it overlaps the member's pending or approved leave (also when two requests arrive at once: one is accepted) or touches a closed month. Approved at once when the policy needs no approval, and when a manager or an admin records it for a member (exempt from `applyBeforeHours`: the member phoned in); approval turns the member's own present marks in it absent (409 when the mess recorded a covered meal eaten).
-     */
-    post: operations['requestLeave'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/leaves/{id}/approve': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    /**
-     * Approve a pending leave (manager, admin); idempotent
-     * @description In one transaction: the member's own present marks for covered meals become absent, and the leave is approved. 409 when a covered meal was recorded eaten by the mess (a scan, a manager's mark), when the leave is rejected or cancelled, or touches a closed month. The member is told (LEAVE_DECIDED).
-     */
-    put: operations['approveLeave'];
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/leaves/{id}/cancel': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    /**
-     * Cancel a pending or approved leave: the member before its first meal starts; managers and admins any time
-     * @description Idempotent. Marks an approval turned absent stay absent: the member marks again what they will eat.
-     */
-    put: operations['cancelLeave'];
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/leaves/{id}/reject': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    /**
-     * Reject a pending leave (manager, admin), with an optional reason; idempotent
-     * @description An approved leave is cancelled, not rejected (409). The member is told (LEAVE_DECIDED).
-     */
-    put: operations['rejectLeave'];
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/live': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** Liveness: 200 while the process runs; touches no dependency */
-    get: operations['getLiveness'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/meals': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * Read the menu of a day or an ISO week, optionally of one meal type
-     * @description `date` gives one day; `week` (with an optional `year`) gives Monday to Sunday of that ISO-8601 week; with neither, the current week in the mess time zone. `date` and `week` together are a 400, as is week 53 of a year that has 52. Ordered by date, then by the time of day of the meal.
-     */
-    get: operations['listMeals'];
-    put?: never;
-    /**
-     * Publish the menu of one meal (manager; admin passes); the caller becomes its owner
-     * @description `mealType` must be one of the configured meal times. One menu per (date, mealType): a second is 409, whose `existingId` is the menu that holds the slot.
-     */
-    post: operations['createMeal'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/meals/{id}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** Read one menu (an addition to the contract, for edit forms) */
-    get: operations['getMeal'];
-    /**
-     * Replace a menu (its publisher, or an admin)
-     * @description A full replacement with the same fields and rules as POST; an omitted `notes` becomes empty. Moving it onto a (date, mealType) that already has a menu is 409 (`existingId`: that menu). Anyone else gets 403.
-     */
-    put: operations['replaceMeal'];
-    post?: never;
-    /** Delete a menu (its publisher, or an admin) */
-    delete: operations['deleteMeal'];
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/messes': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** Every mess of the deployment, ordered by name (public) */
-    get: operations['listMesses'];
-    put?: never;
-    /** Create a mess with its configuration (admin): the setup body plus slug, capacity and upi */
-    post: operations['createMess'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/messes/{mess}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** One mess, by _id or slug (public) */
-    get: operations['getMess'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/metrics': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** Process and request metrics over the last minute */
-    get: operations['getMetrics'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/metrics/prometheus': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * Prometheus text exposition: request durations by route template, requests in flight, database pool, job queue, notification deliveries, cache, rate limiter, process and event loop
-     * @description Public like the other probes, unless METRICS_TOKEN is set: then it needs `Authorization: Bearer <METRICS_TOKEN>`.
-     */
-    get: operations['getPrometheusMetrics'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/notifications': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** The caller's own notifications, newest first */
-    get: operations['listNotifications'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/notifications/config/check': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** Which providers are configured, masked: never a password, an auth token or a full account SID */
-    get: operations['checkNotificationConfig'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/notifications/preferences': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** The caller's channel and switches (defaults: email, every switch on) */
-    get: operations['getNotificationPreferences'];
-    /** Turn notification types on or off; only the switches sent change */
-    put: operations['updateNotificationPreferences'];
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/notifications/preferences/channel': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /** Choose email, whatsapp or both; whatsapp and both need a phone number on the profile (else 400) */
-    post: operations['setNotificationChannel'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/notifications/test': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Send a test message now: email to the configured sender address, WhatsApp to MSG_TEST_PHONE or your phone. `both` tries WhatsApp, then email. Limited per member per hour (429).
-     * @description 503 when none of the channels asked for is configured (nothing is tried, nothing counts against the hourly limit; the error names the settings to set). Otherwise 200 with the outcome: `success` is false when a configured channel was tried and did not deliver, and `details` gives each channel’s reason.
-     */
-    post: operations['sendTestNotification'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/ready': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** Readiness: 200 when the database answers within READY_TIMEOUT_MS, else 503 */
-    get: operations['getReadiness'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/users': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** List members (admin), newest first, filtered by status and role */
-    get: operations['listUsers'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/users/profile': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /** Set the caller's phone number (200: an update, not a creation) */
-    post: operations['setProfilePhone'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/users/{id}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** Read a member: yourself, or anyone as admin, manager or treasurer */
-    get: operations['getUser'];
-    /**
-     * Update your own profile (fullName, phone, room); admins may update anyone
-     * @description Send at least one of `fullName`, `phone`, `room`; each is validated as at registration. Only the fields sent change. Role and status have their own routes.
-     */
-    put: operations['updateUser'];
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/users/{id}/approve': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    /** Approve a pending or rejected member (admin); idempotent */
-    put: operations['approveUser'];
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/users/{id}/dines': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    /**
-     * Say whether a member eats at the mess (admin)
-     * @description Members with `dines: false` (the admin the service creates at first start, for one) are left out of `totalMembers`, the headcount and the attendance rate at once; from then on nobody marks them present (their own marks, a manager's, a bulk row and the counter are refused) and no extras are recorded for them, so they add nothing to a bill. What they ate or took while they dined stays billed: the change never re-bills the past. Idempotent.
-     */
-    put: operations['setUserDines'];
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/users/{id}/reject': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    /** Reject a pending or approved member (admin); ends their sessions; idempotent */
-    put: operations['rejectUser'];
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/users/{id}/role': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    /** Change a member's role (admin). The last approved admin cannot be demoted (409). */
-    put: operations['changeUserRole'];
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/verify': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** Alias of GET /auth/verify */
-    get: operations['verifyTokenAlias'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
+    "/api/accounts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The dues list: every member with an account, balance and last payment, largest due first
+         * @description Treasurer or admin. Lists every approved member and anyone else with entries. Balance = Σ debits − Σ credits in rupees (> 0 due, < 0 credit). `totals` cover every matching account, not just the page.
+         */
+        get: operations["listAccounts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/accounts/entries/{id}/reverse": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reverse a payment, an adjustment or an opening (treasurer or admin) with an entry the other way
+         * @description The reversal has the same amount in the other direction, is dated today and names the entry it undoes. 409 when the entry is already reversed, is itself a reversal, or is a month's charge (reopen the month).
+         */
+        post: operations["reverseEntry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/accounts/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's own account: balance and entries, newest first (any member) */
+        get: operations["getMyAccount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/accounts/{userId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A member's account: balance and entries, newest first
+         * @description Treasurer, admin, or that member (another member gets 403).
+         */
+        get: operations["getAccount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/accounts/{userId}/adjustments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record an adjustment (treasurer or admin): a debit or credit note with a required note
+         * @description Dated today (mess time zone). debit raises what the member owes, credit lowers it.
+         */
+        post: operations["recordAdjustment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/accounts/{userId}/opening": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Enter a member's opening balance (treasurer or admin), once: for a mess that moves in mid-year
+         * @description debit: the member owed this much; credit: the member had paid this much in advance. Dated today.
+         */
+        post: operations["recordOpeningBalance"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/accounts/{userId}/payments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record a payment received from a member (treasurer or admin): a credit on the member's account
+         * @description Any method (cash, upi, bank, card, other) and an optional reference. The date is not in the future (mess time zone). The member is sent a PAYMENT_RECEIVED receipt.
+         */
+        post: operations["recordPayment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/accounts/{userId}/statement": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A statement of account for a period: opening balance, every entry with the balance after it, closing
+         * @description Treasurer, admin, or that member. `from`..`to` are months, inclusive (default: this month); `opening` is the balance of the entries dated before `from`. Entries by date, then order of recording. `Accept: text/csv` gives a spreadsheet-ready CSV (UTF-8 with BOM, plain rupee numbers), `Accept: application/pdf` a printable A4 PDF with the mess name and contact and rupees written the Indian way (₹1,23,456.78); both download as `statement-<userId>-<from>-<to>.<ext>`.
+         */
+        get: operations["getStatement"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/health-summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Status with its reasons, and cache, job-queue and rate-limiter counters (admin)
+         * @description `unhealthy` when the database does not answer; else `degraded` when at least one notification delivery job failed for good within the last 24 hours; else `healthy`. `reasons` says why (empty when healthy). Older failures stay counted in `jobQueue.failed` but no longer degrade the status.
+         */
+        get: operations["getHealthSummary"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/analytics/attendance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Attendance of a month (default this month) or of startDate..endDate
+         * @description totalMembers = approved members; a served slot is a (date, meal type) with at least one member present; averageAttendance = present marks / served slots; attendanceRate = present marks / (totalMembers × served slots); byMealType the same rate per meal type. A rating, an approval, a rejection or a role change shows in the next answer (the cached one is dropped).
+         */
+        get: operations["getAttendanceAnalytics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/analytics/expenses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Spending of a month or a year: total, monthly average, per category, month-by-month trend
+         * @description Manager, treasurer or admin. `month` wins over `year`; neither means this year.
+         */
+        get: operations["getExpenseAnalytics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/analytics/headcount": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Expected diners per meal of a day (default today) from the marks so far, for the kitchen */
+        get: operations["getHeadcount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/analytics/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Mess health score of a month (default this month), each part 0..100
+         * @description mealQuality = (average rating − 1)/4 × 100 (50 without ratings); attendanceRate = present / (approved members × served slots) × 100; fairShareIndex = Jain's index of meals per active member × 100; overallScore = 0.4 mealQuality + 0.4 attendanceRate + 0.2 fairShareIndex. A closed month is scored from the figures stored when it was closed, which match its frozen bill.
+         */
+        get: operations["getMessHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/analytics/messes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The university's view: every mess's month side by side (default this month), with totals
+         * @description Admin. One row per mess, ordered by messName. `members`: approved diners now; `activeMembers` and `mealsServed` (present marks) of the month, as its bill counts them; `totalExpenses` of the month; `costPerMeal` = totalExpenses / mealsServed rounded half up to the paisa (0 when no meal was served); `attendanceRate` and `healthScore` exactly as the mess's own `GET /analytics/attendance` and `GET /analytics/health` (`overallScore`) give them for the month (a closed month from its frozen figures); `averageRating` the month's mean rating, two decimals (null when none); `due` the sum of the positive balances of the mess's accounts now. `totals` add the rows exactly (in paise); their `costPerMeal` is computed from the totals. The `mess` parameter does not narrow it.
+         */
+        get: operations["getUniversityView"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/analytics/months": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The months the service has billed, newest first, open or closed, with who closed them and when
+         * @description A month appears once its bill has been computed (read or recalculated) or it has been closed. `closedAt` and `closedBy` are null while a month is open.
+         */
+        get: operations["listMonths"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/analytics/months/{month}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Whether a month is closed, and every close and reopen with who and when */
+        get: operations["getMonthStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/analytics/months/{month}/close": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Close a month (treasurer or admin): its bill is frozen, each member's share is charged to their account, and writes to its expenses or attendance get 409
+         * @description One transaction: writes to expenses and attendance wait while it runs, so the frozen bill holds every write that was answered before it and none after (those get 409). The month's attendance and health figures are stored from the same reads, so they agree with the frozen bill. In the same transaction every billed member gets a `charge` entry on their account (GET /accounts/{userId}) of their share under the mess's `chargeMethod`, dated the last day of the month; the answer is the bill under that method. 409 when the month is already closed; 400 for a month that has not begun in the mess time zone.
+         */
+        post: operations["closeMonth"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/analytics/months/{month}/reopen": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reopen a closed month (admin); recorded with who and when, and its charges are reversed
+         * @description In the same transaction each of the month's charges gets a `reversal` entry on the member's account, dated the last day of the month; closing it again posts the new charges.
+         */
+        post: operations["reopenMonth"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/analytics/shares": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The month's bill: every active member's meals and share
+         * @description Without `method`, the mess's `chargeMethod` (default proportional): what a close charges, so what a member sees is what they are charged. method=spec is the contract literally: (total / active members) × (member meals / all meals); its shares add up to total / active members, the rest is `unallocated`. method=proportional: total × member meals / all meals, which recovers the whole total. Shares are rounded to the paisa with the leftover paise assigned to the largest remainders, so allocated + unallocated = totalExpenses exactly. Each line also gives the member's `extras` of the month and `total` = share + extras (what a close charges); members with extras and no meals follow with share 0; `totalBilled` = allocated + `totalExtras`. Every present mark and every extra is billed, whoever dines now: a member who stops dining keeps the meals and extras of when they dined, and nobody can mark present (or record extras for) a member with `dines: false`, so the admin and the like are never on the bill.
+         */
+        get: operations["listShares"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/analytics/shares.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The bill as CSV (UTF-8 with BOM, one row per member), for spreadsheets
+         * @description Downloads as `mess-bill-<month>-<method>.csv` (Content-Disposition: attachment). Without `method`, the mess's `chargeMethod` (default proportional): what a close charges, so what a member sees is what they are charged. method=spec is the contract literally: (total / active members) × (member meals / all meals); its shares add up to total / active members, the rest is `unallocated`. method=proportional: total × member meals / all meals, which recovers the whole total. Shares are rounded to the paisa with the leftover paise assigned to the largest remainders, so allocated + unallocated = totalExpenses exactly. Each line also gives the member's `extras` of the month and `total` = share + extras (what a close charges); members with extras and no meals follow with share 0; `totalBilled` = allocated + `totalExtras`. Every present mark and every extra is billed, whoever dines now: a member who stops dining keeps the meals and extras of when they dined, and nobody can mark present (or record extras for) a member with `dines: false`, so the admin and the like are never on the bill.
+         */
+        get: operations["downloadSharesCsv"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/analytics/shares/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's own line of the month's bill (any member)
+         * @description Without `method`, the mess's `chargeMethod`: the amount a close charges the member.
+         */
+        get: operations["getMyShare"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/attendance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List attendance marks, newest date first, with the member nested as `user: {_id, fullName}`
+         * @description Students always get their own marks only, whatever `userId` they pass; managers, treasurers and admins see every member. `month` selects the calendar dates of that month in the mess time zone. Paged: `limit` defaults to 100, at most 500.
+         */
+        get: operations["listAttendance"];
+        put?: never;
+        /**
+         * Mark attendance for a meal slot: an upsert of (member, date, mealType)
+         * @description 201 when the mark is new; 200 when it changed the stored status or re-stated it (a re-statement writes nothing). Safe to retry. `mealType` must be a configured meal time. Managers and admins may mark for another approved member with `userId` (unknown member 404, not approved 400); anyone else naming another member gets 403. A mark made for a member by a manager, an admin or the counter is the kitchen's record: the member's own mark cannot change it (409). With the mess's `markingWindow` set, a member marks their own meals only inside it (409). Members with `dines: false` cannot mark their own meals (409), and nobody marks them present (409 `The member does not dine at the mess`). Nobody marks a member present for a meal their approved leave covers (409 `On leave`).
+         */
+        post: operations["markAttendance"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/attendance/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark one meal slot for up to 500 members at once (manager, admin)
+         * @description One transaction, all or nothing: if any entry names an unknown or unapproved member, or repeats a userId, nothing is written and the 400 lists each bad entry (`marks.<i>.userId`). Each entry is an upsert like POST /attendance. 201 when at least one mark was created, 200 otherwise. The marks become the kitchen's record (a member's own mark of the same status is taken over). A present mark for a member whose approved leave covers the meal fails the request (409 `On leave`, one `details` entry per row).
+         */
+        post: operations["markAttendanceBulk"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/attendance/pass": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's signed pass for a meal, with its QR code (the counter scans it)
+         * @description A short pass signed with the service's pass key (PASS_SECRET, or derived from JWT_SECRET under its own label; never the login token's key), bound to the caller, the date and the meal. It is valid from 30 minutes before the meal's start to its end; a meal that has ended gets 400, a later one a pass that becomes valid in its window. `qrSvg` holds the pass as an SVG QR code.
+         */
+        get: operations["getMealPass"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/attendance/scan": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The counter: mark a pass's member present for its meal (manager, admin)
+         * @description 201 `repeat: false` when it marked the member present (a new mark, an absent one changed, or the member's own present mark taken over as the kitchen's record); 200 `repeat: true` when the mess or the counter had already recorded them present (a second plate). 50 scans of one pass at once mark once. 400 `Invalid pass` for a forged, tampered, expired or not-yet-valid pass; 409 when the member is on approved leave for the meal, does not dine at the mess (`dines: false`), or its month is closed.
+         */
+        post: operations["scanMealPass"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/attendance/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Change a mark's status: the member who owns it, a manager or an admin
+         * @description The owner changes only their own marks (not the mess's or the counter's), inside the marking window, and not to present for a meal their approved leave covers; managers and admins change any mark until the month is closed.
+         */
+        put: operations["changeAttendanceStatus"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The audit trail (admin, treasurer): who changed what, from what to what; newest first
+         * @description Every change to money or membership, recorded in the same transaction as the change: expenses (created, changed, deleted), approvals, rejections and role changes, the mess configuration (setup and changes), and the other modules' money records. `before`/`after` hold the record as it was and became; money in them is integer paise in fields named `…Paise`. `from`/`to` are inclusive days in the mess time zone; `limit` is 1 to 100 (default 20). The log is append-only: the database refuses to change it.
+         */
+        get: operations["listAuditEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/admin/config": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read the mess configuration (public); defaults apply until setup, with configured: false */
+        get: operations["getMessConfig"];
+        /** Replace the mess configuration after setup (admin) */
+        put: operations["replaceMessConfig"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/admin/setup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Set the mess up (admin), once; a second attempt is 409 */
+        post: operations["setupMess"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/idp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Log in with an identity-provider ID token
+         * @description A first login creates a pending student (403 until approved); a verified email of an existing member links to it.
+         */
+        post: operations["loginWithIdp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Log in with email and password
+         * @description Unknown email 404, wrong password 401, pending or rejected account 403. Throttled per IP and per email.
+         */
+        post: operations["login"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/logout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Log out: this token is revoked on the server */
+        post: operations["logout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Change your password; every earlier token stops working, a new one is returned */
+        post: operations["changePassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/register": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Register; the account is a pending student until an admin approves it */
+        post: operations["register"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Check a token and read who it belongs to */
+        get: operations["verifyToken"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/expenses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List expenses, newest first, filtered by category and date range, a page at a time
+         * @description `limit` is 1 to 100 (default 10); a larger value is a 400. `startDate`/`endDate` are inclusive and `startDate` may not be after `endDate`. `totalAmount` is the exact sum over every matching expense.
+         */
+        get: operations["listExpenses"];
+        put?: never;
+        /**
+         * Record an expense (manager or treasurer; admin passes); the caller becomes its owner
+         * @description `category` must be one of the configured expense categories. 409 when the month of `date` has been closed (its bill is frozen).
+         */
+        post: operations["createExpense"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/expenses/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read one expense */
+        get: operations["getExpense"];
+        /**
+         * Replace an expense (its recorder, or an admin)
+         * @description A full replacement with the same fields and rules as POST; an omitted `description` becomes empty. Anyone else gets 403. 409 when the old or the new month has been closed.
+         */
+        put: operations["replaceExpense"];
+        post?: never;
+        /**
+         * Delete an expense (its recorder, or an admin)
+         * @description Anyone else gets 403. 409 when its month has been closed.
+         */
+        delete: operations["deleteExpense"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/extras": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List extras, newest first (a student sees their own; manager, treasurer, admin see all)
+         * @description `month` and `date` filter by the day the item was taken; `limit` 1 to 100 (default 20). `totalAmount` is the exact sum over every matching extra.
+         */
+        get: operations["listExtras"];
+        put?: never;
+        /**
+         * Record an extra for a member (manager; admin passes): an egg, a sweet, a guest meal
+         * @description `item` is one of the mess's `extraItems` (matched ignoring case, stored in the catalogue's spelling); its price now is the `unitPrice` for good (a later price change does not alter it) and `amount` = unitPrice × `quantity` (1 to 20). The extra is charged with the share of the month of `date` (not in the future). 400 naming the field for an unknown item, a quantity out of range, a bad or future date, an unknown mealType, or a member who is not approved or does not dine; 404 for an unknown member; 409 when the month is closed.
+         */
+        post: operations["recordExtra"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/extras/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete an extra (manager; admin passes)
+         * @description 409 when its month is closed (reopen the month first).
+         */
+        delete: operations["deleteExtra"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/feedback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List feedback, newest meal first, with the member nested as `userId: {_id, fullName}`
+         * @description Any member reads all feedback. A student sees who gave only their own: on other members’ feedback `userId` is null (anonymous), and the `userId` filter may name only themself (else 403). Managers, treasurers and admins see every member. Filters combine. `mealType` is matched as given (names no longer configured still find their old feedback). Paged: `limit` defaults to 100, at most 500.
+         */
+        get: operations["listFeedback"];
+        put?: never;
+        /**
+         * Rate a meal: one feedback per member, date and meal type (a second is 409 naming the first as `existingId`; edit it with PUT)
+         * @description `rating` is a JSON integer from 1 to 5. `comment` is optional, trimmed, at most 1000 characters. `mealType` must be a configured meal time and `date` today or earlier in the mess time zone.
+         */
+        post: operations["submitFeedback"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/feedback/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Change the rating and/or comment of your feedback (admins may change anyone’s)
+         * @description Send at least one of `rating`, `comment`. The date and meal type of a feedback cannot change.
+         */
+        put: operations["updateFeedback"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Overall health: both shapes of the contract merged; 503 when the database is down */
+        get: operations["getHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/health/cache": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Analytics cache counters (Terminus format) */
+        get: operations["getCacheHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/health/db": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Database check (Terminus format) */
+        get: operations["getDatabaseHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/health/jobs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Job queue counters (Terminus format); zeros until a queue is attached */
+        get: operations["getJobsHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/leaves": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List leave, newest first: members their own, managers and admins everyone's
+         * @description `month` and `date` select the leaves with a day in that month or on that date; `userId` one member (ignored for members). Paged: `limit` defaults to 20, at most 100.
+         */
+        get: operations["listLeaves"];
+        put?: never;
+        /**
+         * Ask for leave (any member); a manager or an admin records one for a member with `userId`
+         * @description Covers the meals from `startMealType` of `startDate` (default its first meal) to `endMealType` of `endDate` (default its last). The mess's `leavePolicy` applies: 400 when the leave is shorter than `minDays` (a day counts when any of its meals is covered), asked for later than `applyBeforeHours` before its first meal, ends before it starts, is longer than 366 days, or would take the member's pending and approved days of a month past `maxDaysPerMonth`; 409 when it overlaps the member's pending or approved leave (also when two requests arrive at once: one is accepted) or touches a closed month. Approved at once when the policy needs no approval, and when a manager or an admin records it for a member (exempt from `applyBeforeHours`: the member phoned in); approval turns the member's own present marks in it absent (409 when the mess recorded a covered meal eaten).
+         */
+        post: operations["requestLeave"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/leaves/{id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Approve a pending leave (manager, admin); idempotent
+         * @description In one transaction: the member's own present marks for covered meals become absent, and the leave is approved. 409 when a covered meal was recorded eaten by the mess (a scan, a manager's mark), when the leave is rejected or cancelled, or touches a closed month. The member is told (LEAVE_DECIDED).
+         */
+        put: operations["approveLeave"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/leaves/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Cancel a pending or approved leave: the member before its first meal starts; managers and admins any time
+         * @description Idempotent. Marks an approval turned absent stay absent: the member marks again what they will eat.
+         */
+        put: operations["cancelLeave"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/leaves/{id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Reject a pending leave (manager, admin), with an optional reason; idempotent
+         * @description An approved leave is cancelled, not rejected (409). The member is told (LEAVE_DECIDED).
+         */
+        put: operations["rejectLeave"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/live": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Liveness: 200 while the process runs; touches no dependency */
+        get: operations["getLiveness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/meals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the menu of a day or an ISO week, optionally of one meal type
+         * @description `date` gives one day; `week` (with an optional `year`) gives Monday to Sunday of that ISO-8601 week; with neither, the current week in the mess time zone. `date` and `week` together are a 400, as is week 53 of a year that has 52. Ordered by date, then by the time of day of the meal.
+         */
+        get: operations["listMeals"];
+        put?: never;
+        /**
+         * Publish the menu of one meal (manager; admin passes); the caller becomes its owner
+         * @description `mealType` must be one of the configured meal times. One menu per (date, mealType): a second is 409, whose `existingId` is the menu that holds the slot.
+         */
+        post: operations["createMeal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/meals/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read one menu (an addition to the contract, for edit forms) */
+        get: operations["getMeal"];
+        /**
+         * Replace a menu (its publisher, or an admin)
+         * @description A full replacement with the same fields and rules as POST; an omitted `notes` becomes empty. Moving it onto a (date, mealType) that already has a menu is 409 (`existingId`: that menu). Anyone else gets 403.
+         */
+        put: operations["replaceMeal"];
+        post?: never;
+        /** Delete a menu (its publisher, or an admin) */
+        delete: operations["deleteMeal"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/messes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every mess of the deployment, ordered by name (public) */
+        get: operations["listMesses"];
+        put?: never;
+        /** Create a mess with its configuration (admin): the setup body plus slug, capacity and upi */
+        post: operations["createMess"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/messes/{mess}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One mess, by _id or slug (public) */
+        get: operations["getMess"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Process and request metrics over the last minute */
+        get: operations["getMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/metrics/prometheus": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Prometheus text exposition: request durations by route template, requests in flight, database pool, job queue, notification deliveries, cache, rate limiter, process and event loop
+         * @description Public like the other probes, unless METRICS_TOKEN is set: then it needs `Authorization: Bearer <METRICS_TOKEN>`.
+         */
+        get: operations["getPrometheusMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's own notifications, newest first */
+        get: operations["listNotifications"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/notifications/config/check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Which providers are configured, masked: never a password, an auth token or a full account SID */
+        get: operations["checkNotificationConfig"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/notifications/preferences": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's channel and switches (defaults: email, every switch on) */
+        get: operations["getNotificationPreferences"];
+        /** Turn notification types on or off; only the switches sent change */
+        put: operations["updateNotificationPreferences"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/notifications/preferences/channel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Choose email, whatsapp or both; whatsapp and both need a phone number on the profile (else 400) */
+        post: operations["setNotificationChannel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/notifications/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test message now: email to the configured sender address, WhatsApp to MSG_TEST_PHONE or your phone. `both` tries WhatsApp, then email. Limited per member per hour (429).
+         * @description 503 when none of the channels asked for is configured (nothing is tried, nothing counts against the hourly limit; the error names the settings to set). Otherwise 200 with the outcome: `success` is false when a configured channel was tried and did not deliver, and `details` gives each channel’s reason.
+         */
+        post: operations["sendTestNotification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Readiness: 200 when the database answers within READY_TIMEOUT_MS, else 503 */
+        get: operations["getReadiness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List members (admin), newest first, filtered by status and role */
+        get: operations["listUsers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/users/profile": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Set the caller's phone number (200: an update, not a creation) */
+        post: operations["setProfilePhone"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/users/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a member: yourself, or anyone as admin, manager or treasurer */
+        get: operations["getUser"];
+        /**
+         * Update your own profile (fullName, phone, room); admins may update anyone
+         * @description Send at least one of `fullName`, `phone`, `room`; each is validated as at registration. Only the fields sent change. Role and status have their own routes.
+         */
+        put: operations["updateUser"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/users/{id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Approve a pending or rejected member (admin); idempotent */
+        put: operations["approveUser"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/users/{id}/dines": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Say whether a member eats at the mess (admin)
+         * @description Members with `dines: false` (the admin the service creates at first start, for one) are left out of `totalMembers`, the headcount and the attendance rate at once; from then on nobody marks them present (their own marks, a manager's, a bulk row and the counter are refused) and no extras are recorded for them, so they add nothing to a bill. What they ate or took while they dined stays billed: the change never re-bills the past. Idempotent.
+         */
+        put: operations["setUserDines"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/users/{id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Reject a pending or approved member (admin); ends their sessions; idempotent */
+        put: operations["rejectUser"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/users/{id}/role": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Change a member's role (admin). The last approved admin cannot be demoted (409). */
+        put: operations["changeUserRole"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Alias of GET /auth/verify */
+        get: operations["verifyTokenAlias"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
-  schemas: {
-    AccountLineDto: {
-      /** @description Rupees: > 0 due, < 0 credit */
-      balance: number;
-      /**
-       * Format: date
-       * @description Date of the latest payment not reversed
-       */
-      lastPaymentAt: string | null;
-      userId: components['schemas']['MemberRefDto'];
-    };
-    AccountResponse: {
-      /** @description Rupees: > 0 due, < 0 credit, 0 settled */
-      balance: number;
-      /** @description Newest first (date, then order of recording) */
-      entries: components['schemas']['EntryDto'][];
-      pagination: components['schemas']['PaginationDto'];
-      /** @example true */
-      success: boolean;
-    };
-    AccountTotalsDto: {
-      /** @description Σ of the credits (rupees, positive), over every matching account */
-      credit: number;
-      /** @description Σ of the balances due (rupees), over every matching account */
-      due: number;
-    };
-    AccountsResponse: {
-      /** @description Largest due first */
-      accounts: components['schemas']['AccountLineDto'][];
-      pagination: components['schemas']['PaginationDto'];
-      /** @example true */
-      success: boolean;
-      totals: components['schemas']['AccountTotalsDto'];
-    };
-    AttendanceAnalyticsDto: {
-      /** @description present marks / (totalMembers × served slots), 0..1 */
-      attendanceRate: number;
-      /** @description Present marks per served meal slot (average diners per meal) */
-      averageAttendance: number;
-      /**
-       * @description Per configured meal type: present marks / (totalMembers × served slots of that type), 0..1
-       * @example {
-       *       "Breakfast": 0.71,
-       *       "Dinner": 0.82,
-       *       "Lunch": 0.86
-       *     }
-       */
-      byMealType: {
-        [key: string]: number;
-      };
-      period: components['schemas']['PeriodDto'];
-      presentMarks: number;
-      /** @description Meal slots (date, meal type) with at least one member present */
-      servedSlots: number;
-      /** @description Approved members who dine at the mess (`dines: true`) now */
-      totalMembers: number;
-    };
-    AttendanceAnalyticsResponse: {
-      analytics: components['schemas']['AttendanceAnalyticsDto'];
-      /** @example true */
-      success: boolean;
-    };
-    AttendanceDto: {
-      /** @example 0193a5e4-9b2c-7d11-8e3f-5a6b7c8d9e0f */
-      _id: string;
-      /** Format: date-time */
-      createdAt: string;
-      /**
-       * Format: date
-       * @example 2025-03-14
-       */
-      date: string;
-      /**
-       * Format: date-time
-       * @description When the current status was set
-       */
-      markedAt: string;
-      /** @description Who set the current status: the member, or the manager/admin who marked for them */
-      markedBy: string | null;
-      /** @example Lunch */
-      mealType: string;
-      /**
-       * @description Who made the mark: the member; the mess (a manager or an admin for the member, alone or in bulk); or the counter (a scanned pass). A mess or counter mark is the kitchen's record: the member cannot change it
-       * @example member
-       * @enum {string}
-       */
-      source: 'member' | 'mess' | 'counter';
-      /**
-       * @example present
-       * @enum {string}
-       */
-      status: 'present' | 'absent';
-      /** Format: date-time */
-      updatedAt: string;
-      /** @example 0193a5e4-7c1a-7c9e-9d3b-4a1f2e3d4c5b */
-      userId: string;
-    };
-    AttendanceEnvelopeDto: {
-      attendance: components['schemas']['AttendanceDto'];
-      /** @example true */
-      success: boolean;
-    };
-    AttendanceListDto: {
-      attendance: components['schemas']['AttendanceListItemDto'][];
-      pagination: components['schemas']['PaginationDto'];
-      /** @example true */
-      success: boolean;
-    };
-    AttendanceListItemDto: {
-      /** @example 0193a5e4-9b2c-7d11-8e3f-5a6b7c8d9e0f */
-      _id: string;
-      /** Format: date-time */
-      createdAt: string;
-      /**
-       * Format: date
-       * @example 2025-03-14
-       */
-      date: string;
-      /**
-       * Format: date-time
-       * @description When the current status was set
-       */
-      markedAt: string;
-      /** @description Who set the current status: the member, or the manager/admin who marked for them */
-      markedBy: string | null;
-      /** @example Lunch */
-      mealType: string;
-      /**
-       * @description Who made the mark: the member; the mess (a manager or an admin for the member, alone or in bulk); or the counter (a scanned pass). A mess or counter mark is the kitchen's record: the member cannot change it
-       * @example member
-       * @enum {string}
-       */
-      source: 'member' | 'mess' | 'counter';
-      /**
-       * @example present
-       * @enum {string}
-       */
-      status: 'present' | 'absent';
-      /** Format: date-time */
-      updatedAt: string;
-      /** @description The member the mark belongs to */
-      user: components['schemas']['AttendanceMemberDto'];
-      /** @example 0193a5e4-7c1a-7c9e-9d3b-4a1f2e3d4c5b */
-      userId: string;
-    };
-    AttendanceMemberDto: {
-      /** @example 0193a5e4-7c1a-7c9e-9d3b-4a1f2e3d4c5b */
-      _id: string;
-      /** @example Asha Verma */
-      fullName: string;
-    };
-    AuditActorDto: {
-      /** @example 0193a5e4-7c1a-7c9e-9d3b-4a1f2e3d4c5b */
-      _id: string;
-      /** @example Ravi Kumar */
-      fullName: string;
-    };
-    AuditEventDto: {
-      /** @example 0193a5e6-2c3d-7e4f-9a51-6b7c8d9e0f1a */
-      _id: string;
-      /**
-       * @description What happened: `created`, `changed`, `deleted` (expense); `approved`, `rejected`, `role-changed`, `admin-ensured` (user); `setup`, `changed` (config); other modules add their own verbs
-       * @example changed
-       */
-      action: string;
-      /** @description Who made the change; null when the service itself did (start-up, schedules, tools) */
-      actor: components['schemas']['AuditActorDto'] | null;
-      /**
-       * @description The record after the change (null for a deletion). Money is integer paise, in `…Paise` fields.
-       * @example {
-       *       "amountPaise": 132000,
-       *       "category": "Vegetables",
-       *       "date": "2025-03-14",
-       *       "description": "Onions"
-       *     }
-       */
-      after: {
-        [key: string]: unknown;
-      } | null;
-      /**
-       * Format: date-time
-       * @example 2025-03-14T09:12:45.123Z
-       */
-      at: string;
-      /**
-       * @description The record before the change (null for a creation). Money is integer paise, in `…Paise` fields.
-       * @example {
-       *       "amountPaise": 125050,
-       *       "category": "Vegetables",
-       *       "date": "2025-03-14",
-       *       "description": "Onions"
-       *     }
-       */
-      before: {
-        [key: string]: unknown;
-      } | null;
-      /**
-       * @example expense
-       * @enum {string}
-       */
-      entity: 'expense' | 'account' | 'month' | 'extra' | 'leave' | 'user' | 'config' | 'attendance';
-      /**
-       * @description The changed record's id
-       * @example 0193a5e5-1b2c-7d3e-8f40-5a6b7c8d9e0f
-       */
-      entityId: string;
-      /**
-       * @description The request that made the change (its X-Request-Id, as in the logs); null outside a request
-       * @example 6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f
-       */
-      requestId: string | null;
-    };
-    AuditListDto: {
-      /** @description Newest first */
-      events: components['schemas']['AuditEventDto'][];
-      pagination: components['schemas']['PaginationDto'];
-      /** @example true */
-      success: boolean;
-    };
-    BillResponse: {
-      /** @description Members with at least one meal in the month */
-      activeMembers: number;
-      /** @description Sum of the shares, rupees */
-      allocated: number;
-      /** @description true once a treasurer or admin closed the month: the bill is frozen */
-      closed: boolean;
-      /**
-       * Format: date-time
-       * @description When the inputs were last recalculated (or the month closed)
-       */
-      computedAt: string;
-      /** @enum {string} */
-      method: 'spec' | 'proportional';
-      /** @example 2025-03 */
-      month: string;
-      /** @description Members with meals (most meals first), then members with extras and no meals; members who do not dine are never on the bill */
-      shares: components['schemas']['MemberShareDto'][];
-      /** @example true */
-      success: boolean;
-      /** @description allocated + totalExtras, rupees: the sum of every member's total */
-      totalBilled: number;
-      /** @description Rupees */
-      totalExpenses: number;
-      /** @description Sum of the members' extras, rupees */
-      totalExtras: number;
-      totalMeals: number;
-      /** @description totalExpenses − allocated, rupees (the spec method leaves most of the month here) */
-      unallocated: number;
-    };
-    BulkAttendanceDto: {
-      /**
-       * Format: date
-       * @description Calendar date of the meal in the mess time zone
-       * @example 2025-03-14
-       */
-      date: string;
-      /** @description One mark per member (each userId at most once), 1 to 500 of them */
-      marks: components['schemas']['BulkMarkDto'][];
-      /**
-       * @description The name of a configured meal time
-       * @example Lunch
-       */
-      mealType: string;
-    };
-    BulkAttendanceResultDto: {
-      /** @description Every mark of the request as stored now, in its order */
-      attendance: components['schemas']['AttendanceDto'][];
-      /** @example true */
-      success: boolean;
-      summary: components['schemas']['BulkSummaryDto'];
-    };
-    BulkMarkDto: {
-      /**
-       * @example present
-       * @enum {string}
-       */
-      status: 'present' | 'absent';
-      /**
-       * Format: uuid
-       * @example 0193a5e4-7c1a-7c9e-9d3b-4a1f2e3d4c5b
-       */
-      userId: string;
-    };
-    BulkSummaryDto: {
-      /**
-       * @description Marks that did not exist before
-       * @example 40
-       */
-      created: number;
-      /**
-       * @description Existing marks that already had the status sent
-       * @example 2
-       */
-      unchanged: number;
-      /**
-       * @description Existing marks whose status changed
-       * @example 3
-       */
-      updated: number;
-    };
-    CacheSummaryDto: {
-      /** @example 87.50% */
-      hitRate: string;
-      hits: number;
-      misses: number;
-    };
-    ChangePasswordDto: {
-      /** Format: password */
-      currentPassword: string;
-      /**
-       * Format: password
-       * @description 8 to 72 characters and at most 72 bytes in UTF-8 (what bcrypt reads)
-       * @example correct-horse-battery
-       */
-      newPassword: string;
-    };
-    ChangeRoleDto: {
-      /**
-       * @example manager
-       * @enum {string}
-       */
-      role: 'student' | 'manager' | 'treasurer' | 'admin';
-    };
-    CloseEventDto: {
-      /** @enum {string} */
-      action: 'close' | 'reopen';
-      /** Format: date-time */
-      at: string;
-      by: string | null;
-      byName: string | null;
-    };
-    ConfigCheckDto: {
-      mail: components['schemas']['MailCheckDto'];
-      messaging: components['schemas']['MessagingCheckDto'];
-      /** @description WhatsApp notifications can be sent */
-      whatsappSupported: boolean;
-    };
-    ConfigCheckResponseDto: {
-      config: components['schemas']['ConfigCheckDto'];
-      /** @example true */
-      success: boolean;
-    };
-    CreateExpenseDto: {
-      /**
-       * @description Rupees, more than 0, at most two decimals, at most 10000000
-       * @example 1250.5
-       */
-      amount: number;
-      /**
-       * @description One of the configured expense categories (GET /auth/admin/config), exact spelling
-       * @example Vegetables
-       */
-      category: string;
-      /**
-       * Format: date
-       * @description The day the money was spent (YYYY-MM-DD, a real date)
-       * @example 2025-03-14
-       */
-      date: string;
-      /**
-       * @description Free text; an empty string when omitted
-       * @example Onions and tomatoes, weekly market
-       */
-      description?: string;
-    };
-    CreateLeaveDto: {
-      /**
-       * Format: date
-       * @description Last day of the leave; not before startDate
-       * @example 2025-03-14
-       */
-      endDate: string;
-      /**
-       * @description Last covered meal on endDate (a configured meal time); default the day's last meal
-       * @example Dinner
-       */
-      endMealType?: string;
-      /** @example Going home for Diwali */
-      reason?: string;
-      /**
-       * Format: date
-       * @description First day of the leave (mess time zone)
-       * @example 2025-03-14
-       */
-      startDate: string;
-      /**
-       * @description First covered meal on startDate (a configured meal time); default the day's first meal
-       * @example Lunch
-       */
-      startMealType?: string;
-      /**
-       * Format: uuid
-       * @description Record a leave for another approved member (manager, admin): exempt from applyBeforeHours and approved at once
-       */
-      userId?: string;
-    };
-    CreateMealDto: {
-      /**
-       * Format: date
-       * @description The day this menu is served (YYYY-MM-DD, a real date)
-       * @example 2025-03-14
-       */
-      date: string;
-      /**
-       * @description 1 to 30 dishes, each 1 to 100 characters after trimming
-       * @example [
-       *       "Rice",
-       *       "Dal tadka",
-       *       "Aloo gobi",
-       *       "Curd"
-       *     ]
-       */
-      dishes: string[];
-      /**
-       * @description One of the configured meal times (GET /auth/admin/config), exact spelling
-       * @example Lunch
-       */
-      mealType: string;
-      /**
-       * @description Free text; an empty string when omitted
-       * @example Sweet on Sundays
-       */
-      notes?: string;
-    };
-    CreateMessDto: {
-      /**
-       * @description Approved members at most; null: no limit
-       * @example 500
-       */
-      capacity?: number | null;
-      /**
-       * @description The bill method a month's close posts to the members' accounts, and the one GET /analytics/shares, /shares/me and /shares.csv use when no `method` is given. Left out: proportional.
-       * @default proportional
-       * @enum {string}
-       */
-      chargeMethod?: 'spec' | 'proportional';
-      /** @example Vegetarian mess for the boys hostel */
-      description?: string;
-      /**
-       * Format: email
-       * @example mess@college.edu
-       */
-      email: string;
-      /**
-       * @example [
-       *       "Groceries",
-       *       "Vegetables",
-       *       "Gas",
-       *       "Staff",
-       *       "Maintenance"
-       *     ]
-       */
-      expenseCategories: string[];
-      /** @description The priced extras managers record for members (POST /extras), charged on top of the share; names unique ignoring case. Left out: none. A price change applies to extras recorded after it. */
-      extraItems?: components['schemas']['ExtraItemDto'][];
-      /** @description How members ask for leave; left out: the defaults (1 day, 12 hours ahead, no cap, approval) */
-      leavePolicy?: components['schemas']['LeavePolicyDto'];
-      /** @description When members may mark their own meals; left out: no window (any date, as in 2.0) */
-      markingWindow?: components['schemas']['MarkingWindowDto'];
-      mealTimes: components['schemas']['MealTimeDto'][];
-      /** @example Hostel 7 Mess */
-      messName: string;
-      /**
-       * @description Monthly spending limit in rupees; crossing it raises BUDGET_EXCEEDED
-       * @example 150000
-       */
-      monthlyBudget?: number;
-      /**
-       * @description Contact phone: +91-XXXXXXXXXX or 10 digits in; stored and returned as +91XXXXXXXXXX
-       * @example +91-9876543210
-       */
-      phone: string;
-      /**
-       * @description 2–40 of a-z, 0-9 and -, not starting or ending with -; unique
-       * @example hostel-7
-       */
-      slug?: string;
-      /** @description Where members pay the mess by UPI */
-      upi?: components['schemas']['MessUpiDto'] | null;
-    };
-    DatabaseStatusDto: {
-      /** @enum {string} */
-      engine: 'embedded' | 'server';
-      message?: string;
-      responseTimeMs?: number;
-      /** @enum {string} */
-      status: 'up' | 'down';
-    };
-    EntryDto: {
-      _id: string;
-      /**
-       * @description Rupees, > 0
-       * @example 3250.5
-       */
-      amount: number;
-      /** Format: date-time */
-      createdAt: string;
-      /** Format: date */
-      date: string;
-      /** @enum {string} */
-      direction: 'debit' | 'credit';
-      /** @enum {string} */
-      kind: 'charge' | 'payment' | 'adjustment' | 'reversal' | 'opening';
-      /**
-       * @description On payments
-       * @enum {string|null}
-       */
-      method: 'cash' | 'upi' | 'bank' | 'card' | 'other' | null;
-      /**
-       * @description On charges and their reversals
-       * @example 2025-03
-       */
-      month: string | null;
-      note: string | null;
-      recordedBy: string | null;
-      reference: string | null;
-      /** @description The entry a reversal undoes */
-      reverses: string | null;
-      userId: string;
-    };
-    EntryResponse: {
-      /**
-       * @description Rupees after this entry: > 0 due, < 0 credit
-       * @example 1200
-       */
-      balance: number;
-      entry: components['schemas']['EntryDto'];
-      /** @example true */
-      success: boolean;
-    };
-    ErrorResponseDto: {
-      /** @description One entry per bad field (400 only) */
-      details?: components['schemas']['FieldErrorDto'][];
-      /** @example Validation failed */
-      error: string;
-      /**
-       * Format: uuid
-       * @description A 409 for a taken place (a menu slot, a second feedback): the id of the record that holds it
-       * @example 0193a5e4-7c1a-7c9e-9d3b-4a1f2e3d4c5b
-       */
-      existingId?: string;
-      /**
-       * @example false
-       * @enum {boolean}
-       */
-      success: false;
-    };
-    ExpenseAnalyticsDto: {
-      /**
-       * @example {
-       *       "Gas": 12000,
-       *       "Groceries": 90210
-       *     }
-       */
-      categoryBreakdown: {
-        [key: string]: number;
-      };
-      /**
-       * @description totalExpenses / months of the period that have begun (a future month does not dilute it)
-       * @example 49410.25
-       */
-      monthlyAverage: number;
-      /**
-       * @description Sum of the period, rupees, exact to the paisa
-       * @example 148230.75
-       */
-      totalExpenses: number;
-      /** @description One entry per month of the period, 0 for months without spending */
-      trend: components['schemas']['TrendPointDto'][];
-    };
-    ExpenseAnalyticsResponse: {
-      analytics: components['schemas']['ExpenseAnalyticsDto'];
-      /** @example true */
-      success: boolean;
-    };
-    ExpenseDeletedDto: {
-      /** @example Expense deleted */
-      message: string;
-      /** @example true */
-      success: boolean;
-    };
-    ExpenseDto: {
-      /** @example 0193a5e5-1b2c-7d3e-8f40-5a6b7c8d9e0f */
-      _id: string;
-      /**
-       * @description Rupees, exact to the paisa
-       * @example 1250.5
-       */
-      amount: number;
-      /** @example Vegetables */
-      category: string;
-      /** Format: date-time */
-      createdAt: string;
-      /**
-       * Format: date
-       * @example 2025-03-14
-       */
-      date: string;
-      /** @example Onions and tomatoes, weekly market */
-      description: string;
-      /** @description The member who recorded it (the owner) */
-      recordedBy: components['schemas']['ExpenseRecorderDto'];
-      /** Format: date-time */
-      updatedAt: string;
-    };
-    ExpenseEnvelopeDto: {
-      expense: components['schemas']['ExpenseDto'];
-      /** @example true */
-      success: boolean;
-    };
-    ExpenseListDto: {
-      /** @description Newest first: by date, then by when it was recorded */
-      expenses: components['schemas']['ExpenseDto'][];
-      pagination: components['schemas']['PaginationDto'];
-      /** @example true */
-      success: boolean;
-      /**
-       * @description Exact sum in rupees of every expense matching the filters (all pages, not only this one)
-       * @example 18250.75
-       */
-      totalAmount: number;
-    };
-    ExpenseRecorderDto: {
-      /** @example 0193a5e4-7c1a-7c9e-9d3b-4a1f2e3d4c5b */
-      _id: string;
-      /** @example Ravi Kumar */
-      fullName: string;
-    };
-    ExtraDeletedDto: {
-      /** @example Extra deleted */
-      message: string;
-      /** @example true */
-      success: boolean;
-    };
-    ExtraDto: {
-      /** @example 0193a5e6-2c3d-7e4f-9a51-6b7c8d9e0f1a */
-      _id: string;
-      /**
-       * @description unitPrice × quantity, rupees
-       * @example 25
-       */
-      amount: number;
-      /** Format: date-time */
-      createdAt: string;
-      /**
-       * Format: date
-       * @example 2025-03-14
-       */
-      date: string;
-      /**
-       * @description The catalogue's name of the item
-       * @example Egg
-       */
-      item: string;
-      /** @example Dinner */
-      mealType: string | null;
-      /** @example 2 */
-      quantity: number;
-      /** @description The manager or admin who recorded it */
-      recordedBy: components['schemas']['ExtraMemberDto'];
-      /**
-       * @description Rupees: the catalogue price when recorded
-       * @example 12.5
-       */
-      unitPrice: number;
-      /** @description The member charged */
-      userId: components['schemas']['ExtraMemberDto'];
-    };
-    ExtraEnvelopeDto: {
-      extra: components['schemas']['ExtraDto'];
-      /** @example true */
-      success: boolean;
-    };
-    ExtraItemDto: {
-      /** @example Egg */
-      name: string;
-      /**
-       * @description Rupees, more than 0, at most two decimals
-       * @example 12.5
-       */
-      price: number;
-    };
-    ExtraListDto: {
-      /** @description Newest first: by date, then by when recorded */
-      extras: components['schemas']['ExtraDto'][];
-      pagination: components['schemas']['PaginationDto'];
-      /** @example true */
-      success: boolean;
-      /**
-       * @description Exact sum in rupees of every extra matching the filters (all pages, not only this one)
-       * @example 37.5
-       */
-      totalAmount: number;
-    };
-    ExtraMemberDto: {
-      /** @example 0193a5e4-7c1a-7c9e-9d3b-4a1f2e3d4c5b */
-      _id: string;
-      /** @example Asha Verma */
-      fullName: string;
-    };
-    FeedbackDto: {
-      /** @example 0193a5e4-a1b2-7c3d-8e4f-5a6b7c8d9e0f */
-      _id: string;
-      /** @example Dal was great, rice a little cold */
-      comment: string;
-      /** Format: date-time */
-      createdAt: string;
-      /**
-       * Format: date
-       * @example 2025-03-14
-       */
-      date: string;
-      /** @example Lunch */
-      mealType: string;
-      /** @example 4 */
-      rating: number;
-      /** Format: date-time */
-      updatedAt: string;
-      /** @example 0193a5e4-7c1a-7c9e-9d3b-4a1f2e3d4c5b */
-      userId: string;
-    };
-    FeedbackEnvelopeDto: {
-      feedback: components['schemas']['FeedbackDto'];
-      /** @example true */
-      success: boolean;
-    };
-    FeedbackListDto: {
-      feedback: components['schemas']['FeedbackListItemDto'][];
-      pagination: components['schemas']['PaginationDto'];
-      /** @example true */
-      success: boolean;
-    };
-    FeedbackListItemDto: {
-      /** @example 0193a5e4-a1b2-7c3d-8e4f-5a6b7c8d9e0f */
-      _id: string;
-      /** @example Dal was great, rice a little cold */
-      comment: string;
-      /** Format: date-time */
-      createdAt: string;
-      /**
-       * Format: date
-       * @example 2025-03-14
-       */
-      date: string;
-      /** @example Lunch */
-      mealType: string;
-      /** @example 4 */
-      rating: number;
-      /** Format: date-time */
-      updatedAt: string;
-      /** @description The member who gave the feedback. Null for a student reading another member’s feedback (anonymous); managers, treasurers and admins see every member */
-      userId: components['schemas']['FeedbackMemberDto'] | null;
-    };
-    FeedbackMemberDto: {
-      /** @example 0193a5e4-7c1a-7c9e-9d3b-4a1f2e3d4c5b */
-      _id: string;
-      /** @example Asha Verma */
-      fullName: string;
-    };
-    FieldErrorDto: {
-      /** @example category */
-      field: string;
-      /** @example category must be one of the configured expense categories */
-      message: string;
-    };
-    GuardErrorDto: {
-      /**
-       * @example Invalid token
-       * @enum {string}
-       */
-      error: 'No token' | 'Invalid token' | 'Forbidden';
-    };
-    HeadcountResponse: {
-      /** @description Approved members who dine at the mess (`dines: true`) */
-      approvedMembers: number;
-      /** Format: date */
-      date: string;
-      meals: components['schemas']['HeadcountSlotDto'][];
-      /** @example true */
-      success: boolean;
-    };
-    HeadcountSlotDto: {
-      absent: number;
-      /** @description Expected diners: members marked present */
-      expected: number;
-      /** @example Lunch */
-      mealType: string;
-      /** @description Diners on approved leave for this meal (not cooked for) */
-      onLeave: number;
-      /** @example 12:30 */
-      startTime: string;
-      /** @description Diners (approved, `dines: true`) who have not marked this meal and are not on leave */
-      unmarked: number;
-    };
-    HealthDto: {
-      cache: components['schemas']['CacheSummaryDto'];
-      database: components['schemas']['DatabaseStatusDto'];
-      /**
-       * @description 0 disconnected, 1 connected, 2 connecting, 3 disconnecting
-       * @enum {number}
-       */
-      dbState: 0 | 1 | 2 | 3;
-      memory: components['schemas']['MemoryDto'];
-      /** @enum {string} */
-      overall: 'healthy' | 'unhealthy';
-      /** @enum {string} */
-      status: 'ok' | 'error';
-      /** Format: date-time */
-      timestamp: string;
-    };
-    HealthScoreDto: {
-      /** @description present / (approved members × served slots) × 100. 0..100 */
-      attendanceRate: number;
-      /** @description Jain's fairness index of meals per active member × 100. 100/n..100 */
-      fairShareIndex: number;
-      /** @description (average rating − 1) / 4 × 100; 50 without ratings. 0..100 */
-      mealQuality: number;
-      /** @description 0.4 mealQuality + 0.4 attendanceRate + 0.2 fairShareIndex. 0..100 */
-      overallScore: number;
-    };
-    HealthScoreResponse: {
-      healthScore: components['schemas']['HealthScoreDto'];
-      /** @example 2025-03 */
-      month: string;
-      /** @example true */
-      success: boolean;
-    };
-    HealthSummaryDto: {
-      cache: components['schemas']['CacheSummaryDto'];
-      jobQueue: components['schemas']['JobQueueSummaryDto'];
-      rateLimiter: components['schemas']['RateLimiterSummaryDto'];
-      /**
-       * @description Why the status is not `healthy`; empty when it is
-       * @example [
-       *       "65 notification deliveries failed in the last 24 hours"
-       *     ]
-       */
-      reasons: string[];
-      /**
-       * @description `unhealthy` when the database does not answer; else `degraded` when at least one notification delivery job failed for good within the last 24 hours; else `healthy`. `reasons` says why (empty when healthy). Older failures stay counted in `jobQueue.failed` but no longer degrade the status.
-       * @example degraded
-       * @enum {string}
-       */
-      status: 'healthy' | 'degraded' | 'unhealthy';
-      /** @example true */
-      success: boolean;
-    };
-    IdpLoginDto: {
-      /** @description ID token from the identity provider (a signed JWT) */
-      token: string;
-    };
-    JobQueueSummaryDto: {
-      failed: number;
-      pending: number;
-      processed: number;
-    };
-    LeaveDto: {
-      /** @example 0193a5e4-9b2c-7d11-8e3f-5a6b7c8d9e0f */
-      _id: string;
-      /** Format: date-time */
-      createdAt: string;
-      /**
-       * @description Calendar days with at least one covered meal
-       * @example 3
-       */
-      days: number;
-      /** Format: date-time */
-      decidedAt: string | null;
-      /** @description The manager or admin who decided; null when pending or approved by the policy */
-      decidedBy: string | null;
-      /**
-       * @description A rejection's reason
-       * @example
-       */
-      decisionNote: string;
-      /**
-       * Format: date
-       * @example 2025-03-16
-       */
-      endDate: string;
-      /** @example Dinner */
-      endMealType: string;
-      /**
-       * Format: date-time
-       * @description End of the last covered meal
-       */
-      endsAt: string;
-      /** @example Going home for Diwali */
-      reason: string;
-      /** @description Who asked: the member, or the manager who recorded it */
-      requestedBy: string | null;
-      /**
-       * Format: date
-       * @example 2025-03-14
-       */
-      startDate: string;
-      /** @example Breakfast */
-      startMealType: string;
-      /**
-       * Format: date-time
-       * @description Start of the first covered meal
-       */
-      startsAt: string;
-      /**
-       * @example pending
-       * @enum {string}
-       */
-      status: 'pending' | 'approved' | 'rejected' | 'cancelled';
-      /** Format: date-time */
-      updatedAt: string;
-      /** @description The member on leave */
-      userId: components['schemas']['LeaveMemberDto'];
-    };
-    LeaveEnvelopeDto: {
-      leave: components['schemas']['LeaveDto'];
-      /** @example true */
-      success: boolean;
-    };
-    LeaveListDto: {
-      leaves: components['schemas']['LeaveDto'][];
-      pagination: components['schemas']['PaginationDto'];
-      /** @example true */
-      success: boolean;
-    };
-    LeaveMemberDto: {
-      /** @example 0193a5e4-7c1a-7c9e-9d3b-4a1f2e3d4c5b */
-      _id: string;
-      /** @example Asha Verma */
-      fullName: string;
-    };
-    LeavePolicyDto: {
-      /**
-       * @description A leave is asked for at least this many hours before the start of its first meal
-       * @default 12
-       * @example 24
-       */
-      applyBeforeHours: number;
-      /**
-       * @description Cap on a member's pending and approved leave days in one calendar month (0: no cap)
-       * @default 0
-       * @example 10
-       */
-      maxDaysPerMonth: number;
-      /**
-       * @description Shortest leave in days
-       * @default 1
-       * @example 2
-       */
-      minDays: number;
-      /**
-       * @description false: a leave is approved when asked for
-       * @default true
-       * @example true
-       */
-      requiresApproval: boolean;
-    };
-    LiveDto: {
-      /** @example alive */
-      status: string;
-      uptime: number;
-    };
-    LoginDto: {
-      /**
-       * Format: email
-       * @example asha@college.edu
-       */
-      email: string;
-      /**
-       * Format: password
-       * @example correct-horse-battery
-       */
-      password: string;
-    };
-    LoginResponseDto: {
-      /** @example true */
-      success: boolean;
-      /** @description HS256 JWT, valid for 7 days; send as `Authorization: Bearer <token>` */
-      token: string;
-      user: components['schemas']['UserSummaryDto'];
-    };
-    MailCheckDto: {
-      configured: boolean;
-      /**
-       * @description Sender address, masked
-       * @example me********@gmail.com
-       */
-      email: string;
-    };
-    MarkAttendanceDto: {
-      /**
-       * Format: date
-       * @description Calendar date of the meal in the mess time zone
-       * @example 2025-03-14
-       */
-      date: string;
-      /**
-       * @description The name of a configured meal time
-       * @example Lunch
-       */
-      mealType: string;
-      /**
-       * @example present
-       * @enum {string}
-       */
-      status: 'present' | 'absent';
-      /**
-       * Format: uuid
-       * @description Mark for another approved member (manager or admin). Students may only name themselves (else 403).
-       */
-      userId?: string;
-    };
-    MarkingWindowDto: {
-      /**
-       * @description …until this many minutes after the meal's end
-       * @example 60
-       */
-      closesMinutesAfterEnd: number;
-      /**
-       * @description A member marks a meal from this many days before its date
-       * @example 7
-       */
-      daysAhead: number;
-    };
-    MealCreatorDto: {
-      /** @example 0193a5e4-7c1a-7c9e-9d3b-4a1f2e3d4c5b */
-      _id: string;
-      /** @example Meera Nair */
-      fullName: string;
-    };
-    MealDeletedDto: {
-      /** @example Meal deleted */
-      message: string;
-      /** @example true */
-      success: boolean;
-    };
-    MealDto: {
-      /** @example 0193a5e6-2c3d-7e4f-9a51-6b7c8d9e0f1a */
-      _id: string;
-      /** Format: date-time */
-      createdAt: string;
-      /** @description The manager who published it (the owner) */
-      createdBy: components['schemas']['MealCreatorDto'];
-      /**
-       * Format: date
-       * @example 2025-03-14
-       */
-      date: string;
-      /**
-       * @example [
-       *       "Rice",
-       *       "Dal tadka",
-       *       "Aloo gobi",
-       *       "Curd"
-       *     ]
-       */
-      dishes: string[];
-      /** @example Lunch */
-      mealType: string;
-      /** @example Sweet on Sundays */
-      notes: string;
-      /** Format: date-time */
-      updatedAt: string;
-    };
-    MealEnvelopeDto: {
-      meal: components['schemas']['MealDto'];
-      /** @example true */
-      success: boolean;
-    };
-    MealListDto: {
-      /** @description By date, then by the time of day of the meal (configured meal times) */
-      meals: components['schemas']['MealDto'][];
-      /** @example true */
-      success: boolean;
-    };
-    MealTimeDto: {
-      /** @example 09:30 */
-      endTime: string;
-      /** @example Breakfast */
-      name: string;
-      /** @example 07:30 */
-      startTime: string;
-    };
-    MemberRefDto: {
-      _id: string;
-      fullName: string;
-    };
-    MemberShareDto: {
-      /** @description The member's extras of the month, rupees (priced when recorded) */
-      extras: number;
-      fullName: string;
-      /** @description Meals marked present in the month */
-      meals: number;
-      /** @description Rupees, to the paisa; 0 for a member with extras and no meals */
-      share: number;
-      /** @description share + extras, rupees: what a close charges the member under this method */
-      total: number;
-      userId: string;
-    };
-    MemoryDto: {
-      heapTotal: number;
-      heapUsed: number;
-      rss: number;
-    };
-    MessConfigDto: {
-      /** @description Absent until the mess has been set up */
-      _id?: string;
-      /** @description Approved members at most; null: no limit */
-      capacity?: number | null;
-      /**
-       * @example proportional
-       * @enum {string}
-       */
-      chargeMethod: 'spec' | 'proportional';
-      /** @description false while the defaults apply (before POST /auth/admin/setup) */
-      configured: boolean;
-      /** Format: date-time */
-      createdAt?: string;
-      /** @description The admin who set the mess up; absent until then */
-      createdBy?: string | null;
-      description: string;
-      /** @example mess@college.edu */
-      email: string;
-      expenseCategories: string[];
-      /** @description The extras catalogue, prices in rupees */
-      extraItems: components['schemas']['ExtraItemDto'][];
-      leavePolicy: components['schemas']['LeavePolicyDto'];
-      /** @description Absent when members may mark any date */
-      markingWindow?: components['schemas']['MarkingWindowDto'];
-      mealTimes: components['schemas']['MealTimeDto'][];
-      /** @example Hostel 7 Mess */
-      messName: string;
-      monthlyBudget: number | null;
-      /** @example +918012345678 */
-      phone: string;
-      /**
-       * @description The mess's slug (extension 2.2)
-       * @example main
-       */
-      slug?: string;
-      /** Format: date-time */
-      updatedAt?: string;
-      /** @description Where members pay by UPI: {vpa, payeeName} */
-      upi?: Record<string, never> | null;
-    };
-    MessConfigEnvelopeDto: {
-      config: components['schemas']['MessConfigDto'];
-      /** @example true */
-      success: boolean;
-    };
-    MessConfigReadDto: {
-      /** @description Absent until the mess has been set up */
-      _id?: string;
-      /** @description Approved members at most; null: no limit */
-      capacity?: number | null;
-      /**
-       * @example proportional
-       * @enum {string}
-       */
-      chargeMethod: 'spec' | 'proportional';
-      /** @description false while the defaults apply (before POST /auth/admin/setup) */
-      configured: boolean;
-      /** Format: date-time */
-      createdAt?: string;
-      /** @description The admin who set the mess up; absent until then */
-      createdBy?: string | null;
-      description: string;
-      /** @example mess@college.edu */
-      email: string;
-      expenseCategories: string[];
-      /** @description The extras catalogue, prices in rupees */
-      extraItems: components['schemas']['ExtraItemDto'][];
-      leavePolicy: components['schemas']['LeavePolicyDto'];
-      /** @description Absent when members may mark any date */
-      markingWindow?: components['schemas']['MarkingWindowDto'];
-      mealTimes: components['schemas']['MealTimeDto'][];
-      /** @example Hostel 7 Mess */
-      messName: string;
-      monthlyBudget: number | null;
-      /** @example +918012345678 */
-      phone: string;
-      /**
-       * @description The mess's slug (extension 2.2)
-       * @example main
-       */
-      slug?: string;
-      /**
-       * @description The mess's time zone (MESS_TIMEZONE): its days, months and meals
-       * @example Asia/Kolkata
-       */
-      timezone: string;
-      /**
-       * Format: date
-       * @description The mess's date at the moment of this answer, in its time zone (not UTC)
-       * @example 2025-03-14
-       */
-      today: string;
-      /** Format: date-time */
-      updatedAt?: string;
-      /** @description Where members pay by UPI: {vpa, payeeName} */
-      upi?: Record<string, never> | null;
-    };
-    MessConfigReadEnvelopeDto: {
-      config: components['schemas']['MessConfigReadDto'];
-      /** @example true */
-      success: boolean;
-    };
-    MessDto: {
-      _id: string;
-      capacity: number | null;
-      /** @description false until it is set up */
-      configured: boolean;
-      /** Format: date-time */
-      createdAt: string;
-      description: string;
-      /** @example mess@college.edu */
-      email: string;
-      /** @description Approved members who belong to it now */
-      members: number;
-      /** @example Hostel 7 Mess */
-      messName: string;
-      /** @example +918012345678 */
-      phone: string;
-      /** @example hostel-7 */
-      slug: string;
-      upi: components['schemas']['MessUpiDto'] | null;
-    };
-    MessEnvelopeDto: {
-      mess: components['schemas']['MessDto'];
-      /** @example true */
-      success: boolean;
-    };
-    MessFieldsDto: {
-      /**
-       * @description Approved members at most; null: no limit
-       * @example 500
-       */
-      capacity?: number | null;
-      /**
-       * @description The bill method a month's close posts to the members' accounts, and the one GET /analytics/shares, /shares/me and /shares.csv use when no `method` is given. Left out: proportional.
-       * @default proportional
-       * @enum {string}
-       */
-      chargeMethod?: 'spec' | 'proportional';
-      /** @example Vegetarian mess for the boys hostel */
-      description?: string;
-      /**
-       * Format: email
-       * @example mess@college.edu
-       */
-      email: string;
-      /**
-       * @example [
-       *       "Groceries",
-       *       "Vegetables",
-       *       "Gas",
-       *       "Staff",
-       *       "Maintenance"
-       *     ]
-       */
-      expenseCategories: string[];
-      /** @description The priced extras managers record for members (POST /extras), charged on top of the share; names unique ignoring case. Left out: none. A price change applies to extras recorded after it. */
-      extraItems?: components['schemas']['ExtraItemDto'][];
-      /** @description How members ask for leave; left out: the defaults (1 day, 12 hours ahead, no cap, approval) */
-      leavePolicy?: components['schemas']['LeavePolicyDto'];
-      /** @description When members may mark their own meals; left out: no window (any date, as in 2.0) */
-      markingWindow?: components['schemas']['MarkingWindowDto'];
-      mealTimes: components['schemas']['MealTimeDto'][];
-      /** @example Hostel 7 Mess */
-      messName: string;
-      /**
-       * @description Monthly spending limit in rupees; crossing it raises BUDGET_EXCEEDED
-       * @example 150000
-       */
-      monthlyBudget?: number;
-      /**
-       * @description Contact phone: +91-XXXXXXXXXX or 10 digits in; stored and returned as +91XXXXXXXXXX
-       * @example +91-9876543210
-       */
-      phone: string;
-      /**
-       * @description 2–40 of a-z, 0-9 and -, not starting or ending with -; unique. Left out: unchanged (`main` at first)
-       * @example hostel-7
-       */
-      slug?: string;
-      /** @description Where members pay the mess by UPI */
-      upi?: components['schemas']['MessUpiDto'] | null;
-    };
-    MessUpiDto: {
-      /**
-       * @description The payee name a UPI app shows
-       * @example Hostel 7 Mess
-       */
-      payeeName: string;
-      /**
-       * @description The virtual payment address members pay to
-       * @example hostel7mess@okaxis
-       */
-      vpa: string;
-    };
-    MessageDto: {
-      /** @example Done */
-      message: string;
-      /** @example true */
-      success: boolean;
-    };
-    MessagingCheckDto: {
-      /**
-       * @description Account SID, masked
-       * @example AC****************************9f3a
-       */
-      accountSid: string;
-      configured: boolean;
-      /**
-       * @description Sender number (MSG_PHONE_NUMBER)
-       * @example +14155238886
-       */
-      phoneNumber: string;
-      /** @description MSG_TEST_PHONE is set (sandbox) */
-      testPhoneConfigured: boolean;
-    };
-    MessesEnvelopeDto: {
-      messes: components['schemas']['MessDto'][];
-      /** @example true */
-      success: boolean;
-    };
-    MetricsDto: {
-      memory: components['schemas']['MemoryDto'];
-      performance: components['schemas']['PerformanceDto'];
-      /** @description Process uptime, seconds */
-      uptime: number;
-    };
-    MonthStateDto: {
-      closed: boolean;
-      /** Format: date-time */
-      closedAt: string | null;
-      /** @description Who closed it; null while open */
-      closedBy: components['schemas']['MemberRefDto'] | null;
-      /** @example 2025-03 */
-      month: string;
-    };
-    MonthStatusResponse: {
-      closed: boolean;
-      history: components['schemas']['CloseEventDto'][];
-      /** @example 2025-03 */
-      month: string;
-      /** @example true */
-      success: boolean;
-    };
-    MonthsResponse: {
-      months: components['schemas']['MonthStateDto'][];
-      pagination: components['schemas']['PaginationDto'];
-      /** @example true */
-      success: boolean;
-    };
-    MyShareResponse: {
-      activeMembers: number;
-      closed: boolean;
-      /** @description The member's extras of the month, rupees */
-      extras: number;
-      /** @description Meals marked present */
-      meals: number;
-      /** @enum {string} */
-      method: 'spec' | 'proportional';
-      /** @example 2025-03 */
-      month: string;
-      /** @description Rupees; 0 when the member ate no meal */
-      share: number;
-      /** @example true */
-      success: boolean;
-      /** @description share + extras, rupees */
-      total: number;
-      totalExpenses: number;
-      totalMeals: number;
-    };
-    NotificationListDto: {
-      notifications: components['schemas']['NotificationResponseDto'][];
-      pagination: components['schemas']['PaginationDto'];
-      /** @example true */
-      success: boolean;
-    };
-    NotificationResponseDto: {
-      _id: string;
-      attempts: number;
-      /** @description Channels tried, in order */
-      channels: ('whatsapp' | 'email')[];
-      content: string;
-      /** Format: date-time */
-      createdAt: string;
-      /** @enum {string|null} */
-      deliveredVia: 'whatsapp' | 'email' | null;
-      /** @description Email was used after WhatsApp failed */
-      fallbackUsed: boolean;
-      lastError: string | null;
-      /** Format: date-time */
-      sentAt: string | null;
-      /**
-       * @description `sent` when at least one channel succeeded
-       * @enum {string}
-       */
-      status: 'queued' | 'retrying' | 'sent' | 'failed';
-      title: string;
-      /** @enum {string} */
-      type:
-        | 'MEAL_REMINDER'
-        | 'PAYMENT_DUE'
-        | 'COST_SUMMARY'
-        | 'DISCREPANCY_ALERT'
-        | 'MEAL_UPDATE'
-        | 'EXPENSE_ADDED'
-        | 'BUDGET_EXCEEDED'
-        | 'ATTENDANCE_CONFIRMATION'
-        | 'PAYMENT_RECEIVED'
-        | 'LEAVE_DECIDED';
-    };
-    PaginationDto: {
-      /** @example 10 */
-      limit: number;
-      /** @example 1 */
-      page: number;
-      /**
-       * @description Matching records on all pages
-       * @example 42
-       */
-      total: number;
-    };
-    PassResponseDto: {
-      /**
-       * Format: date-time
-       * @description Valid until: the meal's end
-       */
-      expiresAt: string;
-      /**
-       * @description The signed pass: the text the QR code holds, and what the counter posts to /attendance/scan
-       * @example p1.WyIwMTkzYTVlNC03YzFhLTdjOWUtOWQzYi00YTFmMmUzZDRjNWIiLCIyMDI1LTAzLTE0IiwiTHVuY2giLDE3NDE5MzQ4MDAsMTc0MTk0MjgwMF0.c2lnbmF0dXJl
-       */
-      pass: string;
-      /**
-       * @description The pass as an SVG QR code
-       * @example <svg xmlns="http://www.w3.org/2000/svg" …</svg>
-       */
-      qrSvg: string;
-      /** @example true */
-      success: boolean;
-      /**
-       * Format: date-time
-       * @description Valid from: 30 minutes before the meal's start
-       */
-      validFrom: string;
-    };
-    PasswordChangedDto: {
-      /** @example Password changed. Every earlier token is now invalid. */
-      message: string;
-      /** @example true */
-      success: boolean;
-      /** @description A new token, so this client stays signed in */
-      token: string;
-    };
-    PerformanceDto: {
-      /** @description Mean response time over the last minute, ms */
-      avgResponseTime: number;
-      /** @description Share of 5xx answers over the last minute, 0..1 */
-      errorRate: number;
-      /** @description 95th percentile over the last minute, ms */
-      p95ResponseTime: number;
-      /** @description 99th percentile over the last minute, ms */
-      p99ResponseTime: number;
-      /** @description Requests per second over the last minute */
-      requestsPerSecond: number;
-    };
-    PeriodDto: {
-      /** Format: date */
-      from: string;
-      /** Format: date */
-      to: string;
-    };
-    PreferencesChangedResponseDto: {
-      /**
-       * @description preferredNotificationChannel
-       * @enum {string}
-       */
-      channel: 'email' | 'whatsapp' | 'both';
-      /** @example Notification channel updated */
-      message: string;
-      phoneConfigured: boolean;
-      /** @description One switch per type: mealReminders, paymentDue, costSummary, discrepancyAlerts, mealUpdates, expenseAdded, budgetExceeded, attendanceConfirmations, paymentReceived, leaveDecisions */
-      preferences: components['schemas']['SwitchesDto'];
-      /** @enum {string} */
-      preferredNotificationChannel: 'email' | 'whatsapp' | 'both';
-      /** @example true */
-      success: boolean;
-    };
-    PreferencesResponseDto: {
-      /**
-       * @description preferredNotificationChannel
-       * @enum {string}
-       */
-      channel: 'email' | 'whatsapp' | 'both';
-      phoneConfigured: boolean;
-      /** @description One switch per type: mealReminders, paymentDue, costSummary, discrepancyAlerts, mealUpdates, expenseAdded, budgetExceeded, attendanceConfirmations, paymentReceived, leaveDecisions */
-      preferences: components['schemas']['SwitchesDto'];
-      /** @example true */
-      success: boolean;
-    };
-    ProbeDto: {
-      details: {
-        [key: string]: unknown;
-      };
-      error: {
-        [key: string]: unknown;
-      };
-      /** @description Per-indicator results (Terminus format) */
-      info: {
-        [key: string]: unknown;
-      };
-      /** @example ok */
-      status: string;
-    };
-    RateLimiterSummaryDto: {
-      blockedRequests: number;
-      totalRequests: number;
-    };
-    RecordExtraDto: {
-      /**
-       * Format: date
-       * @description The day the item was taken (its month is the bill it goes on)
-       * @example 2025-03-14
-       */
-      date: string;
-      /**
-       * @description One of the configured extraItems, matched ignoring case; stored in the catalogue's spelling
-       * @example Egg
-       */
-      item: string;
-      /**
-       * @description The meal it was taken with (a configured meal time); left out: none
-       * @example Dinner
-       */
-      mealType?: string;
-      /** @example 2 */
-      quantity: number;
-      /**
-       * Format: uuid
-       * @description The approved member who took the item
-       */
-      userId: string;
-    };
-    RecordNoteDto: {
-      /**
-       * @description Rupees, more than 0, at most two decimals, at most 10000000
-       * @example 150
-       */
-      amount: number;
-      /**
-       * @description debit raises what the member owes; credit lowers it
-       * @example credit
-       * @enum {string}
-       */
-      direction: 'debit' | 'credit';
-      /**
-       * @description Why (required)
-       * @example Rebate: mess closed on Diwali
-       */
-      note: string;
-    };
-    RecordPaymentDto: {
-      /**
-       * @description Rupees, more than 0, at most two decimals, at most 10000000
-       * @example 3250.5
-       */
-      amount: number;
-      /**
-       * Format: date
-       * @description When the money was received; not in the future (mess time zone)
-       * @example 2025-03-14
-       */
-      date: string;
-      /**
-       * @example upi
-       * @enum {string}
-       */
-      method: 'cash' | 'upi' | 'bank' | 'card' | 'other';
-      /** @example November mess bill */
-      note?: string;
-      /**
-       * @description UPI transaction id, cheque or receipt number
-       * @example UPI-412233445566
-       */
-      reference?: string;
-    };
-    RegisterDto: {
-      /** @example CS21B042 */
-      collegeId: string;
-      /**
-       * Format: email
-       * @example asha@college.edu
-       */
-      email: string;
-      /** @example Asha Verma */
-      fullName: string;
-      /**
-       * Format: password
-       * @description 8 to 72 characters and at most 72 bytes in UTF-8 (what bcrypt reads)
-       * @example correct-horse-battery
-       */
-      password: string;
-      /**
-       * @description Input as +91-XXXXXXXXXX or a 10-digit number; stored and returned as +91XXXXXXXXXX.
-       * @example +91-9876543210
-       */
-      phone: string;
-      /**
-       * @description Hostel room, 1 to 30 characters
-       * @example B-214
-       */
-      room: string;
-    };
-    RegisterResponseDto: {
-      /** @example Registration received. An admin must approve your account before you can log in. */
-      message: string;
-      /** @example true */
-      success: boolean;
-      /** @example 0193a5e4-7c1a-7c9e-9d3b-4a1f2e3d4c5b */
-      userId: string;
-    };
-    RejectLeaveDto: {
-      /** @example The mess is short of staff that week */
-      reason?: string;
-    };
-    ReverseEntryDto: {
-      /**
-       * @description Why (required)
-       * @example Payment recorded twice
-       */
-      note: string;
-    };
-    ScanDto: {
-      /**
-       * @description The pass as read from the QR code
-       * @example p1.WyIwMTkzYTVlNC03YzFhLTdjOWUtOWQzYi00YTFmMmUzZDRjNWIiLCIyMDI1LTAzLTE0IiwiTHVuY2giLDE3NDE5MzQ4MDAsMTc0MTk0MjgwMF0.c2lnbmF0dXJl
-       */
-      pass: string;
-    };
-    ScanResultDto: {
-      attendance: components['schemas']['AttendanceDto'];
-      /**
-       * @description true: the mess or the counter had already recorded this member present for this meal (a second plate)
-       * @example false
-       */
-      repeat: boolean;
-      /** @example true */
-      success: boolean;
-    };
-    SendTestNotificationDto: {
-      /**
-       * @description `both` tries WhatsApp first and falls back to email, as real notifications do
-       * @example both
-       * @enum {string}
-       */
-      channel: 'email' | 'whatsapp' | 'both';
-    };
-    SetChannelDto: {
-      /**
-       * @description `whatsapp` and `both` need a phone number on the profile
-       * @example both
-       * @enum {string}
-       */
-      preferredNotificationChannel: 'email' | 'whatsapp' | 'both';
-    };
-    SetDinesDto: {
-      /**
-       * @description false: the member does not eat at the mess (not counted, not billed)
-       * @example false
-       */
-      dines: boolean;
-    };
-    SetPhoneDto: {
-      /**
-       * @description Input as +91-XXXXXXXXXX or a 10-digit number; stored and returned as +91XXXXXXXXXX.
-       * @example +91-9876543210
-       */
-      phone: string;
-    };
-    StatementLineDto: {
-      _id: string;
-      /**
-       * @description Rupees, > 0
-       * @example 3250.5
-       */
-      amount: number;
-      /** @description Rupees after this entry */
-      balance: number;
-      /** Format: date-time */
-      createdAt: string;
-      /** Format: date */
-      date: string;
-      /** @enum {string} */
-      direction: 'debit' | 'credit';
-      /** @enum {string} */
-      kind: 'charge' | 'payment' | 'adjustment' | 'reversal' | 'opening';
-      /**
-       * @description On payments
-       * @enum {string|null}
-       */
-      method: 'cash' | 'upi' | 'bank' | 'card' | 'other' | null;
-      /**
-       * @description On charges and their reversals
-       * @example 2025-03
-       */
-      month: string | null;
-      note: string | null;
-      recordedBy: string | null;
-      reference: string | null;
-      /** @description The entry a reversal undoes */
-      reverses: string | null;
-      userId: string;
-    };
-    StatementResponse: {
-      /** @description Rupees: opening + Σ debits − Σ credits of the period */
-      closing: number;
-      /** @description By date, then order of recording */
-      entries: components['schemas']['StatementLineDto'][];
-      /** @example 2025-01 */
-      from: string;
-      member: components['schemas']['MemberRefDto'];
-      /** @description Rupees: the balance of the entries dated before `from` */
-      opening: number;
-      /** @example true */
-      success: boolean;
-      /** @example 2025-12 */
-      to: string;
-      /** @description Σ credits of the period, rupees */
-      totalCredit: number;
-      /** @description Σ debits of the period, rupees */
-      totalDebit: number;
-    };
-    SubmitFeedbackDto: {
-      /** @example Dal was great, rice a little cold */
-      comment?: string;
-      /**
-       * Format: date
-       * @description Calendar date of the meal; today (mess time zone) or earlier
-       * @example 2025-03-14
-       */
-      date: string;
-      /**
-       * @description The name of a configured meal time
-       * @example Lunch
-       */
-      mealType: string;
-      /** @example 4 */
-      rating: number;
-    };
-    SwitchesDto: {
-      attendanceConfirmations: boolean;
-      budgetExceeded: boolean;
-      costSummary: boolean;
-      discrepancyAlerts: boolean;
-      expenseAdded: boolean;
-      mealReminders: boolean;
-      mealUpdates: boolean;
-      paymentDue: boolean;
-    };
-    TestDetailsDto: {
-      /**
-       * @description `sent`, `skipped`, or the error text
-       * @example sent
-       */
-      email: string;
-      /** @example The user phone number is not available */
-      whatsapp: string;
-    };
-    TestNotificationResponseDto: {
-      details: components['schemas']['TestDetailsDto'];
-      fallbackUsed: boolean;
-      /** @example Test notification sent by email after WhatsApp failed */
-      message: string;
-      /** @description True when a channel delivered the test message */
-      success: boolean;
-    };
-    TrendPointDto: {
-      /** @example 48210.5 */
-      amount: number;
-      /** @example 2025-03 */
-      month: string;
-    };
-    UpdateAttendanceDto: {
-      /**
-       * @example absent
-       * @enum {string}
-       */
-      status: 'present' | 'absent';
-    };
-    UpdateExpenseDto: {
-      /**
-       * @description Rupees, more than 0, at most two decimals, at most 10000000
-       * @example 1250.5
-       */
-      amount: number;
-      /**
-       * @description One of the configured expense categories (GET /auth/admin/config), exact spelling
-       * @example Vegetables
-       */
-      category: string;
-      /**
-       * Format: date
-       * @description The day the money was spent (YYYY-MM-DD, a real date)
-       * @example 2025-03-14
-       */
-      date: string;
-      /**
-       * @description Free text; an empty string when omitted
-       * @example Onions and tomatoes, weekly market
-       */
-      description?: string;
-    };
-    UpdateFeedbackDto: {
-      /** @example Dal was great, rice a little cold */
-      comment?: string;
-      /** @example 4 */
-      rating?: number;
-    };
-    UpdateMealDto: {
-      /**
-       * Format: date
-       * @description The day this menu is served (YYYY-MM-DD, a real date)
-       * @example 2025-03-14
-       */
-      date: string;
-      /**
-       * @description 1 to 30 dishes, each 1 to 100 characters after trimming
-       * @example [
-       *       "Rice",
-       *       "Dal tadka",
-       *       "Aloo gobi",
-       *       "Curd"
-       *     ]
-       */
-      dishes: string[];
-      /**
-       * @description One of the configured meal times (GET /auth/admin/config), exact spelling
-       * @example Lunch
-       */
-      mealType: string;
-      /**
-       * @description Free text; an empty string when omitted
-       * @example Sweet on Sundays
-       */
-      notes?: string;
-    };
-    UpdatePreferencesDto: {
-      /**
-       * @description ATTENDANCE_CONFIRMATION: confirm your mark before the meal
-       * @example true
-       */
-      attendanceConfirmations?: boolean;
-      /**
-       * @description BUDGET_EXCEEDED (managers, treasurers, admins): the month went over budget
-       * @example true
-       */
-      budgetExceeded?: boolean;
-      /**
-       * @description COST_SUMMARY: monthly cost breakdown on the 1st
-       * @example true
-       */
-      costSummary?: boolean;
-      /**
-       * @description DISCREPANCY_ALERT (managers): attendance changed after a meal, or marked without a menu
-       * @example true
-       */
-      discrepancyAlerts?: boolean;
-      /**
-       * @description EXPENSE_ADDED (managers, treasurers): a new expense was recorded
-       * @example true
-       */
-      expenseAdded?: boolean;
-      /**
-       * @description LEAVE_DECIDED: your leave was approved or rejected
-       * @example true
-       */
-      leaveDecisions?: boolean;
-      /**
-       * @description MEAL_REMINDER: reminder before a meal you have not marked
-       * @example true
-       */
-      mealReminders?: boolean;
-      /**
-       * @description MEAL_UPDATE: a menu changed; managers: a meal’s headcount and its changes
-       * @example true
-       */
-      mealUpdates?: boolean;
-      /**
-       * @description PAYMENT_DUE: your account balance is due
-       * @example true
-       */
-      paymentDue?: boolean;
-      /**
-       * @description PAYMENT_RECEIVED: a receipt when a payment is recorded on your account
-       * @example true
-       */
-      paymentReceived?: boolean;
-    };
-    UpdateProfileDto: {
-      /** @example Asha Verma */
-      fullName?: string;
-      /**
-       * @description Input as +91-XXXXXXXXXX or a 10-digit number; stored and returned as +91XXXXXXXXXX.
-       * @example +91-9876543210
-       */
-      phone?: string;
-      /**
-       * @description Hostel room, 1 to 30 characters
-       * @example B-214
-       */
-      room?: string;
-    };
-    UserEnvelopeDto: {
-      /** @example true */
-      success: boolean;
-      user: components['schemas']['UserResponseDto'];
-    };
-    UserListDto: {
-      pagination: components['schemas']['PaginationDto'];
-      /** @example true */
-      success: boolean;
-      users: components['schemas']['UserResponseDto'][];
-    };
-    UserResponseDto: {
-      /** @example 0193a5e4-7c1a-7c9e-9d3b-4a1f2e3d4c5b */
-      _id: string;
-      /** @example CS21B042 */
-      collegeId: string;
-      /** Format: date-time */
-      createdAt: string;
-      /**
-       * @description Eats at the mess: counted in totalMembers, the headcount, the attendance rate and the bill
-       * @example true
-       */
-      dines: boolean;
-      /** @example asha@college.edu */
-      email: string;
-      /** @example Asha Verma */
-      fullName: string;
-      /** @description Present only for users created through the identity provider */
-      idpId?: string;
-      /** @example +919876543210 */
-      phone: string | null;
-      /** @enum {string} */
-      role: 'student' | 'manager' | 'treasurer' | 'admin';
-      /** @example B-214 */
-      room: string;
-      /** @enum {string} */
-      status: 'pending' | 'approved' | 'rejected';
-      /** Format: date-time */
-      updatedAt: string;
-    };
-    UserStatusChangeDto: {
-      /** @example User approved */
-      message: string;
-      /** @example true */
-      success: boolean;
-      user: components['schemas']['UserResponseDto'];
-    };
-    UserSummaryDto: {
-      /** @example 0193a5e4-7c1a-7c9e-9d3b-4a1f2e3d4c5b */
-      _id: string;
-      /** @example asha@college.edu */
-      email: string;
-      /** @example Asha Verma */
-      fullName: string;
-      /** @enum {string} */
-      role: 'student' | 'manager' | 'treasurer' | 'admin';
-      /** @enum {string} */
-      status: 'pending' | 'approved' | 'rejected';
-    };
-    VerifyResponseDto: {
-      user: components['schemas']['UserSummaryDto'];
-      /** @example true */
-      valid: boolean;
-    };
-  };
-  responses: never;
-  parameters: never;
-  requestBodies: never;
-  headers: never;
-  pathItems: never;
+    schemas: {
+        AccountLineDto: {
+            /** @description Rupees: > 0 due, < 0 credit */
+            balance: number;
+            /**
+             * Format: date
+             * @description Date of the latest payment not reversed
+             */
+            lastPaymentAt: string | null;
+            userId: components["schemas"]["MemberRefDto"];
+        };
+        AccountResponse: {
+            /** @description Rupees: > 0 due, < 0 credit, 0 settled */
+            balance: number;
+            /** @description Newest first (date, then order of recording) */
+            entries: components["schemas"]["EntryDto"][];
+            pagination: components["schemas"]["PaginationDto"];
+            /** @example true */
+            success: boolean;
+        };
+        AccountTotalsDto: {
+            /** @description Σ of the credits (rupees, positive), over every matching account */
+            credit: number;
+            /** @description Σ of the balances due (rupees), over every matching account */
+            due: number;
+        };
+        AccountsResponse: {
+            /** @description Largest due first */
+            accounts: components["schemas"]["AccountLineDto"][];
+            pagination: components["schemas"]["PaginationDto"];
+            /** @example true */
+            success: boolean;
+            totals: components["schemas"]["AccountTotalsDto"];
+        };
+        AttendanceAnalyticsDto: {
+            /** @description present marks / (totalMembers × served slots), 0..1 */
+            attendanceRate: number;
+            /** @description Present marks per served meal slot (average diners per meal) */
+            averageAttendance: number;
+            /**
+             * @description Per configured meal type: present marks / (totalMembers × served slots of that type), 0..1
+             * @example {
+             *       "Breakfast": 0.71,
+             *       "Dinner": 0.82,
+             *       "Lunch": 0.86
+             *     }
+             */
+            byMealType: {
+                [key: string]: number;
+            };
+            period: components["schemas"]["PeriodDto"];
+            presentMarks: number;
+            /** @description Meal slots (date, meal type) with at least one member present */
+            servedSlots: number;
+            /** @description Approved members who dine at the mess (`dines: true`) now */
+            totalMembers: number;
+        };
+        AttendanceAnalyticsResponse: {
+            analytics: components["schemas"]["AttendanceAnalyticsDto"];
+            /** @example true */
+            success: boolean;
+        };
+        AttendanceDto: {
+            /** @example 0193a5e4-9b2c-7d11-8e3f-5a6b7c8d9e0f */
+            _id: string;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date
+             * @example 2025-03-14
+             */
+            date: string;
+            /**
+             * Format: date-time
+             * @description When the current status was set
+             */
+            markedAt: string;
+            /** @description Who set the current status: the member, or the manager/admin who marked for them */
+            markedBy: string | null;
+            /** @example Lunch */
+            mealType: string;
+            /**
+             * @description Who made the mark: the member; the mess (a manager or an admin for the member, alone or in bulk); or the counter (a scanned pass). A mess or counter mark is the kitchen's record: the member cannot change it
+             * @example member
+             * @enum {string}
+             */
+            source: "member" | "mess" | "counter";
+            /**
+             * @example present
+             * @enum {string}
+             */
+            status: "present" | "absent";
+            /** Format: date-time */
+            updatedAt: string;
+            /** @example 0193a5e4-7c1a-7c9e-9d3b-4a1f2e3d4c5b */
+            userId: string;
+        };
+        AttendanceEnvelopeDto: {
+            attendance: components["schemas"]["AttendanceDto"];
+            /** @example true */
+            success: boolean;
+        };
+        AttendanceListDto: {
+            attendance: components["schemas"]["AttendanceListItemDto"][];
+            pagination: components["schemas"]["PaginationDto"];
+            /** @example true */
+            success: boolean;
+        };
+        AttendanceListItemDto: {
+            /** @example 0193a5e4-9b2c-7d11-8e3f-5a6b7c8d9e0f */
+            _id: string;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date
+             * @example 2025-03-14
+             */
+            date: string;
+            /**
+             * Format: date-time
+             * @description When the current status was set
+             */
+            markedAt: string;
+            /** @description Who set the current status: the member, or the manager/admin who marked for them */
+            markedBy: string | null;
+            /** @example Lunch */
+            mealType: string;
+            /**
+             * @description Who made the mark: the member; the mess (a manager or an admin for the member, alone or in bulk); or the counter (a scanned pass). A mess or counter mark is the kitchen's record: the member cannot change it
+             * @example member
+             * @enum {string}
+             */
+            source: "member" | "mess" | "counter";
+            /**
+             * @example present
+             * @enum {string}
+             */
+            status: "present" | "absent";
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description The member the mark belongs to */
+            user: components["schemas"]["AttendanceMemberDto"];
+            /** @example 0193a5e4-7c1a-7c9e-9d3b-4a1f2e3d4c5b */
+            userId: string;
+        };
+        AttendanceMemberDto: {
+            /** @example 0193a5e4-7c1a-7c9e-9d3b-4a1f2e3d4c5b */
+            _id: string;
+            /** @example Asha Verma */
+            fullName: string;
+        };
+        AuditActorDto: {
+            /** @example 0193a5e4-7c1a-7c9e-9d3b-4a1f2e3d4c5b */
+            _id: string;
+            /** @example Ravi Kumar */
+            fullName: string;
+        };
+        AuditEventDto: {
+            /** @example 0193a5e6-2c3d-7e4f-9a51-6b7c8d9e0f1a */
+            _id: string;
+            /**
+             * @description What happened: `created`, `changed`, `deleted` (expense); `approved`, `rejected`, `role-changed`, `admin-ensured` (user); `setup`, `changed` (config); other modules add their own verbs
+             * @example changed
+             */
+            action: string;
+            /** @description Who made the change; null when the service itself did (start-up, schedules, tools) */
+            actor: components["schemas"]["AuditActorDto"] | null;
+            /**
+             * @description The record after the change (null for a deletion). Money is integer paise, in `…Paise` fields.
+             * @example {
+             *       "amountPaise": 132000,
+             *       "category": "Vegetables",
+             *       "date": "2025-03-14",
+             *       "description": "Onions"
+             *     }
+             */
+            after: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * Format: date-time
+             * @example 2025-03-14T09:12:45.123Z
+             */
+            at: string;
+            /**
+             * @description The record before the change (null for a creation). Money is integer paise, in `…Paise` fields.
+             * @example {
+             *       "amountPaise": 125050,
+             *       "category": "Vegetables",
+             *       "date": "2025-03-14",
+             *       "description": "Onions"
+             *     }
+             */
+            before: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * @example expense
+             * @enum {string}
+             */
+            entity: "expense" | "account" | "month" | "extra" | "leave" | "user" | "config" | "attendance";
+            /**
+             * @description The changed record's id
+             * @example 0193a5e5-1b2c-7d3e-8f40-5a6b7c8d9e0f
+             */
+            entityId: string;
+            /**
+             * @description The request that made the change (its X-Request-Id, as in the logs); null outside a request
+             * @example 6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f
+             */
+            requestId: string | null;
+        };
+        AuditListDto: {
+            /** @description Newest first */
+            events: components["schemas"]["AuditEventDto"][];
+            pagination: components["schemas"]["PaginationDto"];
+            /** @example true */
+            success: boolean;
+        };
+        BillResponse: {
+            /** @description Members with at least one meal in the month */
+            activeMembers: number;
+            /** @description Sum of the shares, rupees */
+            allocated: number;
+            /** @description true once a treasurer or admin closed the month: the bill is frozen */
+            closed: boolean;
+            /**
+             * Format: date-time
+             * @description When the inputs were last recalculated (or the month closed)
+             */
+            computedAt: string;
+            /** @enum {string} */
+            method: "spec" | "proportional";
+            /** @example 2025-03 */
+            month: string;
+            /** @description Members with meals (most meals first), then members with extras and no meals; members who do not dine are never on the bill */
+            shares: components["schemas"]["MemberShareDto"][];
+            /** @example true */
+            success: boolean;
+            /** @description allocated + totalExtras, rupees: the sum of every member's total */
+            totalBilled: number;
+            /** @description Rupees */
+            totalExpenses: number;
+            /** @description Sum of the members' extras, rupees */
+            totalExtras: number;
+            totalMeals: number;
+            /** @description totalExpenses − allocated, rupees (the spec method leaves most of the month here) */
+            unallocated: number;
+        };
+        BulkAttendanceDto: {
+            /**
+             * Format: date
+             * @description Calendar date of the meal in the mess time zone
+             * @example 2025-03-14
+             */
+            date: string;
+            /** @description One mark per member (each userId at most once), 1 to 500 of them */
+            marks: components["schemas"]["BulkMarkDto"][];
+            /**
+             * @description The name of a configured meal time
+             * @example Lunch
+             */
+            mealType: string;
+        };
+        BulkAttendanceResultDto: {
+            /** @description Every mark of the request as stored now, in its order */
+            attendance: components["schemas"]["AttendanceDto"][];
+            /** @example true */
+            success: boolean;
+            summary: components["schemas"]["BulkSummaryDto"];
+        };
+        BulkMarkDto: {
+            /**
+             * @example present
+             * @enum {string}
+             */
+            status: "present" | "absent";
+            /**
+             * Format: uuid
+             * @example 0193a5e4-7c1a-7c9e-9d3b-4a1f2e3d4c5b
+             */
+            userId: string;
+        };
+        BulkSummaryDto: {
+            /**
+             * @description Marks that did not exist before
+             * @example 40
+             */
+            created: number;
+            /**
+             * @description Existing marks that already had the status sent
+             * @example 2
+             */
+            unchanged: number;
+            /**
+             * @description Existing marks whose status changed
+             * @example 3
+             */
+            updated: number;
+        };
+        CacheSummaryDto: {
+            /** @example 87.50% */
+            hitRate: string;
+            hits: number;
+            misses: number;
+        };
+        ChangePasswordDto: {
+            /** Format: password */
+            currentPassword: string;
+            /**
+             * Format: password
+             * @description 8 to 72 characters and at most 72 bytes in UTF-8 (what bcrypt reads)
+             * @example correct-horse-battery
+             */
+            newPassword: string;
+        };
+        ChangeRoleDto: {
+            /**
+             * @example manager
+             * @enum {string}
+             */
+            role: "student" | "manager" | "treasurer" | "admin";
+        };
+        CloseEventDto: {
+            /** @enum {string} */
+            action: "close" | "reopen";
+            /** Format: date-time */
+            at: string;
+            by: string | null;
+            byName: string | null;
+        };
+        ConfigCheckDto: {
+            mail: components["schemas"]["MailCheckDto"];
+            messaging: components["schemas"]["MessagingCheckDto"];
+            /** @description WhatsApp notifications can be sent */
+            whatsappSupported: boolean;
+        };
+        ConfigCheckResponseDto: {
+            config: components["schemas"]["ConfigCheckDto"];
+            /** @example true */
+            success: boolean;
+        };
+        CreateExpenseDto: {
+            /**
+             * @description Rupees, more than 0, at most two decimals, at most 10000000
+             * @example 1250.5
+             */
+            amount: number;
+            /**
+             * @description One of the configured expense categories (GET /auth/admin/config), exact spelling
+             * @example Vegetables
+             */
+            category: string;
+            /**
+             * Format: date
+             * @description The day the money was spent (YYYY-MM-DD, a real date)
+             * @example 2025-03-14
+             */
+            date: string;
+            /**
+             * @description Free text; an empty string when omitted
+             * @example Onions and tomatoes, weekly market
+             */
+            description?: string;
+        };
+        CreateLeaveDto: {
+            /**
+             * Format: date
+             * @description Last day of the leave; not before startDate
+             * @example 2025-03-14
+             */
+            endDate: string;
+            /**
+             * @description Last covered meal on endDate (a configured meal time); default the day's last meal
+             * @example Dinner
+             */
+            endMealType?: string;
+            /** @example Going home for Diwali */
+            reason?: string;
+            /**
+             * Format: date
+             * @description First day of the leave (mess time zone)
+             * @example 2025-03-14
+             */
+            startDate: string;
+            /**
+             * @description First covered meal on startDate (a configured meal time); default the day's first meal
+             * @example Lunch
+             */
+            startMealType?: string;
+            /**
+             * Format: uuid
+             * @description Record a leave for another approved member (manager, admin): exempt from applyBeforeHours and approved at once
+             */
+            userId?: string;
+        };
+        CreateMealDto: {
+            /**
+             * Format: date
+             * @description The day this menu is served (YYYY-MM-DD, a real date)
+             * @example 2025-03-14
+             */
+            date: string;
+            /**
+             * @description 1 to 30 dishes, each 1 to 100 characters after trimming
+             * @example [
+             *       "Rice",
+             *       "Dal tadka",
+             *       "Aloo gobi",
+             *       "Curd"
+             *     ]
+             */
+            dishes: string[];
+            /**
+             * @description One of the configured meal times (GET /auth/admin/config), exact spelling
+             * @example Lunch
+             */
+            mealType: string;
+            /**
+             * @description Free text; an empty string when omitted
+             * @example Sweet on Sundays
+             */
+            notes?: string;
+        };
+        CreateMessDto: {
+            /**
+             * @description Approved members at most; null: no limit
+             * @example 500
+             */
+            capacity?: number | null;
+            /**
+             * @description The bill method a month's close posts to the members' accounts, and the one GET /analytics/shares, /shares/me and /shares.csv use when no `method` is given. Left out: proportional.
+             * @default proportional
+             * @enum {string}
+             */
+            chargeMethod?: "spec" | "proportional";
+            /** @example Vegetarian mess for the boys hostel */
+            description?: string;
+            /**
+             * Format: email
+             * @example mess@college.edu
+             */
+            email: string;
+            /**
+             * @example [
+             *       "Groceries",
+             *       "Vegetables",
+             *       "Gas",
+             *       "Staff",
+             *       "Maintenance"
+             *     ]
+             */
+            expenseCategories: string[];
+            /** @description The priced extras managers record for members (POST /extras), charged on top of the share; names unique ignoring case. Left out: none. A price change applies to extras recorded after it. */
+            extraItems?: components["schemas"]["ExtraItemDto"][];
+            /** @description How members ask for leave; left out: the defaults (1 day, 12 hours ahead, no cap, approval) */
+            leavePolicy?: components["schemas"]["LeavePolicyDto"];
+            /** @description When members may mark their own meals; left out: no window (any date, as in 2.0) */
+            markingWindow?: components["schemas"]["MarkingWindowDto"];
+            mealTimes: components["schemas"]["MealTimeDto"][];
+            /** @example Hostel 7 Mess */
+            messName: string;
+            /**
+             * @description Monthly spending limit in rupees; crossing it raises BUDGET_EXCEEDED
+             * @example 150000
+             */
+            monthlyBudget?: number;
+            /**
+             * @description Contact phone: +91-XXXXXXXXXX or 10 digits in; stored and returned as +91XXXXXXXXXX
+             * @example +91-9876543210
+             */
+            phone: string;
+            /**
+             * @description 2–40 of a-z, 0-9 and -, not starting or ending with -; unique
+             * @example hostel-7
+             */
+            slug?: string;
+            /** @description Where members pay the mess by UPI */
+            upi?: components["schemas"]["MessUpiDto"] | null;
+        };
+        DatabaseStatusDto: {
+            /** @enum {string} */
+            engine: "embedded" | "server";
+            message?: string;
+            responseTimeMs?: number;
+            /** @enum {string} */
+            status: "up" | "down";
+        };
+        EntryDto: {
+            _id: string;
+            /**
+             * @description Rupees, > 0
+             * @example 3250.5
+             */
+            amount: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date */
+            date: string;
+            /** @enum {string} */
+            direction: "debit" | "credit";
+            /** @enum {string} */
+            kind: "charge" | "payment" | "adjustment" | "reversal" | "opening";
+            /**
+             * @description On payments
+             * @enum {string|null}
+             */
+            method: "cash" | "upi" | "bank" | "card" | "other" | null;
+            /**
+             * @description On charges and their reversals
+             * @example 2025-03
+             */
+            month: string | null;
+            note: string | null;
+            recordedBy: string | null;
+            reference: string | null;
+            /** @description The entry a reversal undoes */
+            reverses: string | null;
+            userId: string;
+        };
+        EntryResponse: {
+            /**
+             * @description Rupees after this entry: > 0 due, < 0 credit
+             * @example 1200
+             */
+            balance: number;
+            entry: components["schemas"]["EntryDto"];
+            /** @example true */
+            success: boolean;
+        };
+        ErrorResponseDto: {
+            /** @description One entry per bad field (400 only) */
+            details?: components["schemas"]["FieldErrorDto"][];
+            /** @example Validation failed */
+            error: string;
+            /**
+             * Format: uuid
+             * @description A 409 for a taken place (a menu slot, a second feedback): the id of the record that holds it
+             * @example 0193a5e4-7c1a-7c9e-9d3b-4a1f2e3d4c5b
+             */
+            existingId?: string;
+            /**
+             * @example false
+             * @enum {boolean}
+             */
+            success: false;
+        };
+        ExpenseAnalyticsDto: {
+            /**
+             * @example {
+             *       "Gas": 12000,
+             *       "Groceries": 90210
+             *     }
+             */
+            categoryBreakdown: {
+                [key: string]: number;
+            };
+            /**
+             * @description totalExpenses / months of the period that have begun (a future month does not dilute it)
+             * @example 49410.25
+             */
+            monthlyAverage: number;
+            /**
+             * @description Sum of the period, rupees, exact to the paisa
+             * @example 148230.75
+             */
+            totalExpenses: number;
+            /** @description One entry per month of the period, 0 for months without spending */
+            trend: components["schemas"]["TrendPointDto"][];
+        };
+        ExpenseAnalyticsResponse: {
+            analytics: components["schemas"]["ExpenseAnalyticsDto"];
+            /** @example true */
+            success: boolean;
+        };
+        ExpenseDeletedDto: {
+            /** @example Expense deleted */
+            message: string;
+            /** @example true */
+            success: boolean;
+        };
+        ExpenseDto: {
+            /** @example 0193a5e5-1b2c-7d3e-8f40-5a6b7c8d9e0f */
+            _id: string;
+            /**
+             * @description Rupees, exact to the paisa
+             * @example 1250.5
+             */
+            amount: number;
+            /** @example Vegetables */
+            category: string;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date
+             * @example 2025-03-14
+             */
+            date: string;
+            /** @example Onions and tomatoes, weekly market */
+            description: string;
+            /** @description The member who recorded it (the owner) */
+            recordedBy: components["schemas"]["ExpenseRecorderDto"];
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        ExpenseEnvelopeDto: {
+            expense: components["schemas"]["ExpenseDto"];
+            /** @example true */
+            success: boolean;
+        };
+        ExpenseListDto: {
+            /** @description Newest first: by date, then by when it was recorded */
+            expenses: components["schemas"]["ExpenseDto"][];
+            pagination: components["schemas"]["PaginationDto"];
+            /** @example true */
+            success: boolean;
+            /**
+             * @description Exact sum in rupees of every expense matching the filters (all pages, not only this one)
+             * @example 18250.75
+             */
+            totalAmount: number;
+        };
+        ExpenseRecorderDto: {
+            /** @example 0193a5e4-7c1a-7c9e-9d3b-4a1f2e3d4c5b */
+            _id: string;
+            /** @example Ravi Kumar */
+            fullName: string;
+        };
+        ExtraDeletedDto: {
+            /** @example Extra deleted */
+            message: string;
+            /** @example true */
+            success: boolean;
+        };
+        ExtraDto: {
+            /** @example 0193a5e6-2c3d-7e4f-9a51-6b7c8d9e0f1a */
+            _id: string;
+            /**
+             * @description unitPrice × quantity, rupees
+             * @example 25
+             */
+            amount: number;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date
+             * @example 2025-03-14
+             */
+            date: string;
+            /**
+             * @description The catalogue's name of the item
+             * @example Egg
+             */
+            item: string;
+            /** @example Dinner */
+            mealType: string | null;
+            /** @example 2 */
+            quantity: number;
+            /** @description The manager or admin who recorded it */
+            recordedBy: components["schemas"]["ExtraMemberDto"];
+            /**
+             * @description Rupees: the catalogue price when recorded
+             * @example 12.5
+             */
+            unitPrice: number;
+            /** @description The member charged */
+            userId: components["schemas"]["ExtraMemberDto"];
+        };
+        ExtraEnvelopeDto: {
+            extra: components["schemas"]["ExtraDto"];
+            /** @example true */
+            success: boolean;
+        };
+        ExtraItemDto: {
+            /** @example Egg */
+            name: string;
+            /**
+             * @description Rupees, more than 0, at most two decimals
+             * @example 12.5
+             */
+            price: number;
+        };
+        ExtraListDto: {
+            /** @description Newest first: by date, then by when recorded */
+            extras: components["schemas"]["ExtraDto"][];
+            pagination: components["schemas"]["PaginationDto"];
+            /** @example true */
+            success: boolean;
+            /**
+             * @description Exact sum in rupees of every extra matching the filters (all pages, not only this one)
+             * @example 37.5
+             */
+            totalAmount: number;
+        };
+        ExtraMemberDto: {
+            /** @example 0193a5e4-7c1a-7c9e-9d3b-4a1f2e3d4c5b */
+            _id: string;
+            /** @example Asha Verma */
+            fullName: string;
+        };
+        FeedbackDto: {
+            /** @example 0193a5e4-a1b2-7c3d-8e4f-5a6b7c8d9e0f */
+            _id: string;
+            /** @example Dal was great, rice a little cold */
+            comment: string;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date
+             * @example 2025-03-14
+             */
+            date: string;
+            /** @example Lunch */
+            mealType: string;
+            /** @example 4 */
+            rating: number;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @example 0193a5e4-7c1a-7c9e-9d3b-4a1f2e3d4c5b */
+            userId: string;
+        };
+        FeedbackEnvelopeDto: {
+            feedback: components["schemas"]["FeedbackDto"];
+            /** @example true */
+            success: boolean;
+        };
+        FeedbackListDto: {
+            feedback: components["schemas"]["FeedbackListItemDto"][];
+            pagination: components["schemas"]["PaginationDto"];
+            /** @example true */
+            success: boolean;
+        };
+        FeedbackListItemDto: {
+            /** @example 0193a5e4-a1b2-7c3d-8e4f-5a6b7c8d9e0f */
+            _id: string;
+            /** @example Dal was great, rice a little cold */
+            comment: string;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date
+             * @example 2025-03-14
+             */
+            date: string;
+            /** @example Lunch */
+            mealType: string;
+            /** @example 4 */
+            rating: number;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description The member who gave the feedback. Null for a student reading another member’s feedback (anonymous); managers, treasurers and admins see every member */
+            userId: components["schemas"]["FeedbackMemberDto"] | null;
+        };
+        FeedbackMemberDto: {
+            /** @example 0193a5e4-7c1a-7c9e-9d3b-4a1f2e3d4c5b */
+            _id: string;
+            /** @example Asha Verma */
+            fullName: string;
+        };
+        FieldErrorDto: {
+            /** @example category */
+            field: string;
+            /** @example category must be one of the configured expense categories */
+            message: string;
+        };
+        GuardErrorDto: {
+            /**
+             * @example Invalid token
+             * @enum {string}
+             */
+            error: "No token" | "Invalid token" | "Forbidden";
+        };
+        HeadcountResponse: {
+            /** @description Approved members who dine at the mess (`dines: true`) */
+            approvedMembers: number;
+            /** Format: date */
+            date: string;
+            meals: components["schemas"]["HeadcountSlotDto"][];
+            /** @example true */
+            success: boolean;
+        };
+        HeadcountSlotDto: {
+            absent: number;
+            /** @description Expected diners: members marked present */
+            expected: number;
+            /** @example Lunch */
+            mealType: string;
+            /** @description Diners on approved leave for this meal (not cooked for) */
+            onLeave: number;
+            /** @example 12:30 */
+            startTime: string;
+            /** @description Diners (approved, `dines: true`) who have not marked this meal and are not on leave */
+            unmarked: number;
+        };
+        HealthDto: {
+            cache: components["schemas"]["CacheSummaryDto"];
+            database: components["schemas"]["DatabaseStatusDto"];
+            /**
+             * @description 0 disconnected, 1 connected, 2 connecting, 3 disconnecting
+             * @enum {number}
+             */
+            dbState: 0 | 1 | 2 | 3;
+            memory: components["schemas"]["MemoryDto"];
+            /** @enum {string} */
+            overall: "healthy" | "unhealthy";
+            /** @enum {string} */
+            status: "ok" | "error";
+            /** Format: date-time */
+            timestamp: string;
+        };
+        HealthScoreDto: {
+            /** @description present / (approved members × served slots) × 100. 0..100 */
+            attendanceRate: number;
+            /** @description Jain's fairness index of meals per active member × 100. 100/n..100 */
+            fairShareIndex: number;
+            /** @description (average rating − 1) / 4 × 100; 50 without ratings. 0..100 */
+            mealQuality: number;
+            /** @description 0.4 mealQuality + 0.4 attendanceRate + 0.2 fairShareIndex. 0..100 */
+            overallScore: number;
+        };
+        HealthScoreResponse: {
+            healthScore: components["schemas"]["HealthScoreDto"];
+            /** @example 2025-03 */
+            month: string;
+            /** @example true */
+            success: boolean;
+        };
+        HealthSummaryDto: {
+            cache: components["schemas"]["CacheSummaryDto"];
+            jobQueue: components["schemas"]["JobQueueSummaryDto"];
+            rateLimiter: components["schemas"]["RateLimiterSummaryDto"];
+            /**
+             * @description Why the status is not `healthy`; empty when it is
+             * @example [
+             *       "65 notification deliveries failed in the last 24 hours"
+             *     ]
+             */
+            reasons: string[];
+            /**
+             * @description `unhealthy` when the database does not answer; else `degraded` when at least one notification delivery job failed for good within the last 24 hours; else `healthy`. `reasons` says why (empty when healthy). Older failures stay counted in `jobQueue.failed` but no longer degrade the status.
+             * @example degraded
+             * @enum {string}
+             */
+            status: "healthy" | "degraded" | "unhealthy";
+            /** @example true */
+            success: boolean;
+        };
+        IdpLoginDto: {
+            /** @description ID token from the identity provider (a signed JWT) */
+            token: string;
+        };
+        JobQueueSummaryDto: {
+            failed: number;
+            pending: number;
+            processed: number;
+        };
+        LeaveDto: {
+            /** @example 0193a5e4-9b2c-7d11-8e3f-5a6b7c8d9e0f */
+            _id: string;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * @description Calendar days with at least one covered meal
+             * @example 3
+             */
+            days: number;
+            /** Format: date-time */
+            decidedAt: string | null;
+            /** @description The manager or admin who decided; null when pending or approved by the policy */
+            decidedBy: string | null;
+            /**
+             * @description A rejection's reason
+             * @example
+             */
+            decisionNote: string;
+            /**
+             * Format: date
+             * @example 2025-03-16
+             */
+            endDate: string;
+            /** @example Dinner */
+            endMealType: string;
+            /**
+             * Format: date-time
+             * @description End of the last covered meal
+             */
+            endsAt: string;
+            /** @example Going home for Diwali */
+            reason: string;
+            /** @description Who asked: the member, or the manager who recorded it */
+            requestedBy: string | null;
+            /**
+             * Format: date
+             * @example 2025-03-14
+             */
+            startDate: string;
+            /** @example Breakfast */
+            startMealType: string;
+            /**
+             * Format: date-time
+             * @description Start of the first covered meal
+             */
+            startsAt: string;
+            /**
+             * @example pending
+             * @enum {string}
+             */
+            status: "pending" | "approved" | "rejected" | "cancelled";
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description The member on leave */
+            userId: components["schemas"]["LeaveMemberDto"];
+        };
+        LeaveEnvelopeDto: {
+            leave: components["schemas"]["LeaveDto"];
+            /** @example true */
+            success: boolean;
+        };
+        LeaveListDto: {
+            leaves: components["schemas"]["LeaveDto"][];
+            pagination: components["schemas"]["PaginationDto"];
+            /** @example true */
+            success: boolean;
+        };
+        LeaveMemberDto: {
+            /** @example 0193a5e4-7c1a-7c9e-9d3b-4a1f2e3d4c5b */
+            _id: string;
+            /** @example Asha Verma */
+            fullName: string;
+        };
+        LeavePolicyDto: {
+            /**
+             * @description A leave is asked for at least this many hours before the start of its first meal
+             * @default 12
+             * @example 24
+             */
+            applyBeforeHours: number;
+            /**
+             * @description Cap on a member's pending and approved leave days in one calendar month (0: no cap)
+             * @default 0
+             * @example 10
+             */
+            maxDaysPerMonth: number;
+            /**
+             * @description Shortest leave in days
+             * @default 1
+             * @example 2
+             */
+            minDays: number;
+            /**
+             * @description false: a leave is approved when asked for
+             * @default true
+             * @example true
+             */
+            requiresApproval: boolean;
+        };
+        LiveDto: {
+            /** @example alive */
+            status: string;
+            uptime: number;
+        };
+        LoginDto: {
+            /**
+             * Format: email
+             * @example asha@college.edu
+             */
+            email: string;
+            /**
+             * Format: password
+             * @example correct-horse-battery
+             */
+            password: string;
+        };
+        LoginResponseDto: {
+            /** @example true */
+            success: boolean;
+            /** @description HS256 JWT, valid for 7 days; send as `Authorization: Bearer <token>` */
+            token: string;
+            user: components["schemas"]["UserSummaryDto"];
+        };
+        MailCheckDto: {
+            configured: boolean;
+            /**
+             * @description Sender address, masked
+             * @example me********@gmail.com
+             */
+            email: string;
+        };
+        MarkAttendanceDto: {
+            /**
+             * Format: date
+             * @description Calendar date of the meal in the mess time zone
+             * @example 2025-03-14
+             */
+            date: string;
+            /**
+             * @description The name of a configured meal time
+             * @example Lunch
+             */
+            mealType: string;
+            /**
+             * @example present
+             * @enum {string}
+             */
+            status: "present" | "absent";
+            /**
+             * Format: uuid
+             * @description Mark for another approved member (manager or admin). Students may only name themselves (else 403).
+             */
+            userId?: string;
+        };
+        MarkingWindowDto: {
+            /**
+             * @description …until this many minutes after the meal's end
+             * @example 60
+             */
+            closesMinutesAfterEnd: number;
+            /**
+             * @description A member marks a meal from this many days before its date
+             * @example 7
+             */
+            daysAhead: number;
+        };
+        MealCreatorDto: {
+            /** @example 0193a5e4-7c1a-7c9e-9d3b-4a1f2e3d4c5b */
+            _id: string;
+            /** @example Meera Nair */
+            fullName: string;
+        };
+        MealDeletedDto: {
+            /** @example Meal deleted */
+            message: string;
+            /** @example true */
+            success: boolean;
+        };
+        MealDto: {
+            /** @example 0193a5e6-2c3d-7e4f-9a51-6b7c8d9e0f1a */
+            _id: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description The manager who published it (the owner) */
+            createdBy: components["schemas"]["MealCreatorDto"];
+            /**
+             * Format: date
+             * @example 2025-03-14
+             */
+            date: string;
+            /**
+             * @example [
+             *       "Rice",
+             *       "Dal tadka",
+             *       "Aloo gobi",
+             *       "Curd"
+             *     ]
+             */
+            dishes: string[];
+            /** @example Lunch */
+            mealType: string;
+            /** @example Sweet on Sundays */
+            notes: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        MealEnvelopeDto: {
+            meal: components["schemas"]["MealDto"];
+            /** @example true */
+            success: boolean;
+        };
+        MealListDto: {
+            /** @description By date, then by the time of day of the meal (configured meal times) */
+            meals: components["schemas"]["MealDto"][];
+            /** @example true */
+            success: boolean;
+        };
+        MealTimeDto: {
+            /** @example 09:30 */
+            endTime: string;
+            /** @example Breakfast */
+            name: string;
+            /** @example 07:30 */
+            startTime: string;
+        };
+        MemberRefDto: {
+            _id: string;
+            fullName: string;
+        };
+        MemberShareDto: {
+            /** @description The member's extras of the month, rupees (priced when recorded) */
+            extras: number;
+            fullName: string;
+            /** @description Meals marked present in the month */
+            meals: number;
+            /** @description Rupees, to the paisa; 0 for a member with extras and no meals */
+            share: number;
+            /** @description share + extras, rupees: what a close charges the member under this method */
+            total: number;
+            userId: string;
+        };
+        MemoryDto: {
+            heapTotal: number;
+            heapUsed: number;
+            rss: number;
+        };
+        MessConfigDto: {
+            /** @description Absent until the mess has been set up */
+            _id?: string;
+            /** @description Approved members at most; null: no limit */
+            capacity?: number | null;
+            /**
+             * @example proportional
+             * @enum {string}
+             */
+            chargeMethod: "spec" | "proportional";
+            /** @description false while the defaults apply (before POST /auth/admin/setup) */
+            configured: boolean;
+            /** Format: date-time */
+            createdAt?: string;
+            /** @description The admin who set the mess up; absent until then */
+            createdBy?: string | null;
+            description: string;
+            /** @example mess@college.edu */
+            email: string;
+            expenseCategories: string[];
+            /** @description The extras catalogue, prices in rupees */
+            extraItems: components["schemas"]["ExtraItemDto"][];
+            leavePolicy: components["schemas"]["LeavePolicyDto"];
+            /** @description Absent when members may mark any date */
+            markingWindow?: components["schemas"]["MarkingWindowDto"];
+            mealTimes: components["schemas"]["MealTimeDto"][];
+            /** @example Hostel 7 Mess */
+            messName: string;
+            monthlyBudget: number | null;
+            /** @example +918012345678 */
+            phone: string;
+            /**
+             * @description The mess's slug (extension 2.2)
+             * @example main
+             */
+            slug?: string;
+            /** Format: date-time */
+            updatedAt?: string;
+            /** @description Where members pay by UPI: {vpa, payeeName} */
+            upi?: Record<string, never> | null;
+        };
+        MessConfigEnvelopeDto: {
+            config: components["schemas"]["MessConfigDto"];
+            /** @example true */
+            success: boolean;
+        };
+        MessConfigReadDto: {
+            /** @description Absent until the mess has been set up */
+            _id?: string;
+            /** @description Approved members at most; null: no limit */
+            capacity?: number | null;
+            /**
+             * @example proportional
+             * @enum {string}
+             */
+            chargeMethod: "spec" | "proportional";
+            /** @description false while the defaults apply (before POST /auth/admin/setup) */
+            configured: boolean;
+            /** Format: date-time */
+            createdAt?: string;
+            /** @description The admin who set the mess up; absent until then */
+            createdBy?: string | null;
+            description: string;
+            /** @example mess@college.edu */
+            email: string;
+            expenseCategories: string[];
+            /** @description The extras catalogue, prices in rupees */
+            extraItems: components["schemas"]["ExtraItemDto"][];
+            leavePolicy: components["schemas"]["LeavePolicyDto"];
+            /** @description Absent when members may mark any date */
+            markingWindow?: components["schemas"]["MarkingWindowDto"];
+            mealTimes: components["schemas"]["MealTimeDto"][];
+            /** @example Hostel 7 Mess */
+            messName: string;
+            monthlyBudget: number | null;
+            /** @example +918012345678 */
+            phone: string;
+            /**
+             * @description The mess's slug (extension 2.2)
+             * @example main
+             */
+            slug?: string;
+            /**
+             * @description The mess's time zone (MESS_TIMEZONE): its days, months and meals
+             * @example Asia/Kolkata
+             */
+            timezone: string;
+            /**
+             * Format: date
+             * @description The mess's date at the moment of this answer, in its time zone (not UTC)
+             * @example 2025-03-14
+             */
+            today: string;
+            /** Format: date-time */
+            updatedAt?: string;
+            /** @description Where members pay by UPI: {vpa, payeeName} */
+            upi?: Record<string, never> | null;
+        };
+        MessConfigReadEnvelopeDto: {
+            config: components["schemas"]["MessConfigReadDto"];
+            /** @example true */
+            success: boolean;
+        };
+        MessDto: {
+            _id: string;
+            capacity: number | null;
+            /** @description false until it is set up */
+            configured: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            description: string;
+            /** @example mess@college.edu */
+            email: string;
+            /** @description Approved members who belong to it now */
+            members: number;
+            /** @example Hostel 7 Mess */
+            messName: string;
+            /** @example +918012345678 */
+            phone: string;
+            /** @example hostel-7 */
+            slug: string;
+            upi: components["schemas"]["MessUpiDto"] | null;
+        };
+        MessEnvelopeDto: {
+            mess: components["schemas"]["MessDto"];
+            /** @example true */
+            success: boolean;
+        };
+        MessFieldsDto: {
+            /**
+             * @description Approved members at most; null: no limit
+             * @example 500
+             */
+            capacity?: number | null;
+            /**
+             * @description The bill method a month's close posts to the members' accounts, and the one GET /analytics/shares, /shares/me and /shares.csv use when no `method` is given. Left out: proportional.
+             * @default proportional
+             * @enum {string}
+             */
+            chargeMethod?: "spec" | "proportional";
+            /** @example Vegetarian mess for the boys hostel */
+            description?: string;
+            /**
+             * Format: email
+             * @example mess@college.edu
+             */
+            email: string;
+            /**
+             * @example [
+             *       "Groceries",
+             *       "Vegetables",
+             *       "Gas",
+             *       "Staff",
+             *       "Maintenance"
+             *     ]
+             */
+            expenseCategories: string[];
+            /** @description The priced extras managers record for members (POST /extras), charged on top of the share; names unique ignoring case. Left out: none. A price change applies to extras recorded after it. */
+            extraItems?: components["schemas"]["ExtraItemDto"][];
+            /** @description How members ask for leave; left out: the defaults (1 day, 12 hours ahead, no cap, approval) */
+            leavePolicy?: components["schemas"]["LeavePolicyDto"];
+            /** @description When members may mark their own meals; left out: no window (any date, as in 2.0) */
+            markingWindow?: components["schemas"]["MarkingWindowDto"];
+            mealTimes: components["schemas"]["MealTimeDto"][];
+            /** @example Hostel 7 Mess */
+            messName: string;
+            /**
+             * @description Monthly spending limit in rupees; crossing it raises BUDGET_EXCEEDED
+             * @example 150000
+             */
+            monthlyBudget?: number;
+            /**
+             * @description Contact phone: +91-XXXXXXXXXX or 10 digits in; stored and returned as +91XXXXXXXXXX
+             * @example +91-9876543210
+             */
+            phone: string;
+            /**
+             * @description 2–40 of a-z, 0-9 and -, not starting or ending with -; unique. Left out: unchanged (`main` at first)
+             * @example hostel-7
+             */
+            slug?: string;
+            /** @description Where members pay the mess by UPI */
+            upi?: components["schemas"]["MessUpiDto"] | null;
+        };
+        MessRefDto: {
+            /** Format: uuid */
+            _id: string;
+            /** @example Hostel 7 Mess */
+            messName: string;
+            /** @example hostel-7 */
+            slug: string;
+        };
+        MessUpiDto: {
+            /**
+             * @description The payee name a UPI app shows
+             * @example Hostel 7 Mess
+             */
+            payeeName: string;
+            /**
+             * @description The virtual payment address members pay to
+             * @example hostel7mess@okaxis
+             */
+            vpa: string;
+        };
+        MessageDto: {
+            /** @example Done */
+            message: string;
+            /** @example true */
+            success: boolean;
+        };
+        MessagingCheckDto: {
+            /**
+             * @description Account SID, masked
+             * @example AC****************************9f3a
+             */
+            accountSid: string;
+            configured: boolean;
+            /**
+             * @description Sender number (MSG_PHONE_NUMBER)
+             * @example +14155238886
+             */
+            phoneNumber: string;
+            /** @description MSG_TEST_PHONE is set (sandbox) */
+            testPhoneConfigured: boolean;
+        };
+        MessesEnvelopeDto: {
+            messes: components["schemas"]["MessDto"][];
+            /** @example true */
+            success: boolean;
+        };
+        MetricsDto: {
+            memory: components["schemas"]["MemoryDto"];
+            performance: components["schemas"]["PerformanceDto"];
+            /** @description Process uptime, seconds */
+            uptime: number;
+        };
+        MonthStateDto: {
+            closed: boolean;
+            /** Format: date-time */
+            closedAt: string | null;
+            /** @description Who closed it; null while open */
+            closedBy: components["schemas"]["MemberRefDto"] | null;
+            /** @example 2025-03 */
+            month: string;
+        };
+        MonthStatusResponse: {
+            closed: boolean;
+            history: components["schemas"]["CloseEventDto"][];
+            /** @example 2025-03 */
+            month: string;
+            /** @example true */
+            success: boolean;
+        };
+        MonthsResponse: {
+            months: components["schemas"]["MonthStateDto"][];
+            pagination: components["schemas"]["PaginationDto"];
+            /** @example true */
+            success: boolean;
+        };
+        MyShareResponse: {
+            activeMembers: number;
+            closed: boolean;
+            /** @description The member's extras of the month, rupees */
+            extras: number;
+            /** @description Meals marked present */
+            meals: number;
+            /** @enum {string} */
+            method: "spec" | "proportional";
+            /** @example 2025-03 */
+            month: string;
+            /** @description Rupees; 0 when the member ate no meal */
+            share: number;
+            /** @example true */
+            success: boolean;
+            /** @description share + extras, rupees */
+            total: number;
+            totalExpenses: number;
+            totalMeals: number;
+        };
+        NotificationListDto: {
+            notifications: components["schemas"]["NotificationResponseDto"][];
+            pagination: components["schemas"]["PaginationDto"];
+            /** @example true */
+            success: boolean;
+        };
+        NotificationResponseDto: {
+            _id: string;
+            attempts: number;
+            /** @description Channels tried, in order */
+            channels: ("whatsapp" | "email")[];
+            content: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** @enum {string|null} */
+            deliveredVia: "whatsapp" | "email" | null;
+            /** @description Email was used after WhatsApp failed */
+            fallbackUsed: boolean;
+            lastError: string | null;
+            /** Format: date-time */
+            sentAt: string | null;
+            /**
+             * @description `sent` when at least one channel succeeded
+             * @enum {string}
+             */
+            status: "queued" | "retrying" | "sent" | "failed";
+            title: string;
+            /** @enum {string} */
+            type: "MEAL_REMINDER" | "PAYMENT_DUE" | "COST_SUMMARY" | "DISCREPANCY_ALERT" | "MEAL_UPDATE" | "EXPENSE_ADDED" | "BUDGET_EXCEEDED" | "ATTENDANCE_CONFIRMATION" | "PAYMENT_RECEIVED" | "LEAVE_DECIDED";
+        };
+        PaginationDto: {
+            /** @example 10 */
+            limit: number;
+            /** @example 1 */
+            page: number;
+            /**
+             * @description Matching records on all pages
+             * @example 42
+             */
+            total: number;
+        };
+        PassResponseDto: {
+            /**
+             * Format: date-time
+             * @description Valid until: the meal's end
+             */
+            expiresAt: string;
+            /**
+             * @description The signed pass: the text the QR code holds, and what the counter posts to /attendance/scan
+             * @example p1.WyIwMTkzYTVlNC03YzFhLTdjOWUtOWQzYi00YTFmMmUzZDRjNWIiLCIyMDI1LTAzLTE0IiwiTHVuY2giLDE3NDE5MzQ4MDAsMTc0MTk0MjgwMF0.c2lnbmF0dXJl
+             */
+            pass: string;
+            /**
+             * @description The pass as an SVG QR code
+             * @example <svg xmlns="http://www.w3.org/2000/svg" …</svg>
+             */
+            qrSvg: string;
+            /** @example true */
+            success: boolean;
+            /**
+             * Format: date-time
+             * @description Valid from: 30 minutes before the meal's start
+             */
+            validFrom: string;
+        };
+        PasswordChangedDto: {
+            /** @example Password changed. Every earlier token is now invalid. */
+            message: string;
+            /** @example true */
+            success: boolean;
+            /** @description A new token, so this client stays signed in */
+            token: string;
+        };
+        PerformanceDto: {
+            /** @description Mean response time over the last minute, ms */
+            avgResponseTime: number;
+            /** @description Share of 5xx answers over the last minute, 0..1 */
+            errorRate: number;
+            /** @description 95th percentile over the last minute, ms */
+            p95ResponseTime: number;
+            /** @description 99th percentile over the last minute, ms */
+            p99ResponseTime: number;
+            /** @description Requests per second over the last minute */
+            requestsPerSecond: number;
+        };
+        PeriodDto: {
+            /** Format: date */
+            from: string;
+            /** Format: date */
+            to: string;
+        };
+        PreferencesChangedResponseDto: {
+            /**
+             * @description preferredNotificationChannel
+             * @enum {string}
+             */
+            channel: "email" | "whatsapp" | "both";
+            /** @example Notification channel updated */
+            message: string;
+            phoneConfigured: boolean;
+            /** @description One switch per type: mealReminders, paymentDue, costSummary, discrepancyAlerts, mealUpdates, expenseAdded, budgetExceeded, attendanceConfirmations, paymentReceived, leaveDecisions */
+            preferences: components["schemas"]["SwitchesDto"];
+            /** @enum {string} */
+            preferredNotificationChannel: "email" | "whatsapp" | "both";
+            /** @example true */
+            success: boolean;
+        };
+        PreferencesResponseDto: {
+            /**
+             * @description preferredNotificationChannel
+             * @enum {string}
+             */
+            channel: "email" | "whatsapp" | "both";
+            phoneConfigured: boolean;
+            /** @description One switch per type: mealReminders, paymentDue, costSummary, discrepancyAlerts, mealUpdates, expenseAdded, budgetExceeded, attendanceConfirmations, paymentReceived, leaveDecisions */
+            preferences: components["schemas"]["SwitchesDto"];
+            /** @example true */
+            success: boolean;
+        };
+        ProbeDto: {
+            details: {
+                [key: string]: unknown;
+            };
+            error: {
+                [key: string]: unknown;
+            };
+            /** @description Per-indicator results (Terminus format) */
+            info: {
+                [key: string]: unknown;
+            };
+            /** @example ok */
+            status: string;
+        };
+        RateLimiterSummaryDto: {
+            blockedRequests: number;
+            totalRequests: number;
+        };
+        RecordExtraDto: {
+            /**
+             * Format: date
+             * @description The day the item was taken (its month is the bill it goes on)
+             * @example 2025-03-14
+             */
+            date: string;
+            /**
+             * @description One of the configured extraItems, matched ignoring case; stored in the catalogue's spelling
+             * @example Egg
+             */
+            item: string;
+            /**
+             * @description The meal it was taken with (a configured meal time); left out: none
+             * @example Dinner
+             */
+            mealType?: string;
+            /** @example 2 */
+            quantity: number;
+            /**
+             * Format: uuid
+             * @description The approved member who took the item
+             */
+            userId: string;
+        };
+        RecordNoteDto: {
+            /**
+             * @description Rupees, more than 0, at most two decimals, at most 10000000
+             * @example 150
+             */
+            amount: number;
+            /**
+             * @description debit raises what the member owes; credit lowers it
+             * @example credit
+             * @enum {string}
+             */
+            direction: "debit" | "credit";
+            /**
+             * @description Why (required)
+             * @example Rebate: mess closed on Diwali
+             */
+            note: string;
+        };
+        RecordPaymentDto: {
+            /**
+             * @description Rupees, more than 0, at most two decimals, at most 10000000
+             * @example 3250.5
+             */
+            amount: number;
+            /**
+             * Format: date
+             * @description When the money was received; not in the future (mess time zone)
+             * @example 2025-03-14
+             */
+            date: string;
+            /**
+             * @example upi
+             * @enum {string}
+             */
+            method: "cash" | "upi" | "bank" | "card" | "other";
+            /** @example November mess bill */
+            note?: string;
+            /**
+             * @description UPI transaction id, cheque or receipt number
+             * @example UPI-412233445566
+             */
+            reference?: string;
+        };
+        RegisterDto: {
+            /** @example CS21B042 */
+            collegeId: string;
+            /**
+             * Format: email
+             * @example asha@college.edu
+             */
+            email: string;
+            /** @example Asha Verma */
+            fullName: string;
+            /**
+             * Format: password
+             * @description 8 to 72 characters and at most 72 bytes in UTF-8 (what bcrypt reads)
+             * @example correct-horse-battery
+             */
+            password: string;
+            /**
+             * @description Input as +91-XXXXXXXXXX or a 10-digit number; stored and returned as +91XXXXXXXXXX.
+             * @example +91-9876543210
+             */
+            phone: string;
+            /**
+             * @description Hostel room, 1 to 30 characters
+             * @example B-214
+             */
+            room: string;
+        };
+        RegisterResponseDto: {
+            /** @example Registration received. An admin must approve your account before you can log in. */
+            message: string;
+            /** @example true */
+            success: boolean;
+            /** @example 0193a5e4-7c1a-7c9e-9d3b-4a1f2e3d4c5b */
+            userId: string;
+        };
+        RejectLeaveDto: {
+            /** @example The mess is short of staff that week */
+            reason?: string;
+        };
+        ReverseEntryDto: {
+            /**
+             * @description Why (required)
+             * @example Payment recorded twice
+             */
+            note: string;
+        };
+        ScanDto: {
+            /**
+             * @description The pass as read from the QR code
+             * @example p1.WyIwMTkzYTVlNC03YzFhLTdjOWUtOWQzYi00YTFmMmUzZDRjNWIiLCIyMDI1LTAzLTE0IiwiTHVuY2giLDE3NDE5MzQ4MDAsMTc0MTk0MjgwMF0.c2lnbmF0dXJl
+             */
+            pass: string;
+        };
+        ScanResultDto: {
+            attendance: components["schemas"]["AttendanceDto"];
+            /**
+             * @description true: the mess or the counter had already recorded this member present for this meal (a second plate)
+             * @example false
+             */
+            repeat: boolean;
+            /** @example true */
+            success: boolean;
+        };
+        SendTestNotificationDto: {
+            /**
+             * @description `both` tries WhatsApp first and falls back to email, as real notifications do
+             * @example both
+             * @enum {string}
+             */
+            channel: "email" | "whatsapp" | "both";
+        };
+        SetChannelDto: {
+            /**
+             * @description `whatsapp` and `both` need a phone number on the profile
+             * @example both
+             * @enum {string}
+             */
+            preferredNotificationChannel: "email" | "whatsapp" | "both";
+        };
+        SetDinesDto: {
+            /**
+             * @description false: the member does not eat at the mess (not counted, not billed)
+             * @example false
+             */
+            dines: boolean;
+        };
+        SetPhoneDto: {
+            /**
+             * @description Input as +91-XXXXXXXXXX or a 10-digit number; stored and returned as +91XXXXXXXXXX.
+             * @example +91-9876543210
+             */
+            phone: string;
+        };
+        StatementLineDto: {
+            _id: string;
+            /**
+             * @description Rupees, > 0
+             * @example 3250.5
+             */
+            amount: number;
+            /** @description Rupees after this entry */
+            balance: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date */
+            date: string;
+            /** @enum {string} */
+            direction: "debit" | "credit";
+            /** @enum {string} */
+            kind: "charge" | "payment" | "adjustment" | "reversal" | "opening";
+            /**
+             * @description On payments
+             * @enum {string|null}
+             */
+            method: "cash" | "upi" | "bank" | "card" | "other" | null;
+            /**
+             * @description On charges and their reversals
+             * @example 2025-03
+             */
+            month: string | null;
+            note: string | null;
+            recordedBy: string | null;
+            reference: string | null;
+            /** @description The entry a reversal undoes */
+            reverses: string | null;
+            userId: string;
+        };
+        StatementResponse: {
+            /** @description Rupees: opening + Σ debits − Σ credits of the period */
+            closing: number;
+            /** @description By date, then order of recording */
+            entries: components["schemas"]["StatementLineDto"][];
+            /** @example 2025-01 */
+            from: string;
+            member: components["schemas"]["MemberRefDto"];
+            /** @description Rupees: the balance of the entries dated before `from` */
+            opening: number;
+            /** @example true */
+            success: boolean;
+            /** @example 2025-12 */
+            to: string;
+            /** @description Σ credits of the period, rupees */
+            totalCredit: number;
+            /** @description Σ debits of the period, rupees */
+            totalDebit: number;
+        };
+        SubmitFeedbackDto: {
+            /** @example Dal was great, rice a little cold */
+            comment?: string;
+            /**
+             * Format: date
+             * @description Calendar date of the meal; today (mess time zone) or earlier
+             * @example 2025-03-14
+             */
+            date: string;
+            /**
+             * @description The name of a configured meal time
+             * @example Lunch
+             */
+            mealType: string;
+            /** @example 4 */
+            rating: number;
+        };
+        SwitchesDto: {
+            attendanceConfirmations: boolean;
+            budgetExceeded: boolean;
+            costSummary: boolean;
+            discrepancyAlerts: boolean;
+            expenseAdded: boolean;
+            mealReminders: boolean;
+            mealUpdates: boolean;
+            paymentDue: boolean;
+        };
+        TestDetailsDto: {
+            /**
+             * @description `sent`, `skipped`, or the error text
+             * @example sent
+             */
+            email: string;
+            /** @example The user phone number is not available */
+            whatsapp: string;
+        };
+        TestNotificationResponseDto: {
+            details: components["schemas"]["TestDetailsDto"];
+            fallbackUsed: boolean;
+            /** @example Test notification sent by email after WhatsApp failed */
+            message: string;
+            /** @description True when a channel delivered the test message */
+            success: boolean;
+        };
+        TrendPointDto: {
+            /** @example 48210.5 */
+            amount: number;
+            /** @example 2025-03 */
+            month: string;
+        };
+        UniversityMessRowDto: {
+            /**
+             * @description Members with at least one present mark in the month
+             * @example 228
+             */
+            activeMembers: number;
+            /**
+             * @description As the mess's own `GET /analytics/attendance?month=` gives it (0..1)
+             * @example 0.8123
+             */
+            attendanceRate: number;
+            /**
+             * @description The month's mean feedback rating (1..5, two decimals); null when nobody rated a meal
+             * @example 3.87
+             */
+            averageRating: number | null;
+            /**
+             * @description totalExpenses / mealsServed, rounded half up to the paisa; 0 when no meal was served
+             * @example 46.66
+             */
+            costPerMeal: number;
+            /**
+             * @description Sum of the positive balances of the mess's accounts today, rupees (what its members owe it)
+             * @example 38200
+             */
+            due: number;
+            /**
+             * @description `overallScore` of the mess's own `GET /analytics/health?month=` (0..100)
+             * @example 71.4
+             */
+            healthScore: number;
+            /**
+             * @description Present marks of the month (the meals its bill divides)
+             * @example 17412
+             */
+            mealsServed: number;
+            /**
+             * @description Approved members who dine at the mess (`dines: true`) now
+             * @example 240
+             */
+            members: number;
+            mess: components["schemas"]["MessRefDto"];
+            /**
+             * @description Expenses of the month, rupees, exact to the paisa
+             * @example 812450.5
+             */
+            totalExpenses: number;
+        };
+        UniversityTotalsDto: {
+            /** @example 1093 */
+            activeMembers: number;
+            /**
+             * @description Computed from the totals: totalExpenses / mealsServed, half up to the paisa; 0 when none
+             * @example 46.56
+             */
+            costPerMeal: number;
+            /**
+             * @description The rows added exactly, in paise
+             * @example 151320.75
+             */
+            due: number;
+            /** @example 84210 */
+            mealsServed: number;
+            /** @example 1180 */
+            members: number;
+            /**
+             * @description The rows added exactly, in paise
+             * @example 3921004.25
+             */
+            totalExpenses: number;
+        };
+        UniversityViewResponse: {
+            /** @description One row per mess, ordered by messName */
+            messes: components["schemas"]["UniversityMessRowDto"][];
+            /** @example 2025-03 */
+            month: string;
+            /** @example true */
+            success: boolean;
+            totals: components["schemas"]["UniversityTotalsDto"];
+        };
+        UpdateAttendanceDto: {
+            /**
+             * @example absent
+             * @enum {string}
+             */
+            status: "present" | "absent";
+        };
+        UpdateExpenseDto: {
+            /**
+             * @description Rupees, more than 0, at most two decimals, at most 10000000
+             * @example 1250.5
+             */
+            amount: number;
+            /**
+             * @description One of the configured expense categories (GET /auth/admin/config), exact spelling
+             * @example Vegetables
+             */
+            category: string;
+            /**
+             * Format: date
+             * @description The day the money was spent (YYYY-MM-DD, a real date)
+             * @example 2025-03-14
+             */
+            date: string;
+            /**
+             * @description Free text; an empty string when omitted
+             * @example Onions and tomatoes, weekly market
+             */
+            description?: string;
+        };
+        UpdateFeedbackDto: {
+            /** @example Dal was great, rice a little cold */
+            comment?: string;
+            /** @example 4 */
+            rating?: number;
+        };
+        UpdateMealDto: {
+            /**
+             * Format: date
+             * @description The day this menu is served (YYYY-MM-DD, a real date)
+             * @example 2025-03-14
+             */
+            date: string;
+            /**
+             * @description 1 to 30 dishes, each 1 to 100 characters after trimming
+             * @example [
+             *       "Rice",
+             *       "Dal tadka",
+             *       "Aloo gobi",
+             *       "Curd"
+             *     ]
+             */
+            dishes: string[];
+            /**
+             * @description One of the configured meal times (GET /auth/admin/config), exact spelling
+             * @example Lunch
+             */
+            mealType: string;
+            /**
+             * @description Free text; an empty string when omitted
+             * @example Sweet on Sundays
+             */
+            notes?: string;
+        };
+        UpdatePreferencesDto: {
+            /**
+             * @description ATTENDANCE_CONFIRMATION: confirm your mark before the meal
+             * @example true
+             */
+            attendanceConfirmations?: boolean;
+            /**
+             * @description BUDGET_EXCEEDED (managers, treasurers, admins): the month went over budget
+             * @example true
+             */
+            budgetExceeded?: boolean;
+            /**
+             * @description COST_SUMMARY: monthly cost breakdown on the 1st
+             * @example true
+             */
+            costSummary?: boolean;
+            /**
+             * @description DISCREPANCY_ALERT (managers): attendance changed after a meal, or marked without a menu
+             * @example true
+             */
+            discrepancyAlerts?: boolean;
+            /**
+             * @description EXPENSE_ADDED (managers, treasurers): a new expense was recorded
+             * @example true
+             */
+            expenseAdded?: boolean;
+            /**
+             * @description LEAVE_DECIDED: your leave was approved or rejected
+             * @example true
+             */
+            leaveDecisions?: boolean;
+            /**
+             * @description MEAL_REMINDER: reminder before a meal you have not marked
+             * @example true
+             */
+            mealReminders?: boolean;
+            /**
+             * @description MEAL_UPDATE: a menu changed; managers: a meal’s headcount and its changes
+             * @example true
+             */
+            mealUpdates?: boolean;
+            /**
+             * @description PAYMENT_DUE: your account balance is due
+             * @example true
+             */
+            paymentDue?: boolean;
+            /**
+             * @description PAYMENT_RECEIVED: a receipt when a payment is recorded on your account
+             * @example true
+             */
+            paymentReceived?: boolean;
+        };
+        UpdateProfileDto: {
+            /** @example Asha Verma */
+            fullName?: string;
+            /**
+             * @description Input as +91-XXXXXXXXXX or a 10-digit number; stored and returned as +91XXXXXXXXXX.
+             * @example +91-9876543210
+             */
+            phone?: string;
+            /**
+             * @description Hostel room, 1 to 30 characters
+             * @example B-214
+             */
+            room?: string;
+        };
+        UserEnvelopeDto: {
+            /** @example true */
+            success: boolean;
+            user: components["schemas"]["UserResponseDto"];
+        };
+        UserListDto: {
+            pagination: components["schemas"]["PaginationDto"];
+            /** @example true */
+            success: boolean;
+            users: components["schemas"]["UserResponseDto"][];
+        };
+        UserResponseDto: {
+            /** @example 0193a5e4-7c1a-7c9e-9d3b-4a1f2e3d4c5b */
+            _id: string;
+            /** @example CS21B042 */
+            collegeId: string;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * @description Eats at the mess: counted in totalMembers, the headcount, the attendance rate and the bill
+             * @example true
+             */
+            dines: boolean;
+            /** @example asha@college.edu */
+            email: string;
+            /** @example Asha Verma */
+            fullName: string;
+            /** @description Present only for users created through the identity provider */
+            idpId?: string;
+            /** @example +919876543210 */
+            phone: string | null;
+            /** @enum {string} */
+            role: "student" | "manager" | "treasurer" | "admin";
+            /** @example B-214 */
+            room: string;
+            /** @enum {string} */
+            status: "pending" | "approved" | "rejected";
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        UserStatusChangeDto: {
+            /** @example User approved */
+            message: string;
+            /** @example true */
+            success: boolean;
+            user: components["schemas"]["UserResponseDto"];
+        };
+        UserSummaryDto: {
+            /** @example 0193a5e4-7c1a-7c9e-9d3b-4a1f2e3d4c5b */
+            _id: string;
+            /** @example asha@college.edu */
+            email: string;
+            /** @example Asha Verma */
+            fullName: string;
+            /** @enum {string} */
+            role: "student" | "manager" | "treasurer" | "admin";
+            /** @enum {string} */
+            status: "pending" | "approved" | "rejected";
+        };
+        VerifyResponseDto: {
+            user: components["schemas"]["UserSummaryDto"];
+            /** @example true */
+            valid: boolean;
+        };
+    };
+    responses: never;
+    parameters: never;
+    requestBodies: never;
+    headers: never;
+    pathItems: never;
 }
 export type $defs = Record<string, never>;
 export interface operations {
-  listAccounts: {
-    parameters: {
-      query?: {
-        page?: number;
-        limit?: number;
-        /** @description due: balance > 0; credit: < 0; settled: 0 */
-        status?: 'due' | 'credit' | 'settled';
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['AccountsResponse'];
-        };
-      };
-      /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Too many requests; wait for the seconds in Retry-After */
-      429: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
-      503: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-    };
-  };
-  reverseEntry: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['ReverseEntryDto'];
-      };
-    };
-    responses: {
-      /** @description Created */
-      201: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['EntryResponse'];
-        };
-      };
-      /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Not found */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Conflicts with existing data or with a closed month */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The body is not JSON (text/plain, XML, multipart), or is declared in a charset other than UTF-8 */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Too many requests; wait for the seconds in Retry-After */
-      429: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
-      503: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-    };
-  };
-  getMyAccount: {
-    parameters: {
-      query?: {
-        page?: number;
-        limit?: number;
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['AccountResponse'];
-        };
-      };
-      /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Too many requests; wait for the seconds in Retry-After */
-      429: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
-      503: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-    };
-  };
-  getAccount: {
-    parameters: {
-      query?: {
-        page?: number;
-        limit?: number;
-      };
-      header?: never;
-      path: {
-        userId: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['AccountResponse'];
-        };
-      };
-      /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Not allowed: the caller does not own the record, or the account is not approved */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Not found */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Too many requests; wait for the seconds in Retry-After */
-      429: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
-      503: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-    };
-  };
-  recordAdjustment: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        userId: string;
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['RecordNoteDto'];
-      };
-    };
-    responses: {
-      /** @description Created */
-      201: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['EntryResponse'];
-        };
-      };
-      /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Not found */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The body is not JSON (text/plain, XML, multipart), or is declared in a charset other than UTF-8 */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Too many requests; wait for the seconds in Retry-After */
-      429: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
-      503: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-    };
-  };
-  recordOpeningBalance: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        userId: string;
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['RecordNoteDto'];
-      };
-    };
-    responses: {
-      /** @description Created */
-      201: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['EntryResponse'];
-        };
-      };
-      /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Not found */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Conflicts with existing data or with a closed month */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The body is not JSON (text/plain, XML, multipart), or is declared in a charset other than UTF-8 */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Too many requests; wait for the seconds in Retry-After */
-      429: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
-      503: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-    };
-  };
-  recordPayment: {
-    parameters: {
-      query?: never;
-      header?: {
-        /** @description Any unique string (a UUID) per payment. A repeat with the same key by the same caller to the same path returns the first answer and records nothing more, also when the repeats arrive at once; the same key with a different body is 422. Only a successful answer is kept: after an error, the key may be used again. */
-        'Idempotency-Key'?: string;
-      };
-      path: {
-        userId: string;
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['RecordPaymentDto'];
-      };
-    };
-    responses: {
-      /** @description Created */
-      201: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['EntryResponse'];
-        };
-      };
-      /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Not found */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The body is not JSON (text/plain, XML, multipart), or is declared in a charset other than UTF-8 */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Error */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Too many requests; wait for the seconds in Retry-After */
-      429: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
-      503: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-    };
-  };
-  getStatement: {
-    parameters: {
-      query?: {
-        /** @description First month, inclusive; default: the month of `to` */
-        from?: string;
-        /** @description Last month, inclusive; default: this month (mess time zone) */
-        to?: string;
-      };
-      header?: never;
-      path: {
-        userId: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['StatementResponse'];
-          'application/pdf': components['schemas']['StatementResponse'];
-          'text/csv': components['schemas']['StatementResponse'];
-        };
-      };
-      /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-          'application/pdf': components['schemas']['ErrorResponseDto'];
-          'text/csv': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-          'application/pdf': components['schemas']['GuardErrorDto'];
-          'text/csv': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Not allowed: the caller does not own the record, or the account is not approved */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-          'application/pdf': components['schemas']['ErrorResponseDto'];
-          'text/csv': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Not found */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-          'application/pdf': components['schemas']['ErrorResponseDto'];
-          'text/csv': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Too many requests; wait for the seconds in Retry-After */
-      429: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
-      503: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-    };
-  };
-  getHealthSummary: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['HealthSummaryDto'];
-        };
-      };
-      /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Too many requests; wait for the seconds in Retry-After */
-      429: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
-      503: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-    };
-  };
-  getAttendanceAnalytics: {
-    parameters: {
-      query?: {
-        /** @description A month; default: this month (mess time zone) */
-        month?: string;
-        /** @description Start of a custom period (with endDate, not with month), inclusive; e.g. 2025-03-01 */
-        startDate?: string;
-        /** @description End of a custom period (with startDate, not with month), inclusive; e.g. 2025-03-31 */
-        endDate?: string;
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['AttendanceAnalyticsResponse'];
-        };
-      };
-      /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Too many requests; wait for the seconds in Retry-After */
-      429: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
-      503: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-    };
-  };
-  getExpenseAnalytics: {
-    parameters: {
-      query?: {
-        /** @description One month; wins over `year` */
-        month?: string;
-        /** @description A calendar year; default: this year (mess time zone) */
-        year?: string;
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ExpenseAnalyticsResponse'];
-        };
-      };
-      /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Too many requests; wait for the seconds in Retry-After */
-      429: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
-      503: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-    };
-  };
-  getHeadcount: {
-    parameters: {
-      query?: {
-        /** @description Default: today (mess time zone) */
-        date?: string;
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['HeadcountResponse'];
-        };
-      };
-      /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Too many requests; wait for the seconds in Retry-After */
-      429: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
-      503: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-    };
-  };
-  getMessHealth: {
-    parameters: {
-      query?: {
-        /** @description Default: this month (mess time zone) */
-        month?: string;
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['HealthScoreResponse'];
-        };
-      };
-      /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Too many requests; wait for the seconds in Retry-After */
-      429: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
-      503: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-    };
-  };
-  listMonths: {
-    parameters: {
-      query?: {
-        page?: number;
-        limit?: number;
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MonthsResponse'];
-        };
-      };
-      /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Too many requests; wait for the seconds in Retry-After */
-      429: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
-      503: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-    };
-  };
-  getMonthStatus: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        month: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MonthStatusResponse'];
-        };
-      };
-      /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Too many requests; wait for the seconds in Retry-After */
-      429: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
-      503: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-    };
-  };
-  closeMonth: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        month: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['BillResponse'];
-        };
-      };
-      /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Conflicts with existing data or with a closed month */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Too many requests; wait for the seconds in Retry-After */
-      429: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
-      503: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-    };
-  };
-  reopenMonth: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        month: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MonthStatusResponse'];
-        };
-      };
-      /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Conflicts with existing data or with a closed month */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Too many requests; wait for the seconds in Retry-After */
-      429: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
-      503: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-    };
-  };
-  listShares: {
-    parameters: {
-      query?: {
-        /** @description Default: this month (mess time zone) */
-        month?: string;
-        /** @description Default: the mess's chargeMethod (GET /auth/admin/config), what a close charges */
-        method?: 'spec' | 'proportional';
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['BillResponse'];
-        };
-      };
-      /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Too many requests; wait for the seconds in Retry-After */
-      429: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
-      503: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-    };
-  };
-  downloadSharesCsv: {
-    parameters: {
-      query?: {
-        /** @description Default: this month (mess time zone) */
-        month?: string;
-        /** @description Default: the mess's chargeMethod (GET /auth/admin/config), what a close charges */
-        method?: 'spec' | 'proportional';
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          /** @description attachment; filename="mess-bill-2025-03-proportional.csv" */
-          'Content-Disposition'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          'text/csv': string;
-        };
-      };
-      /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Too many requests; wait for the seconds in Retry-After */
-      429: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
-      503: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-    };
-  };
-  getMyShare: {
-    parameters: {
-      query?: {
-        /** @description Default: this month (mess time zone) */
-        month?: string;
-        /** @description Default: the mess's chargeMethod (GET /auth/admin/config), what a close charges */
-        method?: 'spec' | 'proportional';
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MyShareResponse'];
-        };
-      };
-      /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Too many requests; wait for the seconds in Retry-After */
-      429: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
-      503: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-    };
-  };
-  listAttendance: {
-    parameters: {
-      query?: {
-        page?: number;
-        limit?: number;
-        /** @description One member (managers, treasurers, admins). Students always get their own marks only. */
-        userId?: string;
-        /** @description One calendar date */
-        date?: string;
-        /** @description The days of one month (calendar dates of the mess); combines with `date` if both are given */
-        month?: string;
-        status?: 'present' | 'absent';
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['AttendanceListDto'];
-        };
-      };
-      /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Too many requests; wait for the seconds in Retry-After */
-      429: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
-      503: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-    };
-  };
-  markAttendance: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['MarkAttendanceDto'];
-      };
-    };
-    responses: {
-      /** @description An existing mark, changed or re-stated */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['AttendanceEnvelopeDto'];
-        };
-      };
-      /** @description A new mark */
-      201: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['AttendanceEnvelopeDto'];
-        };
-      };
-      /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Not allowed: the caller does not own the record, or the account is not approved */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Not found */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Conflicts with existing data or with a closed month */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The body is not JSON (text/plain, XML, multipart), or is declared in a charset other than UTF-8 */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Too many requests; wait for the seconds in Retry-After */
-      429: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
-      503: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-    };
-  };
-  markAttendanceBulk: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['BulkAttendanceDto'];
-      };
-    };
-    responses: {
-      /** @description Every mark existed already */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['BulkAttendanceResultDto'];
-        };
-      };
-      /** @description At least one mark was new */
-      201: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['BulkAttendanceResultDto'];
-        };
-      };
-      /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Conflicts with existing data or with a closed month */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The body is not JSON (text/plain, XML, multipart), or is declared in a charset other than UTF-8 */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Too many requests; wait for the seconds in Retry-After */
-      429: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
-      503: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-    };
-  };
-  getMealPass: {
-    parameters: {
-      query: {
-        /** @description The meal's date in the mess time zone; default today. A meal that has ended gets 400 */
-        date?: string;
-        /** @description The name of a configured meal time */
-        mealType: string;
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['PassResponseDto'];
-        };
-      };
-      /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Too many requests; wait for the seconds in Retry-After */
-      429: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
-      503: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-    };
-  };
-  scanMealPass: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['ScanDto'];
-      };
-    };
-    responses: {
-      /** @description Already recorded present: a second plate */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ScanResultDto'];
-        };
-      };
-      /** @description Marked present */
-      201: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ScanResultDto'];
-        };
-      };
-      /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Conflicts with existing data or with a closed month */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The body is not JSON (text/plain, XML, multipart), or is declared in a charset other than UTF-8 */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Too many requests; wait for the seconds in Retry-After */
-      429: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
-      503: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-    };
-  };
-  changeAttendanceStatus: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['UpdateAttendanceDto'];
-      };
-    };
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['AttendanceEnvelopeDto'];
-        };
-      };
-      /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Not allowed: the caller does not own the record, or the account is not approved */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Not found */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Conflicts with existing data or with a closed month */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The body is not JSON (text/plain, XML, multipart), or is declared in a charset other than UTF-8 */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Too many requests; wait for the seconds in Retry-After */
-      429: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
-      503: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-    };
-  };
-  listAuditEvents: {
-    parameters: {
-      query?: {
-        page?: number;
-        limit?: number;
-        entity?: 'expense' | 'account' | 'month' | 'extra' | 'leave' | 'user' | 'config' | 'attendance';
-        /** @description The changed record's id: a UUID, or a month `YYYY-MM` for a month */
-        entityId?: string;
-        /** @description The member who made the changes */
-        actorId?: string;
-        /** @description First day (inclusive), in the mess time zone (MESS_TIMEZONE) */
-        from?: string;
-        /** @description Last day (inclusive), in the mess time zone; not before `from` */
-        to?: string;
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['AuditListDto'];
-        };
-      };
-      /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Too many requests; wait for the seconds in Retry-After */
-      429: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
-      503: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-    };
-  };
-  getMessConfig: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessConfigReadEnvelopeDto'];
-        };
-      };
-      /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Too many requests; wait for the seconds in Retry-After */
-      429: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
-      503: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-    };
-  };
-  replaceMessConfig: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['MessFieldsDto'];
-      };
-    };
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessConfigEnvelopeDto'];
-        };
-      };
-      /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Not found */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The body is not JSON (text/plain, XML, multipart), or is declared in a charset other than UTF-8 */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Too many requests; wait for the seconds in Retry-After */
-      429: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
-      503: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-    };
-  };
-  setupMess: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['MessFieldsDto'];
-      };
-    };
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessConfigEnvelopeDto'];
-        };
-      };
-      /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Conflicts with existing data or with a closed month */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The body is not JSON (text/plain, XML, multipart), or is declared in a charset other than UTF-8 */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Too many requests; wait for the seconds in Retry-After */
-      429: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
-      503: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-    };
-  };
-  loginWithIdp: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['IdpLoginDto'];
-      };
-    };
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['LoginResponseDto'];
-        };
-      };
-      /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Refused credentials */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Not allowed: the caller does not own the record, or the account is not approved */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Conflicts with existing data or with a closed month */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The body is not JSON (text/plain, XML, multipart), or is declared in a charset other than UTF-8 */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Too many requests; wait for the seconds in Retry-After */
-      429: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description A dependency is unavailable, or the service is too busy (then with Retry-After). Or: The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
-      503: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-    };
-  };
-  login: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['LoginDto'];
-      };
-    };
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['LoginResponseDto'];
-        };
-      };
-      /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Refused credentials */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Not allowed: the caller does not own the record, or the account is not approved */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Not found */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The body is not JSON (text/plain, XML, multipart), or is declared in a charset other than UTF-8 */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Too many requests; wait for the seconds in Retry-After */
-      429: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description A dependency is unavailable, or the service is too busy (then with Retry-After). Or: The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
-      503: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-    };
-  };
-  logout: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageDto'];
-        };
-      };
-      /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Too many requests; wait for the seconds in Retry-After */
-      429: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
-      503: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-    };
-  };
-  changePassword: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['ChangePasswordDto'];
-      };
-    };
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['PasswordChangedDto'];
-        };
-      };
-      /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}`. Or: Refused credentials */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json':
-            components['schemas']['GuardErrorDto'] | components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The body is not JSON (text/plain, XML, multipart), or is declared in a charset other than UTF-8 */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Too many requests; wait for the seconds in Retry-After */
-      429: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description A dependency is unavailable, or the service is too busy (then with Retry-After). Or: The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
-      503: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-    };
-  };
-  register: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['RegisterDto'];
-      };
-    };
-    responses: {
-      /** @description Created */
-      201: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['RegisterResponseDto'];
-        };
-      };
-      /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Conflicts with existing data or with a closed month */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The body is not JSON (text/plain, XML, multipart), or is declared in a charset other than UTF-8 */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Too many requests; wait for the seconds in Retry-After */
-      429: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description A dependency is unavailable, or the service is too busy (then with Retry-After). Or: The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
-      503: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-    };
-  };
-  verifyToken: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['VerifyResponseDto'];
-        };
-      };
-      /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Too many requests; wait for the seconds in Retry-After */
-      429: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
-      503: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-    };
-  };
-  listExpenses: {
-    parameters: {
-      query?: {
-        page?: number;
-        limit?: number;
-        /** @description Exact category. Not checked against the configuration, so expenses of a category since removed stay findable. */
-        category?: string;
-        /** @description Inclusive lower bound on `date` */
-        startDate?: string;
-        /** @description Inclusive upper bound on `date`; not before startDate */
-        endDate?: string;
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ExpenseListDto'];
-        };
-      };
-      /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Too many requests; wait for the seconds in Retry-After */
-      429: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
-      503: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-    };
-  };
-  createExpense: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['CreateExpenseDto'];
-      };
-    };
-    responses: {
-      /** @description Created */
-      201: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ExpenseEnvelopeDto'];
-        };
-      };
-      /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Conflicts with existing data or with a closed month */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The body is not JSON (text/plain, XML, multipart), or is declared in a charset other than UTF-8 */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Too many requests; wait for the seconds in Retry-After */
-      429: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
-      503: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-    };
-  };
-  getExpense: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ExpenseEnvelopeDto'];
-        };
-      };
-      /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Not found */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Too many requests; wait for the seconds in Retry-After */
-      429: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
-      503: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-    };
-  };
-  replaceExpense: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['UpdateExpenseDto'];
-      };
-    };
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ExpenseEnvelopeDto'];
-        };
-      };
-      /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Not allowed: the caller does not own the record, or the account is not approved */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Not found */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Conflicts with existing data or with a closed month */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The body is not JSON (text/plain, XML, multipart), or is declared in a charset other than UTF-8 */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Too many requests; wait for the seconds in Retry-After */
-      429: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
-      503: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-    };
-  };
-  deleteExpense: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ExpenseDeletedDto'];
-        };
-      };
-      /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Not allowed: the caller does not own the record, or the account is not approved */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Not found */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Conflicts with existing data or with a closed month */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Too many requests; wait for the seconds in Retry-After */
-      429: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
-      503: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-    };
-  };
-  listExtras: {
-    parameters: {
-      query?: {
-        page?: number;
-        limit?: number;
-        /** @description One member (manager, treasurer, admin); a student always gets their own */
-        userId?: string;
-        /** @description Extras dated in this month */
-        month?: string;
-        /** @description Extras dated this day */
-        date?: string;
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ExtraListDto'];
-        };
-      };
-      /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Too many requests; wait for the seconds in Retry-After */
-      429: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
-      503: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-    };
-  };
-  recordExtra: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['RecordExtraDto'];
-      };
-    };
-    responses: {
-      /** @description Created */
-      201: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ExtraEnvelopeDto'];
-        };
-      };
-      /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Not found */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Conflicts with existing data or with a closed month */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The body is not JSON (text/plain, XML, multipart), or is declared in a charset other than UTF-8 */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Too many requests; wait for the seconds in Retry-After */
-      429: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
-      503: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-    };
-  };
-  deleteExtra: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ExtraDeletedDto'];
-        };
-      };
-      /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Not found */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Conflicts with existing data or with a closed month */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Too many requests; wait for the seconds in Retry-After */
-      429: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
-      503: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-    };
-  };
-  listFeedback: {
-    parameters: {
-      query?: {
-        page?: number;
-        limit?: number;
-        mealType?: string;
-        date?: string;
-        rating?: number;
-        /** @description One member's feedback (a student: only their own id, else 403) */
-        userId?: string;
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['FeedbackListDto'];
-        };
-      };
-      /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Not allowed: the caller does not own the record, or the account is not approved */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Too many requests; wait for the seconds in Retry-After */
-      429: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
-      503: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-    };
-  };
-  submitFeedback: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['SubmitFeedbackDto'];
-      };
-    };
-    responses: {
-      /** @description Created */
-      201: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['FeedbackEnvelopeDto'];
-        };
-      };
-      /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Conflicts with existing data or with a closed month */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The body is not JSON (text/plain, XML, multipart), or is declared in a charset other than UTF-8 */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Too many requests; wait for the seconds in Retry-After */
-      429: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
-      503: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-    };
-  };
-  updateFeedback: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['UpdateFeedbackDto'];
-      };
-    };
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['FeedbackEnvelopeDto'];
-        };
-      };
-      /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Not allowed: the caller does not own the record, or the account is not approved */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Not found */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The body is not JSON (text/plain, XML, multipart), or is declared in a charset other than UTF-8 */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Too many requests; wait for the seconds in Retry-After */
-      429: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
-      503: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-    };
-  };
-  getHealth: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['HealthDto'];
-        };
-      };
-      /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Too many requests; wait for the seconds in Retry-After */
-      429: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Not ready: the report names the dependency that failed */
-      503: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['HealthDto'];
-        };
-      };
-    };
-  };
-  getCacheHealth: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ProbeDto'];
-        };
-      };
-      /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Too many requests; wait for the seconds in Retry-After */
-      429: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-    };
-  };
-  getDatabaseHealth: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ProbeDto'];
-        };
-      };
-      /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Too many requests; wait for the seconds in Retry-After */
-      429: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Not ready: the report names the dependency that failed */
-      503: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ProbeDto'];
-        };
-      };
-    };
-  };
-  getJobsHealth: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ProbeDto'];
-        };
-      };
-      /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Too many requests; wait for the seconds in Retry-After */
-      429: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Not ready: the report names the dependency that failed */
-      503: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ProbeDto'];
-        };
-      };
-    };
-  };
-  listLeaves: {
-    parameters: {
-      query?: {
-        page?: number;
-        limit?: number;
-        status?: 'pending' | 'approved' | 'rejected' | 'cancelled';
-        /** @description One member (managers, admins); members get their own only */
-        userId?: string;
-        /** @description Leaves with a day in this month */
-        month?: string;
-        /** @description Leaves that include this day */
-        date?: string;
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['LeaveListDto'];
-        };
-      };
-      /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Too many requests; wait for the seconds in Retry-After */
-      429: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
-      503: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-    };
-  };
-  requestLeave: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['CreateLeaveDto'];
-      };
-    };
-    responses: {
-      /** @description Created */
-      201: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['LeaveEnvelopeDto'];
-        };
-      };
-      /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Not allowed: the caller does not own the record, or the account is not approved */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Not found */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Conflicts with existing data or with a closed month */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The body is not JSON (text/plain, XML, multipart), or is declared in a charset other than UTF-8 */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Too many requests; wait for the seconds in Retry-After */
-      429: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
-      503: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-    };
-  };
-  approveLeave: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['LeaveEnvelopeDto'];
-        };
-      };
-      /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Not found */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Conflicts with existing data or with a closed month */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Too many requests; wait for the seconds in Retry-After */
-      429: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
-      503: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-    };
-  };
-  cancelLeave: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['LeaveEnvelopeDto'];
-        };
-      };
-      /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Not allowed: the caller does not own the record, or the account is not approved */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Not found */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Conflicts with existing data or with a closed month */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Too many requests; wait for the seconds in Retry-After */
-      429: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
-      503: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-    };
-  };
-  rejectLeave: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: {
-      content: {
-        'application/json': components['schemas']['RejectLeaveDto'];
-      };
-    };
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['LeaveEnvelopeDto'];
-        };
-      };
-      /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Not found */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Conflicts with existing data or with a closed month */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The body is not JSON (text/plain, XML, multipart), or is declared in a charset other than UTF-8 */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Too many requests; wait for the seconds in Retry-After */
-      429: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
-      503: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-    };
-  };
-  getLiveness: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['LiveDto'];
-        };
-      };
-      /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Too many requests; wait for the seconds in Retry-After */
-      429: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-    };
-  };
-  listMeals: {
-    parameters: {
-      query?: {
-        /** @description One day. Not together with `week`. */
-        date?: string;
-        /** @description ISO-8601 week number (Monday to Sunday) of `year`; 53 only in years that have it. Not together with `date`. For example 11. */
-        week?: number;
-        /** @description The ISO week-numbering year of `week`; only with `week`. Defaults to the year of today's week in the mess time zone. For example 2025. */
-        year?: number;
-        /** @description Exact meal type. Not checked against the configuration, so menus of a meal time since removed stay findable. */
-        mealType?: string;
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MealListDto'];
-        };
-      };
-      /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Too many requests; wait for the seconds in Retry-After */
-      429: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
-      503: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-    };
-  };
-  createMeal: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['CreateMealDto'];
-      };
-    };
-    responses: {
-      /** @description Created */
-      201: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MealEnvelopeDto'];
-        };
-      };
-      /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Conflicts with existing data or with a closed month */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The body is not JSON (text/plain, XML, multipart), or is declared in a charset other than UTF-8 */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Too many requests; wait for the seconds in Retry-After */
-      429: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
-      503: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-    };
-  };
-  getMeal: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MealEnvelopeDto'];
-        };
-      };
-      /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Not found */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Too many requests; wait for the seconds in Retry-After */
-      429: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
-      503: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-    };
-  };
-  replaceMeal: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['UpdateMealDto'];
-      };
-    };
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MealEnvelopeDto'];
-        };
-      };
-      /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Not allowed: the caller does not own the record, or the account is not approved */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Not found */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Conflicts with existing data or with a closed month */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The body is not JSON (text/plain, XML, multipart), or is declared in a charset other than UTF-8 */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Too many requests; wait for the seconds in Retry-After */
-      429: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
-      503: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-    };
-  };
-  deleteMeal: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MealDeletedDto'];
-        };
-      };
-      /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Not allowed: the caller does not own the record, or the account is not approved */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Not found */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Too many requests; wait for the seconds in Retry-After */
-      429: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
-      503: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-    };
-  };
-  listMesses: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessesEnvelopeDto'];
-        };
-      };
-      /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Too many requests; wait for the seconds in Retry-After */
-      429: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
-      503: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-    };
-  };
-  createMess: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['CreateMessDto'];
-      };
-    };
-    responses: {
-      /** @description Created */
-      201: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessEnvelopeDto'];
-        };
-      };
-      /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Conflicts with existing data or with a closed month */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The body is not JSON (text/plain, XML, multipart), or is declared in a charset other than UTF-8 */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Too many requests; wait for the seconds in Retry-After */
-      429: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
-      503: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-    };
-  };
-  getMess: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description An _id or a slug */
-        mess: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessEnvelopeDto'];
-        };
-      };
-      /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Too many requests; wait for the seconds in Retry-After */
-      429: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
-      503: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-    };
-  };
-  getMetrics: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MetricsDto'];
-        };
-      };
-      /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Too many requests; wait for the seconds in Retry-After */
-      429: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-    };
-  };
-  getPrometheusMetrics: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The exposition (text format 0.0.4) */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'text/plain': string;
-        };
-      };
-      /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Refused credentials */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Too many requests; wait for the seconds in Retry-After */
-      429: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-    };
-  };
-  listNotifications: {
-    parameters: {
-      query?: {
-        page?: number;
-        limit?: number;
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['NotificationListDto'];
-        };
-      };
-      /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Too many requests; wait for the seconds in Retry-After */
-      429: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
-      503: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-    };
-  };
-  checkNotificationConfig: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ConfigCheckResponseDto'];
-        };
-      };
-      /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Too many requests; wait for the seconds in Retry-After */
-      429: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
-      503: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-    };
-  };
-  getNotificationPreferences: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['PreferencesResponseDto'];
-        };
-      };
-      /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Too many requests; wait for the seconds in Retry-After */
-      429: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
-      503: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-    };
-  };
-  updateNotificationPreferences: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['UpdatePreferencesDto'];
-      };
-    };
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['PreferencesChangedResponseDto'];
-        };
-      };
-      /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The body is not JSON (text/plain, XML, multipart), or is declared in a charset other than UTF-8 */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Too many requests; wait for the seconds in Retry-After */
-      429: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
-      503: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-    };
-  };
-  setNotificationChannel: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['SetChannelDto'];
-      };
-    };
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['PreferencesChangedResponseDto'];
-        };
-      };
-      /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The body is not JSON (text/plain, XML, multipart), or is declared in a charset other than UTF-8 */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Too many requests; wait for the seconds in Retry-After */
-      429: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
-      503: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-    };
-  };
-  sendTestNotification: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['SendTestNotificationDto'];
-      };
-    };
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['TestNotificationResponseDto'];
-        };
-      };
-      /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The body is not JSON (text/plain, XML, multipart), or is declared in a charset other than UTF-8 */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Too many requests; wait for the seconds in Retry-After */
-      429: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description A dependency is unavailable, or the service is too busy (then with Retry-After). Or: The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
-      503: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-    };
-  };
-  getReadiness: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ProbeDto'];
-        };
-      };
-      /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Too many requests; wait for the seconds in Retry-After */
-      429: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Not ready: the report names the dependency that failed */
-      503: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ProbeDto'];
-        };
-      };
-    };
-  };
-  listUsers: {
-    parameters: {
-      query?: {
-        page?: number;
-        limit?: number;
-        status?: 'pending' | 'approved' | 'rejected';
-        role?: 'student' | 'manager' | 'treasurer' | 'admin';
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['UserListDto'];
-        };
-      };
-      /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Too many requests; wait for the seconds in Retry-After */
-      429: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
-      503: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-    };
-  };
-  setProfilePhone: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['SetPhoneDto'];
-      };
-    };
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['UserEnvelopeDto'];
-        };
-      };
-      /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The body is not JSON (text/plain, XML, multipart), or is declared in a charset other than UTF-8 */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Too many requests; wait for the seconds in Retry-After */
-      429: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
-      503: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-    };
-  };
-  getUser: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['UserEnvelopeDto'];
-        };
-      };
-      /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Not allowed: the caller does not own the record, or the account is not approved */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Not found */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Too many requests; wait for the seconds in Retry-After */
-      429: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
-      503: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-    };
-  };
-  updateUser: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['UpdateProfileDto'];
-      };
-    };
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['UserEnvelopeDto'];
-        };
-      };
-      /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Not allowed: the caller does not own the record, or the account is not approved */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Not found */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The body is not JSON (text/plain, XML, multipart), or is declared in a charset other than UTF-8 */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Too many requests; wait for the seconds in Retry-After */
-      429: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
-      503: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-    };
-  };
-  approveUser: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['UserStatusChangeDto'];
-        };
-      };
-      /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Not found */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Too many requests; wait for the seconds in Retry-After */
-      429: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
-      503: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-    };
-  };
-  setUserDines: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['SetDinesDto'];
-      };
-    };
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['UserStatusChangeDto'];
-        };
-      };
-      /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Not found */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The body is not JSON (text/plain, XML, multipart), or is declared in a charset other than UTF-8 */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Too many requests; wait for the seconds in Retry-After */
-      429: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
-      503: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-    };
-  };
-  rejectUser: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['UserStatusChangeDto'];
-        };
-      };
-      /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Not found */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Conflicts with existing data or with a closed month */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Too many requests; wait for the seconds in Retry-After */
-      429: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
-      503: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-    };
-  };
-  changeUserRole: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['ChangeRoleDto'];
-      };
-    };
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['UserStatusChangeDto'];
-        };
-      };
-      /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Not found */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Conflicts with existing data or with a closed month */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The body is not JSON (text/plain, XML, multipart), or is declared in a charset other than UTF-8 */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Too many requests; wait for the seconds in Retry-After */
-      429: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
-      503: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-    };
-  };
-  verifyTokenAlias: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['VerifyResponseDto'];
-        };
-      };
-      /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GuardErrorDto'];
-        };
-      };
-      /** @description Too many requests; wait for the seconds in Retry-After */
-      429: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
-      503: {
-        headers: {
-          /** @description Seconds until a request is accepted again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-    };
-  };
+    listAccounts: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+                /** @description due: balance > 0; credit: < 0; settled: 0 */
+                status?: "due" | "credit" | "settled";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountsResponse"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    reverseEntry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReverseEntryDto"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EntryResponse"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Conflicts with existing data or with a closed month */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The body is not JSON (text/plain, XML, multipart), or is declared in a charset other than UTF-8 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    getMyAccount: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountResponse"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    getAccount: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountResponse"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Not allowed: the caller does not own the record, or the account is not approved */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    recordAdjustment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RecordNoteDto"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EntryResponse"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The body is not JSON (text/plain, XML, multipart), or is declared in a charset other than UTF-8 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    recordOpeningBalance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RecordNoteDto"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EntryResponse"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Conflicts with existing data or with a closed month */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The body is not JSON (text/plain, XML, multipart), or is declared in a charset other than UTF-8 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    recordPayment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Any unique string (a UUID) per payment. A repeat with the same key by the same caller to the same path returns the first answer and records nothing more, also when the repeats arrive at once; the same key with a different body is 422. Only a successful answer is kept: after an error, the key may be used again. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RecordPaymentDto"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EntryResponse"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The body is not JSON (text/plain, XML, multipart), or is declared in a charset other than UTF-8 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    getStatement: {
+        parameters: {
+            query?: {
+                /** @description First month, inclusive; default: the month of `to` */
+                from?: string;
+                /** @description Last month, inclusive; default: this month (mess time zone) */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StatementResponse"];
+                    "application/pdf": components["schemas"]["StatementResponse"];
+                    "text/csv": components["schemas"]["StatementResponse"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/pdf": components["schemas"]["ErrorResponseDto"];
+                    "text/csv": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                    "application/pdf": components["schemas"]["GuardErrorDto"];
+                    "text/csv": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Not allowed: the caller does not own the record, or the account is not approved */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/pdf": components["schemas"]["ErrorResponseDto"];
+                    "text/csv": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/pdf": components["schemas"]["ErrorResponseDto"];
+                    "text/csv": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    getHealthSummary: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HealthSummaryDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    getAttendanceAnalytics: {
+        parameters: {
+            query?: {
+                /** @description A month; default: this month (mess time zone) */
+                month?: string;
+                /** @description Start of a custom period (with endDate, not with month), inclusive; e.g. 2025-03-01 */
+                startDate?: string;
+                /** @description End of a custom period (with startDate, not with month), inclusive; e.g. 2025-03-31 */
+                endDate?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttendanceAnalyticsResponse"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    getExpenseAnalytics: {
+        parameters: {
+            query?: {
+                /** @description One month; wins over `year` */
+                month?: string;
+                /** @description A calendar year; default: this year (mess time zone) */
+                year?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExpenseAnalyticsResponse"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    getHeadcount: {
+        parameters: {
+            query?: {
+                /** @description Default: today (mess time zone) */
+                date?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeadcountResponse"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    getMessHealth: {
+        parameters: {
+            query?: {
+                /** @description Default: this month (mess time zone) */
+                month?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HealthScoreResponse"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    getUniversityView: {
+        parameters: {
+            query?: {
+                /** @description Default: this month (mess time zone) */
+                month?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UniversityViewResponse"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    listMonths: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MonthsResponse"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    getMonthStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                month: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MonthStatusResponse"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    closeMonth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                month: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BillResponse"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Conflicts with existing data or with a closed month */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    reopenMonth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                month: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MonthStatusResponse"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Conflicts with existing data or with a closed month */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    listShares: {
+        parameters: {
+            query?: {
+                /** @description Default: this month (mess time zone) */
+                month?: string;
+                /** @description Default: the mess's chargeMethod (GET /auth/admin/config), what a close charges */
+                method?: "spec" | "proportional";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BillResponse"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    downloadSharesCsv: {
+        parameters: {
+            query?: {
+                /** @description Default: this month (mess time zone) */
+                month?: string;
+                /** @description Default: the mess's chargeMethod (GET /auth/admin/config), what a close charges */
+                method?: "spec" | "proportional";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description attachment; filename="mess-bill-2025-03-proportional.csv" */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    getMyShare: {
+        parameters: {
+            query?: {
+                /** @description Default: this month (mess time zone) */
+                month?: string;
+                /** @description Default: the mess's chargeMethod (GET /auth/admin/config), what a close charges */
+                method?: "spec" | "proportional";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MyShareResponse"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    listAttendance: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+                /** @description One member (managers, treasurers, admins). Students always get their own marks only. */
+                userId?: string;
+                /** @description One calendar date */
+                date?: string;
+                /** @description The days of one month (calendar dates of the mess); combines with `date` if both are given */
+                month?: string;
+                status?: "present" | "absent";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttendanceListDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    markAttendance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MarkAttendanceDto"];
+            };
+        };
+        responses: {
+            /** @description An existing mark, changed or re-stated */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttendanceEnvelopeDto"];
+                };
+            };
+            /** @description A new mark */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttendanceEnvelopeDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Not allowed: the caller does not own the record, or the account is not approved */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Conflicts with existing data or with a closed month */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The body is not JSON (text/plain, XML, multipart), or is declared in a charset other than UTF-8 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    markAttendanceBulk: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BulkAttendanceDto"];
+            };
+        };
+        responses: {
+            /** @description Every mark existed already */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkAttendanceResultDto"];
+                };
+            };
+            /** @description At least one mark was new */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkAttendanceResultDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Conflicts with existing data or with a closed month */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The body is not JSON (text/plain, XML, multipart), or is declared in a charset other than UTF-8 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    getMealPass: {
+        parameters: {
+            query: {
+                /** @description The meal's date in the mess time zone; default today. A meal that has ended gets 400 */
+                date?: string;
+                /** @description The name of a configured meal time */
+                mealType: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PassResponseDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    scanMealPass: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ScanDto"];
+            };
+        };
+        responses: {
+            /** @description Already recorded present: a second plate */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScanResultDto"];
+                };
+            };
+            /** @description Marked present */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScanResultDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Conflicts with existing data or with a closed month */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The body is not JSON (text/plain, XML, multipart), or is declared in a charset other than UTF-8 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    changeAttendanceStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateAttendanceDto"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttendanceEnvelopeDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Not allowed: the caller does not own the record, or the account is not approved */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Conflicts with existing data or with a closed month */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The body is not JSON (text/plain, XML, multipart), or is declared in a charset other than UTF-8 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    listAuditEvents: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+                entity?: "expense" | "account" | "month" | "extra" | "leave" | "user" | "config" | "attendance";
+                /** @description The changed record's id: a UUID, or a month `YYYY-MM` for a month */
+                entityId?: string;
+                /** @description The member who made the changes */
+                actorId?: string;
+                /** @description First day (inclusive), in the mess time zone (MESS_TIMEZONE) */
+                from?: string;
+                /** @description Last day (inclusive), in the mess time zone; not before `from` */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditListDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    getMessConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessConfigReadEnvelopeDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    replaceMessConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MessFieldsDto"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessConfigEnvelopeDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The body is not JSON (text/plain, XML, multipart), or is declared in a charset other than UTF-8 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    setupMess: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MessFieldsDto"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessConfigEnvelopeDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Conflicts with existing data or with a closed month */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The body is not JSON (text/plain, XML, multipart), or is declared in a charset other than UTF-8 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    loginWithIdp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IdpLoginDto"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoginResponseDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Refused credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Not allowed: the caller does not own the record, or the account is not approved */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Conflicts with existing data or with a closed month */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The body is not JSON (text/plain, XML, multipart), or is declared in a charset other than UTF-8 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description A dependency is unavailable, or the service is too busy (then with Retry-After). Or: The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    login: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LoginDto"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoginResponseDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Refused credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Not allowed: the caller does not own the record, or the account is not approved */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The body is not JSON (text/plain, XML, multipart), or is declared in a charset other than UTF-8 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description A dependency is unavailable, or the service is too busy (then with Retry-After). Or: The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    logout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    changePassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChangePasswordDto"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PasswordChangedDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}`. Or: Refused credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"] | components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The body is not JSON (text/plain, XML, multipart), or is declared in a charset other than UTF-8 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description A dependency is unavailable, or the service is too busy (then with Retry-After). Or: The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    register: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RegisterDto"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegisterResponseDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Conflicts with existing data or with a closed month */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The body is not JSON (text/plain, XML, multipart), or is declared in a charset other than UTF-8 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description A dependency is unavailable, or the service is too busy (then with Retry-After). Or: The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    verifyToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VerifyResponseDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    listExpenses: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+                /** @description Exact category. Not checked against the configuration, so expenses of a category since removed stay findable. */
+                category?: string;
+                /** @description Inclusive lower bound on `date` */
+                startDate?: string;
+                /** @description Inclusive upper bound on `date`; not before startDate */
+                endDate?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExpenseListDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    createExpense: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateExpenseDto"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExpenseEnvelopeDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Conflicts with existing data or with a closed month */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The body is not JSON (text/plain, XML, multipart), or is declared in a charset other than UTF-8 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    getExpense: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExpenseEnvelopeDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    replaceExpense: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateExpenseDto"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExpenseEnvelopeDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Not allowed: the caller does not own the record, or the account is not approved */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Conflicts with existing data or with a closed month */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The body is not JSON (text/plain, XML, multipart), or is declared in a charset other than UTF-8 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    deleteExpense: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExpenseDeletedDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Not allowed: the caller does not own the record, or the account is not approved */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Conflicts with existing data or with a closed month */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    listExtras: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+                /** @description One member (manager, treasurer, admin); a student always gets their own */
+                userId?: string;
+                /** @description Extras dated in this month */
+                month?: string;
+                /** @description Extras dated this day */
+                date?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExtraListDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    recordExtra: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RecordExtraDto"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExtraEnvelopeDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Conflicts with existing data or with a closed month */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The body is not JSON (text/plain, XML, multipart), or is declared in a charset other than UTF-8 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    deleteExtra: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExtraDeletedDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Conflicts with existing data or with a closed month */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    listFeedback: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+                mealType?: string;
+                date?: string;
+                rating?: number;
+                /** @description One member's feedback (a student: only their own id, else 403) */
+                userId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FeedbackListDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Not allowed: the caller does not own the record, or the account is not approved */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    submitFeedback: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SubmitFeedbackDto"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FeedbackEnvelopeDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Conflicts with existing data or with a closed month */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The body is not JSON (text/plain, XML, multipart), or is declared in a charset other than UTF-8 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    updateFeedback: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateFeedbackDto"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FeedbackEnvelopeDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Not allowed: the caller does not own the record, or the account is not approved */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The body is not JSON (text/plain, XML, multipart), or is declared in a charset other than UTF-8 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    getHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HealthDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Not ready: the report names the dependency that failed */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HealthDto"];
+                };
+            };
+        };
+    };
+    getCacheHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProbeDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    getDatabaseHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProbeDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Not ready: the report names the dependency that failed */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProbeDto"];
+                };
+            };
+        };
+    };
+    getJobsHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProbeDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Not ready: the report names the dependency that failed */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProbeDto"];
+                };
+            };
+        };
+    };
+    listLeaves: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+                status?: "pending" | "approved" | "rejected" | "cancelled";
+                /** @description One member (managers, admins); members get their own only */
+                userId?: string;
+                /** @description Leaves with a day in this month */
+                month?: string;
+                /** @description Leaves that include this day */
+                date?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LeaveListDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    requestLeave: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateLeaveDto"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LeaveEnvelopeDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Not allowed: the caller does not own the record, or the account is not approved */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Conflicts with existing data or with a closed month */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The body is not JSON (text/plain, XML, multipart), or is declared in a charset other than UTF-8 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    approveLeave: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LeaveEnvelopeDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Conflicts with existing data or with a closed month */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    cancelLeave: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LeaveEnvelopeDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Not allowed: the caller does not own the record, or the account is not approved */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Conflicts with existing data or with a closed month */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    rejectLeave: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["RejectLeaveDto"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LeaveEnvelopeDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Conflicts with existing data or with a closed month */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The body is not JSON (text/plain, XML, multipart), or is declared in a charset other than UTF-8 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    getLiveness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LiveDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    listMeals: {
+        parameters: {
+            query?: {
+                /** @description One day. Not together with `week`. */
+                date?: string;
+                /** @description ISO-8601 week number (Monday to Sunday) of `year`; 53 only in years that have it. Not together with `date`. For example 11. */
+                week?: number;
+                /** @description The ISO week-numbering year of `week`; only with `week`. Defaults to the year of today's week in the mess time zone. For example 2025. */
+                year?: number;
+                /** @description Exact meal type. Not checked against the configuration, so menus of a meal time since removed stay findable. */
+                mealType?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MealListDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    createMeal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateMealDto"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MealEnvelopeDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Conflicts with existing data or with a closed month */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The body is not JSON (text/plain, XML, multipart), or is declared in a charset other than UTF-8 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    getMeal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MealEnvelopeDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    replaceMeal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateMealDto"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MealEnvelopeDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Not allowed: the caller does not own the record, or the account is not approved */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Conflicts with existing data or with a closed month */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The body is not JSON (text/plain, XML, multipart), or is declared in a charset other than UTF-8 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    deleteMeal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MealDeletedDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Not allowed: the caller does not own the record, or the account is not approved */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    listMesses: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessesEnvelopeDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    createMess: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateMessDto"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessEnvelopeDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Conflicts with existing data or with a closed month */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The body is not JSON (text/plain, XML, multipart), or is declared in a charset other than UTF-8 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    getMess: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description An _id or a slug */
+                mess: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessEnvelopeDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    getMetrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MetricsDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    getPrometheusMetrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The exposition (text format 0.0.4) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Refused credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    listNotifications: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationListDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    checkNotificationConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConfigCheckResponseDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    getNotificationPreferences: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PreferencesResponseDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    updateNotificationPreferences: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdatePreferencesDto"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PreferencesChangedResponseDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The body is not JSON (text/plain, XML, multipart), or is declared in a charset other than UTF-8 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    setNotificationChannel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetChannelDto"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PreferencesChangedResponseDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The body is not JSON (text/plain, XML, multipart), or is declared in a charset other than UTF-8 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    sendTestNotification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SendTestNotificationDto"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestNotificationResponseDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The body is not JSON (text/plain, XML, multipart), or is declared in a charset other than UTF-8 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description A dependency is unavailable, or the service is too busy (then with Retry-After). Or: The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    getReadiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProbeDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Not ready: the report names the dependency that failed */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProbeDto"];
+                };
+            };
+        };
+    };
+    listUsers: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+                status?: "pending" | "approved" | "rejected";
+                role?: "student" | "manager" | "treasurer" | "admin";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserListDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    setProfilePhone: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetPhoneDto"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserEnvelopeDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The body is not JSON (text/plain, XML, multipart), or is declared in a charset other than UTF-8 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    getUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserEnvelopeDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Not allowed: the caller does not own the record, or the account is not approved */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    updateUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateProfileDto"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserEnvelopeDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Not allowed: the caller does not own the record, or the account is not approved */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The body is not JSON (text/plain, XML, multipart), or is declared in a charset other than UTF-8 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    approveUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserStatusChangeDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    setUserDines: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetDinesDto"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserStatusChangeDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The body is not JSON (text/plain, XML, multipart), or is declared in a charset other than UTF-8 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    rejectUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserStatusChangeDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Conflicts with existing data or with a closed month */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    changeUserRole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChangeRoleDto"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserStatusChangeDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Conflicts with existing data or with a closed month */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The body is not JSON (text/plain, XML, multipart), or is declared in a charset other than UTF-8 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    verifyTokenAlias: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VerifyResponseDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
 }
