@@ -258,6 +258,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/analytics/messes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The university's view: every mess's month side by side (default this month), with totals
+         * @description Admin. One row per mess, ordered by messName. `members`: approved diners now; `activeMembers` and `mealsServed` (present marks) of the month, as its bill counts them; `totalExpenses` of the month; `costPerMeal` = totalExpenses / mealsServed rounded half up to the paisa (0 when no meal was served); `attendanceRate` and `healthScore` exactly as the mess's own `GET /analytics/attendance` and `GET /analytics/health` (`overallScore`) give them for the month (a closed month from its frozen figures); `averageRating` the month's mean rating, two decimals (null when none); `due` the sum of the positive balances of the mess's accounts now. `totals` add the rows exactly (in paise); their `costPerMeal` is computed from the totals. The `mess` parameter does not narrow it.
+         */
+        get: operations["getUniversityView"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/analytics/months": {
         parameters: {
             query?: never;
@@ -2662,6 +2682,14 @@ export interface components {
             /** @description Where members pay the mess by UPI */
             upi?: components["schemas"]["MessUpiDto"] | null;
         };
+        MessRefDto: {
+            /** Format: uuid */
+            _id: string;
+            /** @example Hostel 7 Mess */
+            messName: string;
+            /** @example hostel-7 */
+            slug: string;
+        };
         MessUpiDto: {
             /**
              * @description The payee name a UPI app shows
@@ -3171,6 +3199,86 @@ export interface components {
             amount: number;
             /** @example 2025-03 */
             month: string;
+        };
+        UniversityMessRowDto: {
+            /**
+             * @description Members with at least one present mark in the month
+             * @example 228
+             */
+            activeMembers: number;
+            /**
+             * @description As the mess's own `GET /analytics/attendance?month=` gives it (0..1)
+             * @example 0.8123
+             */
+            attendanceRate: number;
+            /**
+             * @description The month's mean feedback rating (1..5, two decimals); null when nobody rated a meal
+             * @example 3.87
+             */
+            averageRating: number | null;
+            /**
+             * @description totalExpenses / mealsServed, rounded half up to the paisa; 0 when no meal was served
+             * @example 46.66
+             */
+            costPerMeal: number;
+            /**
+             * @description Sum of the positive balances of the mess's accounts today, rupees (what its members owe it)
+             * @example 38200
+             */
+            due: number;
+            /**
+             * @description `overallScore` of the mess's own `GET /analytics/health?month=` (0..100)
+             * @example 71.4
+             */
+            healthScore: number;
+            /**
+             * @description Present marks of the month (the meals its bill divides)
+             * @example 17412
+             */
+            mealsServed: number;
+            /**
+             * @description Approved members who dine at the mess (`dines: true`) now
+             * @example 240
+             */
+            members: number;
+            mess: components["schemas"]["MessRefDto"];
+            /**
+             * @description Expenses of the month, rupees, exact to the paisa
+             * @example 812450.5
+             */
+            totalExpenses: number;
+        };
+        UniversityTotalsDto: {
+            /** @example 1093 */
+            activeMembers: number;
+            /**
+             * @description Computed from the totals: totalExpenses / mealsServed, half up to the paisa; 0 when none
+             * @example 46.56
+             */
+            costPerMeal: number;
+            /**
+             * @description The rows added exactly, in paise
+             * @example 151320.75
+             */
+            due: number;
+            /** @example 84210 */
+            mealsServed: number;
+            /** @example 1180 */
+            members: number;
+            /**
+             * @description The rows added exactly, in paise
+             * @example 3921004.25
+             */
+            totalExpenses: number;
+        };
+        UniversityViewResponse: {
+            /** @description One row per mess, ordered by messName */
+            messes: components["schemas"]["UniversityMessRowDto"][];
+            /** @example 2025-03 */
+            month: string;
+            /** @example true */
+            success: boolean;
+            totals: components["schemas"]["UniversityTotalsDto"];
         };
         UpdateAttendanceDto: {
             /**
@@ -4450,6 +4558,78 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HealthScoreResponse"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    getUniversityView: {
+        parameters: {
+            query?: {
+                /** @description Default: this month (mess time zone) */
+                month?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UniversityViewResponse"];
                 };
             };
             /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */

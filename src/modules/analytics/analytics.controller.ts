@@ -3,6 +3,8 @@ import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Allow } from '../../common/auth/auth.decorators';
 import { ApiRoleAuth } from '../../common/http/api-docs';
 import { AnalyticsService } from './analytics.service';
+import { toUniversityViewResponse } from './university-view';
+import { UniversityViewService } from './university-view.service';
 import {
   AttendanceAnalyticsResponse,
   DayQuery,
@@ -12,12 +14,16 @@ import {
   HealthScoreResponse,
   MonthQuery,
   PeriodQuery,
+  UniversityViewResponse,
 } from './dto/analytics.dto';
 
 @ApiTags('Analytics')
 @Controller('analytics')
 export class AnalyticsController {
-  constructor(private readonly analytics: AnalyticsService) {}
+  constructor(
+    private readonly analytics: AnalyticsService,
+    private readonly university: UniversityViewService,
+  ) {}
 
   @Get('expenses')
   @Allow('analytics.read')
@@ -72,5 +78,25 @@ export class AnalyticsController {
   @ApiRoleAuth(400)
   getHeadcount(@Query() query: DayQuery): Promise<HeadcountResponse> {
     return this.analytics.headcount(query.date);
+  }
+
+  @Get('messes')
+  @Allow('messes.manage')
+  @ApiOperation({
+    summary: "The university's view: every mess's month side by side (default this month), with totals",
+    description:
+      'Admin. One row per mess, ordered by messName. `members`: approved diners now; `activeMembers` and ' +
+      '`mealsServed` (present marks) of the month, as its bill counts them; `totalExpenses` of the month; ' +
+      '`costPerMeal` = totalExpenses / mealsServed rounded half up to the paisa (0 when no meal was served); ' +
+      "`attendanceRate` and `healthScore` exactly as the mess's own `GET /analytics/attendance` and " +
+      '`GET /analytics/health` (`overallScore`) give them for the month (a closed month from its frozen ' +
+      "figures); `averageRating` the month's mean rating, two decimals (null when none); `due` the sum of the " +
+      "positive balances of the mess's accounts now. `totals` add the rows exactly (in paise); their " +
+      '`costPerMeal` is computed from the totals. The `mess` parameter does not narrow it.',
+  })
+  @ApiOkResponse({ type: UniversityViewResponse })
+  @ApiRoleAuth(400)
+  async getUniversityView(@Query() query: MonthQuery): Promise<UniversityViewResponse> {
+    return toUniversityViewResponse(await this.university.view(query.month));
   }
 }

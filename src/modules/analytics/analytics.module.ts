@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AccountsModule } from '../accounts';
 import { AttendanceModule } from '../attendance';
 import { BillingModule } from '../billing';
 import { ExpensesModule } from '../expenses';
@@ -8,6 +9,7 @@ import { UsersModule } from '../users';
 import { LeaveCalendarModule } from '../leave-calendar';
 import { AnalyticsController } from './analytics.controller';
 import { AnalyticsService } from './analytics.service';
+import { UniversityViewService } from './university-view.service';
 
 @Module({
   imports: [
@@ -18,8 +20,9 @@ import { AnalyticsService } from './analytics.service';
     FeedbackModule,
     BillingModule,
     LeaveCalendarModule,
+    AccountsModule,
   ],
   controllers: [AnalyticsController],
-  providers: [AnalyticsService],
+  providers: [AnalyticsService, UniversityViewService],
 })
 export class AnalyticsModule {}

@@ -67,67 +67,81 @@ export class AnalyticsService {
     });
   }
 
-  async attendanceAnalytics(query: {
-    month?: string;
-    startDate?: string;
-    endDate?: string;
-  }): Promise<AttendanceAnalyticsResponse> {
+  /** `options.nested`: looked up while computing another cached answer (the university's view). */
+  async attendanceAnalytics(
+    query: {
+      month?: string;
+      startDate?: string;
+      endDate?: string;
+    },
+    options: { nested?: boolean } = {},
+  ): Promise<AttendanceAnalyticsResponse> {
     const { from, to } = this.period(query);
     const months = monthsBetween(monthOf(from), monthOf(to));
-    return this.cache.get(`attendance:${from}:${to}`, months, async () => {
-      const wholeMonth = !query.startDate;
-      const [totalMembers, figures, settings] = await Promise.all([
-        this.users.countDiners(),
-        wholeMonth ? this.billing.mealFigures(monthOf(from)) : this.attendance.mealTypeFigures(from, to),
-        this.messConfig.settings(),
-      ]);
-      const counts = figures;
-      const present = new Map(figures.map((c) => [c.mealType, c.present]));
-      const served = new Map(figures.map((s) => [s.mealType, s.servedSlots]));
-      const presentMarks = counts.reduce((sum, c) => sum + c.present, 0);
-      const servedSlots = figures.reduce((sum, s) => sum + s.servedSlots, 0);
-      const rate = (p: number, s: number) =>
-        totalMembers * s === 0 ? 0 : round(Math.min(1, p / (totalMembers * s)), 4);
-      const mealTypes = [...new Set([...settings.mealTimes.map((m) => m.name), ...present.keys()])];
-      return {
-        success: true,
-        analytics: {
-          totalMembers,
-          averageAttendance: servedSlots === 0 ? 0 : round(presentMarks / servedSlots, 2),
-          attendanceRate: rate(presentMarks, servedSlots),
-          byMealType: Object.fromEntries(
-            mealTypes.map((mt) => [mt, rate(present.get(mt) ?? 0, served.get(mt) ?? 0)]),
-          ),
-          presentMarks,
-          servedSlots,
-          period: { from, to },
-        },
-      };
-    });
+    return this.cache.get(
+      `attendance:${from}:${to}`,
+      months,
+      async () => {
+        const wholeMonth = !query.startDate;
+        const [totalMembers, figures, settings] = await Promise.all([
+          this.users.countDiners(),
+          wholeMonth ? this.billing.mealFigures(monthOf(from)) : this.attendance.mealTypeFigures(from, to),
+          this.messConfig.settings(),
+        ]);
+        const counts = figures;
+        const present = new Map(figures.map((c) => [c.mealType, c.present]));
+        const served = new Map(figures.map((s) => [s.mealType, s.servedSlots]));
+        const presentMarks = counts.reduce((sum, c) => sum + c.present, 0);
+        const servedSlots = figures.reduce((sum, s) => sum + s.servedSlots, 0);
+        const rate = (p: number, s: number) =>
+          totalMembers * s === 0 ? 0 : round(Math.min(1, p / (totalMembers * s)), 4);
+        const mealTypes = [...new Set([...settings.mealTimes.map((m) => m.name), ...present.keys()])];
+        return {
+          success: true,
+          analytics: {
+            totalMembers,
+            averageAttendance: servedSlots === 0 ? 0 : round(presentMarks / servedSlots, 2),
+            attendanceRate: rate(presentMarks, servedSlots),
+            byMealType: Object.fromEntries(
+              mealTypes.map((mt) => [mt, rate(present.get(mt) ?? 0, served.get(mt) ?? 0)]),
+            ),
+            presentMarks,
+            servedSlots,
+            period: { from, to },
+          },
+        };
+      },
+      options,
+    );
   }
 
-  async health(monthInput?: string): Promise<HealthScoreResponse> {
+  async health(monthInput?: string, options: { nested?: boolean } = {}): Promise<HealthScoreResponse> {
     const month = monthInput ?? monthOf(this.today());
-    return this.cache.get(`health:${month}`, [month], async () => {
-      const { first, last } = monthBounds(month);
-      const [rating, figures, approvedMembers, bill] = await Promise.all([
-        this.feedback.averageRating(first, last),
-        this.billing.mealFigures(month),
-        this.users.countDiners(),
-        this.billing.bill(month, 'proportional', { nested: true }),
-      ]);
-      return {
-        success: true,
-        month,
-        healthScore: healthScore({
-          averageRating: rating.average,
-          presentMarks: figures.reduce((sum, c) => sum + c.present, 0),
-          approvedMembers,
-          servedSlots: figures.reduce((sum, s) => sum + s.servedSlots, 0),
-          mealsPerActiveMember: bill.bill.shares.map((s) => s.meals),
-        }),
-      };
-    });
+    return this.cache.get(
+      `health:${month}`,
+      [month],
+      async () => {
+        const { first, last } = monthBounds(month);
+        const [rating, figures, approvedMembers, bill] = await Promise.all([
+          this.feedback.averageRating(first, last),
+          this.billing.mealFigures(month),
+          this.users.countDiners(),
+          this.billing.bill(month, 'proportional', { nested: true }),
+        ]);
+        return {
+          success: true,
+          month,
+          healthScore: healthScore({
+            averageRating: rating.average,
+            presentMarks: figures.reduce((sum, c) => sum + c.present, 0),
+            approvedMembers,
+            servedSlots: figures.reduce((sum, s) => sum + s.servedSlots, 0),
+            mealsPerActiveMember: bill.bill.shares.map((s) => s.meals),
+          }),
+        };
+      },
+      options,
+    );
   }
 
   async headcount(dateInput?: string): Promise<HeadcountResponse> {

@@ -1,5 +1,6 @@
 import { CacheInvalidation } from '../../common/cache/cache-invalidation';
 import { CacheStats } from '../../common/stats/service-stats';
+import { inMess } from '../../common/tenancy/mess-scope';
 import { MonthCache } from './month-cache';
 
 /** Records what this process publishes and delivers what "another replica" published, as the wire would. */
@@ -120,5 +121,19 @@ describe('MonthCache', () => {
     expect([stats.hits, stats.misses]).toEqual([0, 1]);
     await outer();
     expect([stats.hits, stats.misses]).toEqual([1, 1]);
+  });
+
+  it("keeps each mess's answer of a key apart, and a month's write drops every mess's", async () => {
+    const other = '00000000-0000-4000-8000-0000000000b7';
+    expect(await cache.get('health:2025-03', ['2025-03'], async () => 'first mess')).toBe('first mess');
+    const inOther = () =>
+      inMess(other, () => cache.get('health:2025-03', ['2025-03'], async () => 'other mess'));
+    expect(await inOther()).toBe('other mess');
+    expect(await cache.get('health:2025-03', ['2025-03'], async () => 'recomputed')).toBe('first mess');
+    cache.invalidate(['2025-03']);
+    expect(await cache.get('health:2025-03', ['2025-03'], async () => 'recomputed')).toBe('recomputed');
+    expect(await inMess(other, () => cache.get('health:2025-03', ['2025-03'], async () => 'again'))).toBe(
+      'again',
+    );
   });
 });

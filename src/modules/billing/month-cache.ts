@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { CacheInvalidation, type InvalidationHandler } from '../../common/cache/cache-invalidation';
 import { CacheStats } from '../../common/stats/service-stats';
+import { currentMessId } from '../../common/tenancy/mess-scope';
 
 interface Entry {
   value: unknown;
@@ -16,6 +17,9 @@ interface Entry {
  * Each month has a generation, bumped by every invalidation of it (and all of them by `invalidateAll`): an answer
  * whose computation began before a write's invalidation is returned to its caller but not stored, so it cannot
  * outlive the write in the cache.
+ *
+ * Keys are per mess (the mess the code runs for): every mess has its own bill and figures of a month. Invalidations
+ * name months only, so a write drops that month's answers of every mess: more than needed, never too little.
  */
 @Injectable()
 export class MonthCache {
@@ -56,6 +60,7 @@ export class MonthCache {
     compute: () => Promise<T>,
     options: { nested?: boolean } = {},
   ): Promise<T> {
+    key = `${currentMessId()} ${key}`;
     const now = Date.now();
     const hit = this.entries.get(key);
     if (hit && hit.expiresAt > now) {

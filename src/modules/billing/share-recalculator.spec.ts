@@ -1,4 +1,7 @@
+import { currentMessId, FIRST_MESS_ID, inMess } from '../../common/tenancy/mess-scope';
 import { ShareRecalculator } from './share-recalculator';
+
+const OTHER_MESS = '00000000-0000-4000-8000-0000000000b7';
 
 describe('ShareRecalculator', () => {
   let recalculator: ShareRecalculator;
@@ -8,7 +11,9 @@ describe('ShareRecalculator', () => {
     jest.useFakeTimers();
     rebuilt.length = 0;
     recalculator = new ShareRecalculator();
-    recalculator.use(async (month) => void rebuilt.push(month));
+    recalculator.use(async (month) => {
+      rebuilt.push(currentMessId() === FIRST_MESS_ID ? month : `${month} in ${currentMessId()}`);
+    });
   });
   afterEach(() => {
     recalculator.onModuleDestroy();
@@ -40,5 +45,30 @@ describe('ShareRecalculator', () => {
     await recalculator.ensureFresh('2025-07');
     expect(rebuilt).toEqual(['2025-07']);
     expect(recalculator.isDirty('2025-07')).toBe(false);
+  });
+
+  it("keeps each mess's months apart: one timer rebuilds each in its own mess", async () => {
+    recalculator.markDirty(['2025-08']);
+    inMess(OTHER_MESS, () => recalculator.markDirty(['2025-08'])); // the later mark sets the timer
+    expect(inMess(OTHER_MESS, () => recalculator.isDirty('2025-08'))).toBe(true);
+    await jest.advanceTimersByTimeAsync(ShareRecalculator.DEBOUNCE_MS);
+    expect(rebuilt.sort()).toEqual(['2025-08', `2025-08 in ${OTHER_MESS}`]);
+    // A reader of one mess does not take another mess's mark for its own.
+    inMess(OTHER_MESS, () => recalculator.markDirty(['2025-09']));
+    await recalculator.ensureFresh('2025-09');
+    expect(rebuilt).toHaveLength(2);
+    await inMess(OTHER_MESS, () => recalculator.ensureFresh('2025-09'));
+    expect(rebuilt.at(-1)).toBe(`2025-09 in ${OTHER_MESS}`);
+  });
+
+  it("another replica's write (no mess named) makes the month stale in every mess, each until rebuilt here", async () => {
+    recalculator.markStale(['2025-10']);
+    expect(recalculator.isDirty('2025-10')).toBe(true);
+    await recalculator.ensureFresh('2025-10');
+    expect(recalculator.isDirty('2025-10')).toBe(false);
+    expect(inMess(OTHER_MESS, () => recalculator.isDirty('2025-10'))).toBe(true);
+    await inMess(OTHER_MESS, () => recalculator.ensureFresh('2025-10'));
+    expect(rebuilt).toEqual(['2025-10', `2025-10 in ${OTHER_MESS}`]);
+    expect(inMess(OTHER_MESS, () => recalculator.isDirty('2025-10'))).toBe(false);
   });
 });

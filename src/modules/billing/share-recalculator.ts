@@ -1,4 +1,12 @@
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import { currentMessId, inMess } from '../../common/tenancy/mess-scope';
+
+/** A month of one mess: each mess has its own stored inputs, rebuilt acting in that mess. */
+const keyOf = (messId: string, month: string) => `${messId} ${month}`;
+const partsOf = (key: string) => {
+  const [messId, month] = key.split(' ');
+  return { messId, month };
+};
 
 /**
  * Coalesces recalculation of monthly bills. Writes mark their month dirty; a dirty month is recalculated once after
@@ -7,13 +15,22 @@ import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
  * share one run. MAX_WAIT_MS bounds only how stale the stored inputs get while nobody reads them: during a rush of
  * writes (the counter at dinner: a scan a second or more) a rebuild every second (~0.1 s of database CPU for a month
  * of 2,000 members) took the CPU the scans needed (scan p95 195 → 49 ms with it out of the way).
+ *
+ * Months are per mess (the mess the code runs for when it marks or reads one), and a month is rebuilt acting in
+ * its mess, whichever request's timer runs the flush.
  */
 @Injectable()
 export class ShareRecalculator implements OnModuleDestroy {
   static readonly DEBOUNCE_MS = 200;
   static readonly MAX_WAIT_MS = 15_000;
   private readonly logger = new Logger(ShareRecalculator.name);
+  /** Months of a mess (`keyOf`) written since their last rebuild. */
   private readonly dirty = new Set<string>();
+  /**
+   * Months another replica wrote into, which names no mess: stale in every mess, each until it is rebuilt here
+   * (the set holds the messes rebuilt since).
+   */
+  private readonly staleEverywhere = new Map<string, Set<string>>();
   private readonly running = new Map<string, Promise<void>>();
   private timer?: NodeJS.Timeout;
   private firstMarkAt = 0;
@@ -27,7 +44,8 @@ export class ShareRecalculator implements OnModuleDestroy {
   }
 
   markDirty(months: Iterable<string>): void {
-    for (const month of months) this.dirty.add(month);
+    const messId = currentMessId();
+    for (const month of months) this.dirty.add(keyOf(messId, month));
     const now = Date.now();
     if (!this.timer) this.firstMarkAt = now;
     clearTimeout(this.timer);
@@ -44,48 +62,63 @@ export class ShareRecalculator implements OnModuleDestroy {
    * than answer from inputs that may predate that write. No run is scheduled here.
    */
   markStale(months: Iterable<string>): void {
-    for (const month of months) this.dirty.add(month);
+    for (const month of months) this.staleEverywhere.set(month, new Set());
   }
 
+  /** Whether `month` of the mess the code runs for waits for a rebuild. */
   isDirty(month: string): boolean {
-    return this.dirty.has(month);
+    return this.isDirtyIn(currentMessId(), month);
   }
 
-  /** Recalculates `month` now if it is dirty (or `force`), joining a run already in progress. */
+  /** Recalculates `month` (of the mess the code runs for) now if it is dirty (or `force`), joining a run in progress. */
   async ensureFresh(month: string, force = false): Promise<void> {
-    const inFlight = this.running.get(month);
+    const messId = currentMessId();
+    const inFlight = this.running.get(keyOf(messId, month));
     if (inFlight) await inFlight;
-    if (force || this.dirty.has(month)) await this.run(month);
+    if (force || this.isDirtyIn(messId, month)) await this.run(messId, month);
   }
 
   async flush(): Promise<void> {
     this.timer = undefined;
-    const months = [...this.dirty];
+    const keys = [...this.dirty];
     await Promise.all(
-      months.map((month) =>
-        this.ensureFresh(month).catch((error: unknown) =>
-          this.logger.error({ err: error, month }, 'Recalculation failed'),
+      keys
+        .map(partsOf)
+        .map(({ messId, month }) =>
+          inMess(messId, () => this.ensureFresh(month)).catch((error: unknown) =>
+            this.logger.error({ err: error, messId, month }, 'Recalculation failed'),
+          ),
         ),
-      ),
     );
   }
 
-  private run(month: string): Promise<void> {
-    const existing = this.running.get(month);
+  private isDirtyIn(messId: string, month: string): boolean {
+    const rebuilt = this.staleEverywhere.get(month);
+    return this.dirty.has(keyOf(messId, month)) || (rebuilt !== undefined && !rebuilt.has(messId));
+  }
+
+  private run(messId: string, month: string): Promise<void> {
+    const key = keyOf(messId, month);
+    const existing = this.running.get(key);
     if (existing) return existing;
-    this.dirty.delete(month);
+    this.dirty.delete(key);
+    const rebuilt = this.staleEverywhere.get(month);
+    rebuilt?.add(messId);
     const started = performance.now();
-    const work = this.recalculate(month)
+    const work = inMess(messId, () => this.recalculate(month))
       .then(() => {
         this.runs += 1;
-        this.logger.debug({ month, ms: Math.round(performance.now() - started) }, 'Month recalculated');
+        this.logger.debug(
+          { messId, month, ms: Math.round(performance.now() - started) },
+          'Month recalculated',
+        );
       })
       .catch((error: unknown) => {
-        this.dirty.add(month); // try again on the next read or flush
+        this.dirty.add(key); // try again on the next read or flush
         throw error;
       })
-      .finally(() => this.running.delete(month));
-    this.running.set(month, work);
+      .finally(() => this.running.delete(key));
+    this.running.set(key, work);
     return work;
   }
 

@@ -142,3 +142,71 @@ export class HeadcountResponse {
   approvedMembers: number;
   @ApiProperty({ type: [HeadcountSlotDto] }) meals: HeadcountSlotDto[];
 }
+
+export class MessRefDto {
+  @ApiProperty({ format: 'uuid' }) _id: string;
+  @ApiProperty({ example: 'hostel-7' }) slug: string;
+  @ApiProperty({ example: 'Hostel 7 Mess' }) messName: string;
+}
+
+export class UniversityMessRowDto {
+  @ApiProperty({ type: MessRefDto }) mess: MessRefDto;
+  @ApiProperty({ description: 'Approved members who dine at the mess (`dines: true`) now', example: 240 })
+  members: number;
+  @ApiProperty({ description: 'Members with at least one present mark in the month', example: 228 })
+  activeMembers: number;
+  @ApiProperty({ description: 'Present marks of the month (the meals its bill divides)', example: 17_412 })
+  mealsServed: number;
+  @ApiProperty({ description: 'Expenses of the month, rupees, exact to the paisa', example: 812_450.5 })
+  totalExpenses: number;
+  @ApiProperty({
+    description: 'totalExpenses / mealsServed, rounded half up to the paisa; 0 when no meal was served',
+    example: 46.66,
+  })
+  costPerMeal: number;
+  @ApiProperty({
+    description: "As the mess's own `GET /analytics/attendance?month=` gives it (0..1)",
+    example: 0.8123,
+  })
+  attendanceRate: number;
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    description: "The month's mean feedback rating (1..5, two decimals); null when nobody rated a meal",
+    example: 3.87,
+  })
+  averageRating: number | null;
+  @ApiProperty({
+    description: "`overallScore` of the mess's own `GET /analytics/health?month=` (0..100)",
+    example: 71.4,
+  })
+  healthScore: number;
+  @ApiProperty({
+    description:
+      "Sum of the positive balances of the mess's accounts today, rupees (what its members owe it)",
+    example: 38_200,
+  })
+  due: number;
+}
+
+export class UniversityTotalsDto {
+  @ApiProperty({ example: 1_180 }) members: number;
+  @ApiProperty({ example: 1_093 }) activeMembers: number;
+  @ApiProperty({ example: 84_210 }) mealsServed: number;
+  @ApiProperty({ description: 'The rows added exactly, in paise', example: 3_921_004.25 })
+  totalExpenses: number;
+  @ApiProperty({
+    description: 'Computed from the totals: totalExpenses / mealsServed, half up to the paisa; 0 when none',
+    example: 46.56,
+  })
+  costPerMeal: number;
+  @ApiProperty({ description: 'The rows added exactly, in paise', example: 151_320.75 }) due: number;
+}
+
+export class UniversityViewResponse {
+  @ApiProperty({ example: true }) success: true;
+  @ApiProperty({ example: '2025-03' }) month: string;
+  @ApiProperty({ type: [UniversityMessRowDto], description: 'One row per mess, ordered by messName' })
+  messes: UniversityMessRowDto[];
+  @ApiProperty({ type: UniversityTotalsDto }) totals: UniversityTotalsDto;
+}
