@@ -28,7 +28,7 @@ import { LeaveModule } from './modules/leave';
 import { MealsModule } from './modules/meals';
 import { MessConfigModule } from './modules/mess-config';
 import { MembershipsModule } from './modules/memberships';
-import { MessGuard, MessesModule } from './modules/messes';
+import { MessesModule } from './modules/messes';
 import { NotificationsModule } from './modules/notifications';
 import { UsersModule } from './modules/users';
 
@@ -72,8 +72,6 @@ export class AppModule {
         // Order matters: rate limits before authentication, so floods never reach the database.
         { provide: APP_GUARD, useClass: RateLimitGuard },
         { provide: APP_GUARD, useClass: AuthGuard },
-        // After authentication: the caller's own mess is the default, and the table says where they may act.
-        { provide: APP_GUARD, useClass: MessGuard },
         { provide: APP_GUARD, useClass: UnreadInputGuard },
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
         { provide: APP_PIPE, useValue: new RequestValidationPipe() },

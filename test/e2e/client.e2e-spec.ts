@@ -163,6 +163,24 @@ describe('The contract file and the generated client', () => {
       expect(bad.fieldErrors.map((e) => e.field)).toContain('category');
     });
 
+    it('acts in the mess the client is set to (extension 2.2): set once, sent with every request', async () => {
+      const token = (await unwrap(anonymous.POST('/api/auth/login', { body: ADMIN }))).token;
+      const inMain = createMessClient({ baseUrl, token, mess: 'main' });
+      const listed = await unwrap(inMain.GET('/api/expenses', {}));
+      expect(listed.expenses.map((e) => e.description)).toContain('Rice and dal');
+      const posted = await unwrap(
+        inMain.POST('/api/expenses', {
+          body: { category: 'Gas', amount: 12.5, date: '2025-03-11', description: 'x' },
+        }),
+      );
+      expect(posted.expense.amount).toBe(12.5);
+      inMain.setMess('nowhere');
+      const unknown = await failure(unwrap(inMain.GET('/api/expenses', {})));
+      expect(unknown.status).toBe(404);
+      expect(unknown.message).toBe('Mess not found');
+      await unwrap(admin.DELETE('/api/expenses/{id}', { params: { path: { id: posted.expense._id } } }));
+    });
+
     it('bills the month: shares add up to the expenses, a student sees their own, and only staff the whole bill', async () => {
       const bill = await unwrap(
         admin.GET('/api/analytics/shares', { params: { query: { month, method: 'proportional' } } }),

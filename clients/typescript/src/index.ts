@@ -25,16 +25,24 @@ export interface MessClientOptions {
   fetch?: ClientOptions['fetch'];
   /** Headers sent with every request. */
   headers?: Record<string, string>;
+  /**
+   * The mess to act in (extension 2.2): an `_id` or a slug, sent as the `mess` query parameter with every request
+   * that does not name one itself. Left out: each caller's own mess. A string, or a function read on every request.
+   */
+  mess?: string | (() => string | undefined | null);
 }
 
 export interface MessClient extends Client<paths> {
   /** Sets (or clears, with undefined) the bearer token sent from now on. */
   setToken(token: string | undefined): void;
+  /** Sets (or clears, with undefined) the mess requests act in from now on. */
+  setMess(mess: string | undefined): void;
 }
 
 /** A client for the Mess API: `client.GET('/api/expenses', { params: { query: { page: 1 } } })`. */
 export function createMessClient(options: MessClientOptions): MessClient {
   let token = options.token;
+  let mess = options.mess;
   const client = createFetchClient<paths>({
     baseUrl: options.baseUrl.replace(/\/+$/, ''),
     ...(options.fetch ? { fetch: options.fetch } : {}),
@@ -47,10 +55,24 @@ export function createMessClient(options: MessClientOptions): MessClient {
       return request;
     },
   };
+  const inMess: Middleware = {
+    onRequest({ request }) {
+      const value = typeof mess === 'function' ? mess() : mess;
+      if (!value) return request;
+      const url = new URL(request.url);
+      if (url.searchParams.has('mess')) return request;
+      url.searchParams.set('mess', value);
+      return new Request(url, request);
+    },
+  };
   client.use(auth);
+  client.use(inMess);
   return Object.assign(client, {
     setToken(next: string | undefined) {
       token = next;
+    },
+    setMess(next: string | undefined) {
+      mess = next;
     },
   });
 }

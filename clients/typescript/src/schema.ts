@@ -3488,7 +3488,10 @@ export interface components {
         };
     };
     responses: never;
-    parameters: never;
+    parameters: {
+        /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+        Mess: string;
+    };
     requestBodies: never;
     headers: never;
     pathItems: never;
@@ -3502,6 +3505,8 @@ export interface operations {
                 limit?: number;
                 /** @description due: balance > 0; credit: < 0; settled: 0 */
                 status?: "due" | "credit" | "settled";
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
             };
             header?: never;
             path?: never;
@@ -3571,7 +3576,10 @@ export interface operations {
     };
     reverseEntry: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
             header?: never;
             path: {
                 id: string;
@@ -3685,6 +3693,8 @@ export interface operations {
             query?: {
                 page?: number;
                 limit?: number;
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
             };
             header?: never;
             path?: never;
@@ -3748,6 +3758,8 @@ export interface operations {
             query?: {
                 page?: number;
                 limit?: number;
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
             };
             header?: never;
             path: {
@@ -3828,7 +3840,10 @@ export interface operations {
     };
     recordAdjustment: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
             header?: never;
             path: {
                 userId: string;
@@ -3930,7 +3945,10 @@ export interface operations {
     };
     recordOpeningBalance: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
             header?: never;
             path: {
                 userId: string;
@@ -4041,7 +4059,10 @@ export interface operations {
     };
     recordPayment: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
             header?: {
                 /** @description Any unique string (a UUID) per payment. A repeat with the same key by the same caller to the same path returns the first answer and records nothing more, also when the repeats arrive at once; the same key with a different body is 422. Only a successful answer is kept: after an error, the key may be used again. */
                 "Idempotency-Key"?: string;
@@ -4160,6 +4181,8 @@ export interface operations {
                 from?: string;
                 /** @description Last month, inclusive; default: this month (mess time zone) */
                 to?: string;
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
             };
             header?: never;
             path: {
@@ -4250,7 +4273,10 @@ export interface operations {
     };
     getHealthSummary: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -4326,6 +4352,8 @@ export interface operations {
                 startDate?: string;
                 /** @description End of a custom period (with startDate, not with month), inclusive; e.g. 2025-03-31 */
                 endDate?: string;
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
             };
             header?: never;
             path?: never;
@@ -4400,6 +4428,8 @@ export interface operations {
                 month?: string;
                 /** @description A calendar year; default: this year (mess time zone) */
                 year?: string;
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
             };
             header?: never;
             path?: never;
@@ -4472,6 +4502,8 @@ export interface operations {
             query?: {
                 /** @description Default: today (mess time zone) */
                 date?: string;
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
             };
             header?: never;
             path?: never;
@@ -4544,6 +4576,8 @@ export interface operations {
             query?: {
                 /** @description Default: this month (mess time zone) */
                 month?: string;
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
             };
             header?: never;
             path?: never;
@@ -4616,6 +4650,8 @@ export interface operations {
             query?: {
                 /** @description Default: this month (mess time zone) */
                 month?: string;
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
             };
             header?: never;
             path?: never;
@@ -4688,6 +4724,8 @@ export interface operations {
             query?: {
                 page?: number;
                 limit?: number;
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
             };
             header?: never;
             path?: never;
@@ -4757,7 +4795,10 @@ export interface operations {
     };
     getMonthStatus: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
             header?: never;
             path: {
                 month: string;
@@ -4828,7 +4869,10 @@ export interface operations {
     };
     closeMonth: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
             header?: never;
             path: {
                 month: string;
@@ -4908,7 +4952,10 @@ export interface operations {
     };
     reopenMonth: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
             header?: never;
             path: {
                 month: string;
@@ -4993,6 +5040,8 @@ export interface operations {
                 month?: string;
                 /** @description Default: the mess's chargeMethod (GET /auth/admin/config), what a close charges */
                 method?: "spec" | "proportional";
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
             };
             header?: never;
             path?: never;
@@ -5067,6 +5116,8 @@ export interface operations {
                 month?: string;
                 /** @description Default: the mess's chargeMethod (GET /auth/admin/config), what a close charges */
                 method?: "spec" | "proportional";
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
             };
             header?: never;
             path?: never;
@@ -5143,6 +5194,8 @@ export interface operations {
                 month?: string;
                 /** @description Default: the mess's chargeMethod (GET /auth/admin/config), what a close charges */
                 method?: "spec" | "proportional";
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
             };
             header?: never;
             path?: never;
@@ -5213,6 +5266,8 @@ export interface operations {
                 /** @description The days of one month (calendar dates of the mess); combines with `date` if both are given */
                 month?: string;
                 status?: "present" | "absent";
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
             };
             header?: never;
             path?: never;
@@ -5273,7 +5328,10 @@ export interface operations {
     };
     markAttendance: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -5391,7 +5449,10 @@ export interface operations {
     };
     markAttendanceBulk: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -5505,6 +5566,8 @@ export interface operations {
                 date?: string;
                 /** @description The name of a configured meal time */
                 mealType: string;
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
             };
             header?: never;
             path?: never;
@@ -5565,7 +5628,10 @@ export interface operations {
     };
     scanMealPass: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -5674,7 +5740,10 @@ export interface operations {
     };
     changeAttendanceStatus: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
             header?: never;
             path: {
                 id: string;
@@ -5797,6 +5866,8 @@ export interface operations {
                 from?: string;
                 /** @description Last day (inclusive), in the mess time zone; not before `from` */
                 to?: string;
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
             };
             header?: never;
             path?: never;
@@ -5866,7 +5937,10 @@ export interface operations {
     };
     getMessConfig: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -5917,7 +5991,10 @@ export interface operations {
     };
     replaceMessConfig: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -6017,7 +6094,10 @@ export interface operations {
     };
     setupMess: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -6459,7 +6539,10 @@ export interface operations {
     };
     register: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -6610,6 +6693,8 @@ export interface operations {
                 startDate?: string;
                 /** @description Inclusive upper bound on `date`; not before startDate */
                 endDate?: string;
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
             };
             header?: never;
             path?: never;
@@ -6670,7 +6755,10 @@ export interface operations {
     };
     createExpense: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -6770,7 +6858,10 @@ export interface operations {
     };
     getExpense: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
             header?: never;
             path: {
                 id: string;
@@ -6841,7 +6932,10 @@ export interface operations {
     };
     replaceExpense: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
             header?: never;
             path: {
                 id: string;
@@ -6952,7 +7046,10 @@ export interface operations {
     };
     deleteExpense: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
             header?: never;
             path: {
                 id: string;
@@ -7050,6 +7147,8 @@ export interface operations {
                 month?: string;
                 /** @description Extras dated this day */
                 date?: string;
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
             };
             header?: never;
             path?: never;
@@ -7110,7 +7209,10 @@ export interface operations {
     };
     recordExtra: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -7219,7 +7321,10 @@ export interface operations {
     };
     deleteExtra: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
             header?: never;
             path: {
                 id: string;
@@ -7316,6 +7421,8 @@ export interface operations {
                 rating?: number;
                 /** @description One member's feedback (a student: only their own id, else 403) */
                 userId?: string;
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
             };
             header?: never;
             path?: never;
@@ -7385,7 +7492,10 @@ export interface operations {
     };
     submitFeedback: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -7476,7 +7586,10 @@ export interface operations {
     };
     updateFeedback: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
             header?: never;
             path: {
                 id: string;
@@ -7775,6 +7888,8 @@ export interface operations {
                 month?: string;
                 /** @description Leaves that include this day */
                 date?: string;
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
             };
             header?: never;
             path?: never;
@@ -7835,7 +7950,10 @@ export interface operations {
     };
     requestLeave: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -7944,7 +8062,10 @@ export interface operations {
     };
     approveLeave: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
             header?: never;
             path: {
                 id: string;
@@ -8033,7 +8154,10 @@ export interface operations {
     };
     cancelLeave: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
             header?: never;
             path: {
                 id: string;
@@ -8122,7 +8246,10 @@ export interface operations {
     };
     rejectLeave: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
             header?: never;
             path: {
                 id: string;
@@ -8282,6 +8409,8 @@ export interface operations {
                 year?: number;
                 /** @description Exact meal type. Not checked against the configuration, so menus of a meal time since removed stay findable. */
                 mealType?: string;
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
             };
             header?: never;
             path?: never;
@@ -8342,7 +8471,10 @@ export interface operations {
     };
     createMeal: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -8442,7 +8574,10 @@ export interface operations {
     };
     getMeal: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
             header?: never;
             path: {
                 id: string;
@@ -8513,7 +8648,10 @@ export interface operations {
     };
     replaceMeal: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
             header?: never;
             path: {
                 id: string;
@@ -8624,7 +8762,10 @@ export interface operations {
     };
     deleteMeal: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
             header?: never;
             path: {
                 id: string;
@@ -8909,7 +9050,10 @@ export interface operations {
     };
     moveMembers: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
             header?: never;
             path: {
                 /** @description An _id or a slug */
@@ -9113,6 +9257,8 @@ export interface operations {
             query?: {
                 page?: number;
                 limit?: number;
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
             };
             header?: never;
             path?: never;
@@ -9173,7 +9319,10 @@ export interface operations {
     };
     checkNotificationConfig: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -9233,7 +9382,10 @@ export interface operations {
     };
     getNotificationPreferences: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -9293,7 +9445,10 @@ export interface operations {
     };
     updateNotificationPreferences: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -9375,7 +9530,10 @@ export interface operations {
     };
     setNotificationChannel: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -9457,7 +9615,10 @@ export interface operations {
     };
     sendTestNotification: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -9593,6 +9754,8 @@ export interface operations {
                 limit?: number;
                 status?: "pending" | "approved" | "rejected";
                 role?: "student" | "manager" | "treasurer" | "admin";
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
             };
             header?: never;
             path?: never;
@@ -9662,7 +9825,10 @@ export interface operations {
     };
     setProfilePhone: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -9744,7 +9910,10 @@ export interface operations {
     };
     getUser: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
             header?: never;
             path: {
                 id: string;
@@ -9824,7 +9993,10 @@ export interface operations {
     };
     updateUser: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
             header?: never;
             path: {
                 id: string;
@@ -9926,7 +10098,10 @@ export interface operations {
     };
     approveUser: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
             header?: never;
             path: {
                 id: string;
@@ -10006,7 +10181,10 @@ export interface operations {
     };
     setUserDines: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
             header?: never;
             path: {
                 id: string;
@@ -10108,7 +10286,10 @@ export interface operations {
     };
     moveMember: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
             header?: never;
             path: {
                 id: string;
@@ -10219,7 +10400,10 @@ export interface operations {
     };
     rejectUser: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
             header?: never;
             path: {
                 id: string;
@@ -10308,7 +10492,10 @@ export interface operations {
     };
     changeUserRole: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
             header?: never;
             path: {
                 id: string;

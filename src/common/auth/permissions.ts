@@ -1,3 +1,4 @@
+import { currentMessId } from '../tenancy/mess-scope';
 import type { Role } from './roles';
 
 /**
@@ -85,9 +86,15 @@ export const mayActIn = (
   route: { ownRecordsOnly: boolean },
 ): boolean => member.messId === messId || route.ownRecordsOnly || can(member, 'messes.act-in-any');
 
-/** Whether a member in this role may do this. */
-export const can = (member: { role: Role }, permission: Permission): boolean =>
-  TABLE[member.role].has(permission);
+/**
+ * Whether a member in this role may do this, in the mess the request acts in: outside their own mess (a route that
+ * shows their own records there) a member holds no staff permission, unless their role acts in any mess.
+ */
+export const can = (member: { role: Role; messId?: string }, permission: Permission): boolean =>
+  TABLE[member.role].has(permission) &&
+  (member.messId === undefined ||
+    member.messId === currentMessId() ||
+    TABLE[member.role].has('messes.act-in-any'));
 
 /** The roles that hold a permission (e.g. who is told of something a permission lets them act on). */
 export const rolesWith = (permission: Permission): Role[] =>

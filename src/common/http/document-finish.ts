@@ -17,6 +17,7 @@ const successDescriptions: Record<string, string> = {
  */
 export function finishDocument(document: OpenAPIObject): OpenAPIObject {
   const ids = new Map<string, string>();
+  addMessParameter(document);
   for (const [path, ops] of Object.entries(document.paths)) {
     for (const method of ['get', 'put', 'post', 'delete', 'patch'] as const) {
       const op = ops[method];
@@ -36,6 +37,37 @@ export function finishDocument(document: OpenAPIObject): OpenAPIObject {
     { additionalProperties?: boolean } | undefined;
   if (guard) guard.additionalProperties = false;
   return document;
+}
+
+/** Paths that do not act in a mess: the deployment's own (health, metrics, the list of messes) and signing in. */
+const ACROSS_MESSES =
+  /^\/api\/(health|live|ready|metrics|messes(\/\{mess\})?$|auth\/(login|idp|logout|password|verify)$|verify$|docs)/;
+
+/**
+ * Extension 2.2: every path that reads or writes a mess's records takes `mess` (an `_id` or a slug); without it
+ * the request acts in the caller's own mess (an unauthenticated one, in the first mess). MessGuard reads it for
+ * every route, so it is declared here once rather than on each route's query DTO.
+ */
+function addMessParameter(document: OpenAPIObject): void {
+  document.components ??= {};
+  document.components.parameters ??= {};
+  document.components.parameters.Mess = {
+    name: 'mess',
+    in: 'query',
+    required: false,
+    description:
+      "The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). " +
+      'Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404.',
+    schema: { type: 'string', example: 'main' },
+  };
+  for (const [path, ops] of Object.entries(document.paths)) {
+    if (ACROSS_MESSES.test(path)) continue;
+    for (const method of ['get', 'put', 'post', 'delete', 'patch'] as const) {
+      const op = ops[method];
+      if (!op) continue;
+      op.parameters = [...(op.parameters ?? []), { $ref: '#/components/parameters/Mess' }];
+    }
+  }
 }
 
 /**

@@ -7,7 +7,12 @@ import {
   ApiProduces,
   ApiTags,
 } from '@nestjs/swagger';
-import { type CurrentMember, CurrentUser, Allow } from '../../common/auth/auth.decorators';
+import {
+  type CurrentMember,
+  CurrentUser,
+  Allow,
+  OwnRecordsInAnyMess,
+} from '../../common/auth/auth.decorators';
 import { ApiAuth, ApiRoleAuth } from '../../common/http/api-docs';
 import { FileResponse, FileResponseInterceptor } from '../../common/http/file-response';
 import { IdPipe } from '../../common/http/id.pipe';
@@ -63,6 +68,7 @@ export class AccountsController {
   }
 
   @Get('me')
+  @OwnRecordsInAnyMess()
   @ApiOperation({ summary: "The caller's own account: balance and entries, newest first (any member)" })
   @ApiOkResponse({ type: AccountResponse })
   @ApiAuth(400)
@@ -74,6 +80,7 @@ export class AccountsController {
   }
 
   @Get(':userId')
+  @OwnRecordsInAnyMess()
   @ApiParam({ name: 'userId', format: 'uuid' })
   @ApiOperation({
     summary: "A member's account: balance and entries, newest first",
@@ -90,6 +97,7 @@ export class AccountsController {
   }
 
   @Get(':userId/statement')
+  @OwnRecordsInAnyMess()
   @UseInterceptors(FileResponseInterceptor)
   @ApiParam({ name: 'userId', format: 'uuid' })
   @ApiOperation({

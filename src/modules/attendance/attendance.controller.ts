@@ -1,6 +1,11 @@
 import { Body, Controller, Get, Param, Post, Put, Query, UseInterceptors } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { type CurrentMember, CurrentUser, Allow } from '../../common/auth/auth.decorators';
+import {
+  type CurrentMember,
+  CurrentUser,
+  Allow,
+  OwnRecordsInAnyMess,
+} from '../../common/auth/auth.decorators';
 import { ApiAuth, ApiRoleAuth, MONTH_CLOSED } from '../../common/http/api-docs';
 import { IdPipe } from '../../common/http/id.pipe';
 import { AttendanceService } from './attendance.service';
@@ -37,6 +42,7 @@ export class AttendanceController {
   ) {}
 
   @Get()
+  @OwnRecordsInAnyMess()
   @ApiOperation({
     summary: 'List attendance marks, newest date first, with the member nested as `user: {_id, fullName}`',
     description:

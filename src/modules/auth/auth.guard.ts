@@ -4,6 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import { type CurrentMember, IS_PUBLIC, PERMISSION } from '../../common/auth/auth.decorators';
 import { can, type Permission } from '../../common/auth/permissions';
 import { GuardError } from '../../common/errors/api-error';
+import { MessGuard } from '../messes';
 import { TokenService } from './token.service';
 
 /**
@@ -16,11 +17,13 @@ export class AuthGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly tokens: TokenService,
+    private readonly mess: MessGuard,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const targets = [context.getHandler(), context.getClass()];
-    if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) return true;
+    // Which mess the request acts in is decided once the caller is known (MessGuard), before any permission.
+    if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) return this.mess.canActivate(context);
 
     const request = context.switchToHttp().getRequest<FastifyRequest & { member?: CurrentMember }>();
     const token = bearerToken(request.headers.authorization);
@@ -28,6 +31,7 @@ export class AuthGuard implements CanActivate {
     const member = await this.tokens.authenticate(token);
     if (!member) throw new GuardError(401, 'Invalid token');
     request.member = member;
+    await this.mess.canActivate(context);
 
     const permission = this.reflector.getAllAndOverride<Permission | undefined>(PERMISSION, targets);
     if (permission && !can(member, permission)) {

@@ -1,6 +1,11 @@
 import { Controller, Get, Header, Query, UseInterceptors } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { type CurrentMember, CurrentUser, Allow } from '../../common/auth/auth.decorators';
+import {
+  type CurrentMember,
+  CurrentUser,
+  Allow,
+  OwnRecordsInAnyMess,
+} from '../../common/auth/auth.decorators';
 import { ApiAuth, ApiRoleAuth } from '../../common/http/api-docs';
 import { FileResponse, FileResponseInterceptor } from '../../common/http/file-response';
 import { BillPresenter } from './bill-presenter';
@@ -43,6 +48,7 @@ export class SharesController {
   }
 
   @Get('shares/me')
+  @OwnRecordsInAnyMess()
   @ApiOperation({
     summary: "The caller's own line of the month's bill (any member)",
     description: "Without `method`, the mess's `chargeMethod`: the amount a close charges the member.",

@@ -1,6 +1,11 @@
 import { Body, Controller, Delete, Get, Param, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { type CurrentMember, CurrentUser, Allow } from '../../common/auth/auth.decorators';
+import {
+  type CurrentMember,
+  CurrentUser,
+  Allow,
+  OwnRecordsInAnyMess,
+} from '../../common/auth/auth.decorators';
 import { ApiAuth, ApiRoleAuth, MONTH_CLOSED } from '../../common/http/api-docs';
 import { IdPipe } from '../../common/http/id.pipe';
 import { toRupees } from '../../common/money/money';
@@ -36,6 +41,7 @@ export class ExtrasController {
   }
 
   @Get()
+  @OwnRecordsInAnyMess()
   @ApiOperation({
     summary: 'List extras, newest first (a student sees their own; manager, treasurer, admin see all)',
     description:

@@ -118,7 +118,7 @@ export class LeaveDecisionsService {
     const now = this.clock.now();
     const cancelled = await this.records.transaction(async (tx) => {
       await this.records.lockMember(tx, userId, 'exclusive');
-      const open = await this.records.activeOverlapping(userId, now, new Date(8.64e15), tx);
+      const open = await this.records.activeOverlapping(userId, now, new Date('9999-12-31T00:00:00Z'), tx);
       const done: LeaveRow[] = [];
       for (const leave of open) {
         const row = await this.records.update(leave.id, { status: 'cancelled' }, tx);

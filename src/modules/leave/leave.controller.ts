@@ -1,6 +1,11 @@
 import { Body, Controller, Get, Param, Post, Put, Query } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { type CurrentMember, CurrentUser, Allow } from '../../common/auth/auth.decorators';
+import {
+  type CurrentMember,
+  CurrentUser,
+  Allow,
+  OwnRecordsInAnyMess,
+} from '../../common/auth/auth.decorators';
 import { ApiAuth, ApiRoleAuth } from '../../common/http/api-docs';
 import { IdPipe } from '../../common/http/id.pipe';
 import { CreateLeaveDto, ListLeavesQuery, RejectLeaveDto } from './dto/leave.requests';
@@ -92,6 +97,7 @@ export class LeaveController {
   }
 
   @Get()
+  @OwnRecordsInAnyMess()
   @ApiOperation({
     summary: "List leave, newest first: members their own, managers and admins everyone's",
     description:

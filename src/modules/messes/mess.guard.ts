@@ -14,8 +14,9 @@ export const MESS_NOT_FOUND = 'Mess not found';
  * The one place that decides which mess a request acts in (extension 2.2): the `mess` query parameter (an `_id` or
  * a slug), else the caller's own mess, else (no caller) the first mess; and whether the caller may act there
  * (`mayActIn`, the permissions table). The decision goes into the request's context, where the database layer
- * reads it for every statement; the parameter is taken out of the query, so no route's validation sees it.
- * Runs after the auth guard.
+ * reads it for every statement (and `can` for what the caller may do there); the parameter is taken out of the
+ * query, so no route's validation sees it. The auth guard runs it once it knows the caller, before it checks the
+ * route's permission.
  */
 @Injectable()
 export class MessGuard implements CanActivate {

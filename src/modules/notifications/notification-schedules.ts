@@ -1,3 +1,4 @@
+import { currentMessId, inMess } from '../../common/tenancy/mess-scope';
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { Cron, CronExpression } from '@nestjs/schedule';
 import { Clock } from '../../common/time/clock';
@@ -74,8 +75,23 @@ export class NotificationSchedules {
     }
   }
 
-  /** Everything due at `now`; returns how many notifications were queued per type. */
+  /**
+   * Everything due at `now` in every mess (each by its own meal times, members, managers, bills and accounts);
+   * returns how many notifications were queued per type, added over the messes.
+   */
   async runDue(now: Date = this.clock.now()): Promise<Partial<Record<NotificationType, number>>> {
+    const total: Partial<Record<NotificationType, number>> = {};
+    for (const mess of await this.messConfig.listMesses()) {
+      const queued = await inMess(mess._id, () => this.runDueInMess(now));
+      for (const [type, n] of Object.entries(queued) as [NotificationType, number][]) {
+        total[type] = (total[type] ?? 0) + n;
+      }
+    }
+    return total;
+  }
+
+  /** Everything due at `now` in the mess the code runs in. */
+  private async runDueInMess(now: Date): Promise<Partial<Record<NotificationType, number>>> {
     return {
       MEAL_REMINDER: await this.mealReminders(now),
       ATTENDANCE_CONFIRMATION: await this.attendanceConfirmations(now),
@@ -265,7 +281,8 @@ export class NotificationSchedules {
     return Boolean(this.bills);
   }
 
-  private async once(period: string, run: () => Promise<number>): Promise<number> {
+  private async once(window: string, run: () => Promise<number>): Promise<number> {
+    const period = `${currentMessId()}:${window}`;
     if (this.handled.has(period)) return 0;
     const queued = await run();
     if (this.handled.size > 1_000) this.handled.clear();

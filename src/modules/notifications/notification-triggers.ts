@@ -1,3 +1,4 @@
+import { currentMessId } from '../../common/tenancy/mess-scope';
 import { Injectable, Logger } from '@nestjs/common';
 import { OnDomainEvent } from '../../common/events/domain-event-bus';
 import {
@@ -85,7 +86,7 @@ export class NotificationTriggers {
 
   @OnDomainEvent('meal.deleted')
   onMealDeleted(event: MealEvent): void {
-    this.menuSeen.delete(`${event.date}:${event.mealType}`);
+    this.menuSeen.delete(`${currentMessId()}:${event.date}:${event.mealType}`);
     this.pending.track('menu withdrawn', () => this.mealUpdate(event, 'withdrawn'));
   }
 
@@ -206,7 +207,8 @@ export class NotificationTriggers {
     const tz = this.config.messTimezone;
     const afterMeal = zonedInstant(batch.date, meal.endTime, tz) <= now;
     const begun = zonedInstant(batch.date, meal.startTime, tz) <= now;
-    const slot = `${batch.date}:${batch.mealType}`;
+    // Per mess: each has its own menus and its own discrepancies.
+    const slot = `${currentMessId()}:${batch.date}:${batch.mealType}`;
     const presentNow = begun && batch.marks.some((mark) => mark.status === 'present');
     if (presentNow && !afterMeal && this.reportedNoMenu.has(slot)) return 0;
     const noMenu = presentNow && !(await this.hasMenu(slot, batch));

@@ -1,3 +1,4 @@
+import { currentMessId } from '../../common/tenancy/mess-scope';
 import { Injectable } from '@nestjs/common';
 import { and, asc, count, desc, eq, inArray, like, lt, sql } from 'drizzle-orm';
 import { Database, DbOrTx } from '../../database/database';
@@ -43,7 +44,12 @@ export class NotificationsRepository {
     const [row] = await this.db
       .select({ dedupeKey: notifications.dedupeKey, content: notifications.content })
       .from(notifications)
-      .where(like(notifications.dedupeKey, `${keyPrefix.replace(/[\\%_]/g, '\\$&')}%`))
+      .where(
+        and(
+          eq(notifications.messId, currentMessId()),
+          like(notifications.dedupeKey, `${keyPrefix.replace(/[\\%_]/g, '\\$&')}%`),
+        ),
+      )
       .orderBy(desc(notifications.createdAt))
       .limit(1);
     return row?.dedupeKey ? { dedupeKey: row.dedupeKey, content: row.content } : undefined;

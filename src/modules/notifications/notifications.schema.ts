@@ -66,7 +66,7 @@ export const notifications = pgTable(
     sentAt: timestamp('sent_at', { withTimezone: true }),
   },
   (t) => [
-    uniqueIndex('notifications_dedupe_key_unique').on(t.dedupeKey),
+    uniqueIndex('notifications_mess_dedupe_key_unique').on(t.messId, t.dedupeKey),
     index('notifications_user_created_idx').on(t.userId, t.createdAt),
     index('notifications_status_idx').on(t.status),
     check(
