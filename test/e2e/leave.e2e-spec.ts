@@ -1,3 +1,4 @@
+import { FIRST_MESS_ID } from '../../src/common/tenancy/mess-scope';
 import { Client } from 'pg';
 import { LeaveDecidedListener } from '../../src/modules/notifications/leave-decided.listener';
 import { messSetup, TestApp } from '../support/app';
@@ -366,8 +367,10 @@ describe('Leave (extension 2.1)', () => {
       const approval = new Client({ connectionString: t.databaseUrl });
       await approval.connect();
       try {
-        // An approval as the leave module makes one: the member's leave lock (exclusive), then the approved leave.
+        // An approval as the leave module makes one: the member's leave lock (exclusive), then the approved leave,
+        // in the first mess (the service points its connections at the mess of the request).
         await approval.query('begin');
+        await approval.query(`select set_config('app.mess', $1, true)`, [FIRST_MESS_ID]);
         await approval.query(`select pg_advisory_xact_lock(hashtextextended('mess.leave:' || $1, 0))`, [
           meera.id,
         ]);
