@@ -1,3 +1,4 @@
+import { FIRST_MESS_ID } from '../../src/common/tenancy/mess-scope';
 import { generateKeyPairSync } from 'node:crypto';
 import { TestApp } from '../support/app';
 import { LocalIdentityProvider } from '../support/idp';
@@ -54,6 +55,8 @@ describe('Identity-provider login (POST /auth/idp)', () => {
         fullName: 'Meera Iyer',
         role: 'student',
         status: 'approved',
+        // Extension 2.2 adds the member's mess to the user object.
+        mess: { _id: FIRST_MESS_ID, slug: 'main', messName: expect.any(String) },
       },
     });
     expect((await t.get('/auth/verify', { token: login.body.token })).status).toBe(200);

@@ -13,14 +13,17 @@ export const memberNames = new QueryBuilder()
   .as('member_names');
 
 /**
- * Every member with an account to show: id, name and whether they are approved now (the accounts list shows the
- * approved members, and anyone else who has entries). Read-only, like `memberNames`.
+ * Every member with an account to show: id, name and whether they are an approved member of the mess the request
+ * acts in now (the accounts list shows those, and anyone else who has entries in that mess, such as a former member
+ * who still owes it). Read-only, like `memberNames`.
  */
 export const memberDirectory = new QueryBuilder()
   .select({
     memberId: users.id,
     fullName: users.fullName,
-    approved: sql<boolean>`${users.status} = 'approved'`.as('approved'),
+    approved: sql<boolean>`(${users.status} = 'approved' and ${users.messId} = current_setting('app.mess')::uuid)`.as(
+      'approved',
+    ),
   })
   .from(users)
   .as('member_directory');
