@@ -222,7 +222,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     logLevel: logLevel as LogLevel,
     trustProxy: parseTrustProxy(env.TRUST_PROXY, problems),
     messTimezone: timezone,
-    admin: { email: (adminEmail === undefined ? undefined : normalizeEmail(adminEmail)), password: adminPassword },
+    admin: {
+      email: adminEmail === undefined ? undefined : normalizeEmail(adminEmail),
+      password: adminPassword,
+    },
     idp: {
       clientId: str('IDP_CLIENT_ID'),
       allowedDomain: str('IDP_ALLOWED_DOMAIN'),

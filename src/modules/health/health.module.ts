@@ -6,7 +6,9 @@ import { HealthService } from './health.service';
 import { PrometheusCollectors } from './prometheus.collectors';
 
 @Module({
-  imports: [TerminusModule.forRoot({ logger: false }) /* a failing check is an outage, logged once by Outages */],
+  imports: [
+    TerminusModule.forRoot({ logger: false }) /* a failing check is an outage, logged once by Outages */,
+  ],
   controllers: [HealthController],
   providers: [DatabaseHealthIndicator, HealthService, PrometheusCollectors],
 })

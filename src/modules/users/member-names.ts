@@ -21,9 +21,10 @@ export const memberDirectory = new QueryBuilder()
   .select({
     memberId: users.id,
     fullName: users.fullName,
-    approved: sql<boolean>`(${users.status} = 'approved' and ${users.messId} = current_setting('app.mess')::uuid)`.as(
-      'approved',
-    ),
+    approved:
+      sql<boolean>`(${users.status} = 'approved' and ${users.messId} = current_setting('app.mess')::uuid)`.as(
+        'approved',
+      ),
   })
   .from(users)
   .as('member_directory');
