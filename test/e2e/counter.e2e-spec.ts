@@ -125,12 +125,17 @@ describe('The counter: meal passes and scans (extension 2.1)', () => {
     const dinner = (await passFor(asha, 'Dinner')).body.pass;
     const early = await scan(dinner); // 12:10; Dinner passes are valid from 19:00
     expect(early.status).toBe(400);
-    expect(early.body.error).toBe('Invalid pass');
+    // A genuine pass shown too early says from when it is valid (a counter operator must not read it as a forgery).
+    expect(early.body.error).toBe('This pass is valid from 19:00 on 2030-03-10');
     const lunch = (await passFor(ravi, 'Lunch')).body.pass;
     clock.set(ist('2030-03-10', '14:31'));
     const expired = await scan(lunch);
     expect(expired.status).toBe(400);
-    expect(expired.body.error).toBe('Invalid pass');
+    expect(expired.body.error).toBe('This pass has expired: its meal is over');
+    // A tampered one says nothing else: still Invalid pass, at any time.
+    const [version, payload, signature] = (lunch as string).split('.');
+    const tampered = `${version}.${payload}.${signature.slice(0, -1)}${signature.endsWith('A') ? 'B' : 'A'}`;
+    expect((await scan(tampered)).body.error).toBe('Invalid pass');
     // No pass for a meal that has ended.
     const over = await passFor(asha, 'Lunch');
     expect(over.status).toBe(400);

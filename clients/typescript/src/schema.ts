@@ -8401,7 +8401,7 @@ export interface operations {
     listMeals: {
         parameters: {
             query?: {
-                /** @description One day. Not together with `week`. */
+                /** @description One day (YYYY-MM-DD). Not together with `week`. */
                 date?: string;
                 /** @description ISO-8601 week number (Monday to Sunday) of `year`; 53 only in years that have it. Not together with `date`. For example 11. */
                 week?: number;

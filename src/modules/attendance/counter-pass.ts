@@ -42,6 +42,33 @@ export class CounterPasses {
 
   /** The claims of a pass we signed that is valid at `now`; undefined for anything else. */
   verify(pass: string, now: Date): PassClaims | undefined {
+    const checked = this.check(pass, now);
+    return checked.status === 'valid' ? checked.claims : undefined;
+  }
+
+  /**
+   * What a pass is at `now`: not ours (forged, tampered, malformed: nothing else is said about it), ours but not valid
+   * yet (with when it becomes valid) or no longer, or valid with its claims.
+   */
+  check(
+    pass: string,
+    now: Date,
+  ):
+    | { status: 'invalid' }
+    | { status: 'early'; validFrom: Date }
+    | { status: 'expired'; expiresAt: Date }
+    | { status: 'valid'; claims: PassClaims } {
+    const claims = this.signedClaims(pass);
+    if (!claims) return { status: 'invalid' };
+    const seconds = now.getTime() / 1000;
+    if (seconds < claims.validFrom) return { status: 'early', validFrom: new Date(claims.validFrom * 1000) };
+    if (seconds >= claims.expiresAt)
+      return { status: 'expired', expiresAt: new Date(claims.expiresAt * 1000) };
+    return { status: 'valid', claims };
+  }
+
+  /** The claims of a well-formed pass we signed, whatever the time; undefined for anything else. */
+  private signedClaims(pass: string): PassClaims | undefined {
     const parts = pass.split('.');
     if (parts.length !== 3 || parts[0] !== VERSION) return undefined;
     const expected = Buffer.from(this.sign(`${parts[0]}.${parts[1]}`));
@@ -60,8 +87,6 @@ export class CounterPasses {
     if (typeof userId !== 'string' || !UUID.test(userId)) return undefined;
     if (typeof date !== 'string' || typeof mealType !== 'string') return undefined;
     if (typeof validFrom !== 'number' || typeof expiresAt !== 'number') return undefined;
-    const seconds = now.getTime() / 1000;
-    if (seconds < validFrom || seconds >= expiresAt) return undefined;
     return { userId, date, mealType, validFrom, expiresAt, messId };
   }
 

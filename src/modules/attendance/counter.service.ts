@@ -75,8 +75,19 @@ export class CounterService {
    * recorded them present (a second plate). A member's own present mark is taken over as the kitchen's record.
    */
   async scan(caller: CurrentMember, pass: string): Promise<{ row: AttendanceRow; repeat: boolean }> {
-    const claims = this.passes.verify(pass, this.clock.now());
-    if (!claims) throw badRequest(INVALID_PASS, [{ field: 'pass', message: INVALID_PASS }]);
+    const checked = this.passes.check(pass, this.clock.now());
+    if (checked.status === 'invalid')
+      throw badRequest(INVALID_PASS, [{ field: 'pass', message: INVALID_PASS }]);
+    if (checked.status === 'early') {
+      const from = localParts(checked.validFrom, this.config.messTimezone);
+      const message = `This pass is valid from ${from.time} on ${from.date}`;
+      throw badRequest(message, [{ field: 'pass', message }]);
+    }
+    if (checked.status === 'expired') {
+      const message = 'This pass has expired: its meal is over';
+      throw badRequest(message, [{ field: 'pass', message }]);
+    }
+    const { claims } = checked;
     if (claims.messId !== currentMessId()) {
       throw conflict(`This pass is for ${(await this.messes.label(claims.messId)).messName}`);
     }

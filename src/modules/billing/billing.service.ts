@@ -1,6 +1,6 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { Clock } from '../../common/time/clock';
-import { localParts, monthBounds, monthOf } from '../../common/time/dates';
+import { localParts, mealSpan, monthBounds, monthOf } from '../../common/time/dates';
 import { AppConfig } from '../../config/app-config';
 import type { DbOrTx } from '../../database/database';
 import { AttendanceQueries } from '../attendance';
@@ -152,6 +152,15 @@ export class BillingService implements OnModuleInit {
   }
 
   /** The mess's `chargeMethod`: what a close posts, and the bill endpoints' default. */
+  /** When the month's last meal ends (its last day's latest meal end, in the mess's time zone). */
+  async lastMealEnd(month: string): Promise<Date> {
+    const { mealTimes } = await this.messConfig.settings();
+    const last = monthBounds(month).last;
+    return new Date(
+      Math.max(...mealTimes.map((meal) => mealSpan(last, meal, this.config.messTimezone).end.getTime())),
+    );
+  }
+
   async chargeMethod(): Promise<ShareMethod> {
     return (await this.messConfig.settings()).chargeMethod;
   }

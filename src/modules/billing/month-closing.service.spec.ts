@@ -11,7 +11,13 @@ describe('Billing month boundaries', () => {
   const repository = {
     monthTransaction: () => Promise.reject(new Error('reached the database')),
   };
-  const messConfig = { settings: () => Promise.resolve({ chargeMethod: 'proportional' }) };
+  const messConfig = {
+    settings: () =>
+      Promise.resolve({
+        chargeMethod: 'proportional',
+        mealTimes: [{ name: 'Dinner', startTime: '19:30', endTime: '21:30' }],
+      }),
+  };
   const billing = (timezone: string) =>
     new BillingService(
       repository as never,
@@ -35,6 +41,7 @@ describe('Billing month boundaries', () => {
       unused,
       unused,
       clock,
+      { messTimezone: timezone } as AppConfig,
     );
   };
 
@@ -47,7 +54,7 @@ describe('Billing month boundaries', () => {
     expect(billing('Asia/Kolkata').resolveMonth('2024-12')).toBe('2024-12');
   });
 
-  it('lets a month be closed once it has begun in the mess time zone, not before', async () => {
+  it('lets a month be closed once its last meal has ended in the mess time zone, not before', async () => {
     clock.set(new Date('2025-03-31T18:00:00Z')); // 23:30 on 31 March in Kolkata
     const early = await closing('Asia/Kolkata')
       .close('2025-04', 'treasurer')
@@ -55,8 +62,17 @@ describe('Billing month boundaries', () => {
     expect(early).toBeInstanceOf(ApiError);
     expect((early as ApiError).getStatus()).toBe(400);
 
-    clock.set(new Date('2025-03-31T19:00:00Z')); // 00:30 on 1 April in Kolkata
-    await expect(closing('Asia/Kolkata').close('2025-04', 'treasurer')).rejects.toThrow(
+    clock.set(new Date('2025-03-31T15:00:00Z')); // 20:30 on 31 March in Kolkata: dinner ends at 21:30
+    const unfinished = await closing('Asia/Kolkata')
+      .close('2025-03', 'treasurer')
+      .catch((e: unknown) => e);
+    expect((unfinished as ApiError).getStatus()).toBe(409);
+    expect((unfinished as ApiError).error).toBe(
+      'Month 2025-03 is not over: it can be closed after its last meal ends (21:30 on 2025-03-31)',
+    );
+
+    clock.set(new Date('2025-03-31T16:00:00Z')); // 21:30 on 31 March in Kolkata: the last meal has ended
+    await expect(closing('Asia/Kolkata').close('2025-03', 'treasurer')).rejects.toThrow(
       'reached the database',
     );
   });

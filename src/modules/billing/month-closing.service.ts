@@ -1,7 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { badRequest, conflict } from '../../common/errors/api-error';
 import { Clock } from '../../common/time/clock';
-import { monthBounds, monthOf } from '../../common/time/dates';
+import { AppConfig } from '../../config/app-config';
+import { localParts, monthBounds, monthOf } from '../../common/time/dates';
 import { AccountsService } from '../accounts';
 import { AuditTrail } from '../audit-trail';
 import { UsersService } from '../users';
@@ -51,6 +52,7 @@ export class MonthClosingService {
     private readonly audit: AuditTrail,
     private readonly users: UsersService,
     private readonly clock: Clock,
+    private readonly config: AppConfig,
   ) {}
 
   /**
@@ -60,6 +62,13 @@ export class MonthClosingService {
    */
   async close(month: string, actorId: string): Promise<BillView> {
     if (month > monthOf(this.billing.today())) throw badRequest(BillingErrors.notBegun);
+    // A month is closed once it is over: closed earlier, its charges would need a reopen and a reversal on every
+    // member's statement for the meals still to come.
+    const lastMealEnd = await this.billing.lastMealEnd(month);
+    if (this.clock.now() < lastMealEnd) {
+      const { date, time } = localParts(lastMealEnd, this.config.messTimezone);
+      throw conflict(BillingErrors.notOver(month, date, time));
+    }
     // Read before the transaction: on the embedded engine a query outside it would wait for it.
     const chargeMethod = await this.billing.chargeMethod();
     await this.repository.monthTransaction(month, { pauseWrites: true }, async (tx) => {

@@ -67,7 +67,10 @@ export class MonthsController {
       'month is already closed; 400 for a month that has not begun in the mess time zone.',
   })
   @ApiOkResponse({ type: BillResponse })
-  @ApiRoleAuth([400, BillingErrors.notBegun], [409, BillingErrors.alreadyClosed('2025-03')])
+  @ApiRoleAuth(
+    [400, BillingErrors.notBegun],
+    [409, BillingErrors.alreadyClosed('2025-03'), BillingErrors.notOver('2025-03', '2025-03-31', '21:30')],
+  )
   async closeMonth(
     @CurrentUser() member: CurrentMember,
     @Param('month') month: string,

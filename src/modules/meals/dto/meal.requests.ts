@@ -51,7 +51,12 @@ export class CreateMealDto extends MealBodyDto {}
 export class UpdateMealDto extends MealBodyDto {}
 
 export class ListMealsQuery {
-  @DateField({ optional: true, description: 'One day. Not together with `week`.' })
+  // No example: "Try it out" would fill a past day and show an empty list; left empty it lists every menu.
+  @DateField({
+    optional: true,
+    example: undefined,
+    description: 'One day (YYYY-MM-DD). Not together with `week`.',
+  })
   date?: string;
 
   @ApiPropertyOptional({
