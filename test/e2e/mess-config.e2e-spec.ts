@@ -158,6 +158,49 @@ describe('Mess configuration', () => {
     expect(res.status).toBe(200);
     expect((await t.get('/auth/admin/config')).body.config.messName).toBe('Renamed Mess');
   });
+
+  it('takes back what GET returned (read-only fields ignored) and changes only what a PATCH sends', async () => {
+    const read = (await t.get('/auth/admin/config')).body.config;
+    const echoed = await t.put('/auth/admin/config', read, { token: admin });
+    expect(echoed.status).toBe(200);
+    const { updatedAt: _u, today: _t, timezone: _z, ...same } = read;
+    expect(echoed.body.config).toMatchObject({ ...same, updatedAt: expect.any(String) });
+
+    const budgeted = await t.patch('/auth/admin/config', { monthlyBudget: 90000 }, { token: admin });
+    expect(budgeted.status).toBe(200);
+    const patched = await t.patch(
+      '/auth/admin/config',
+      { description: 'Now with millets' },
+      { token: admin },
+    );
+    expect(patched.body.config).toMatchObject({
+      description: 'Now with millets',
+      monthlyBudget: 90000,
+      messName: read.messName,
+      mealTimes: read.mealTimes,
+    });
+    const cleared = await t.patch('/auth/admin/config', { monthlyBudget: null }, { token: admin });
+    expect(cleared.body.config.monthlyBudget).toBeNull();
+    expect(cleared.body.config.description).toBe('Now with millets');
+
+    const bad = await t.patch(
+      '/auth/admin/config',
+      { messName: null, expenseCategories: [] },
+      { token: admin },
+    );
+    expect(bad.status).toBe(400);
+    expect(bad.body.details.map((d: { field: string }) => d.field).sort()).toEqual(['expenseCategories']);
+    const nulls = await t.patch('/auth/admin/config', { messName: null }, { token: admin });
+    expect(nulls.status).toBe(400);
+    expect(nulls.body.details).toEqual([
+      { field: 'messName', message: 'messName must not be null; leave it out to keep it' },
+    ]);
+    expect((await t.get('/auth/admin/config')).body.config.messName).toBe(read.messName);
+    const student = await t.member('student');
+    expect((await t.patch('/auth/admin/config', { description: 'x' }, { token: student.token })).status).toBe(
+      403,
+    );
+  });
 });
 
 describe('Money in exponent form', () => {

@@ -147,6 +147,8 @@ export class TestApp {
     this.request<T>('POST', url, { ...options, body });
   put = <T = any>(url: string, body?: unknown, options?: RequestOptions) =>
     this.request<T>('PUT', url, { ...options, body });
+  patch = <T = any>(url: string, body?: unknown, options?: RequestOptions) =>
+    this.request<T>('PATCH', url, { ...options, body });
   delete = <T = any>(url: string, options?: RequestOptions) => this.request<T>('DELETE', url, options);
 
   async login(email: string, password: string): Promise<string> {

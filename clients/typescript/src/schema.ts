@@ -554,7 +554,11 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change part of the mess configuration (admin): what is sent changes, what is left out stays
+         * @description Sent as null, monthlyBudget, markingWindow, capacity and upi are removed; any other field sent as null is a 400. The read-only fields GET returns are ignored.
+         */
+        patch: operations["patchMessConfig"];
         trace?: never;
     };
     "/api/auth/admin/setup": {
@@ -2867,6 +2871,76 @@ export interface components {
             /** @description A new token, so this client stays signed in */
             token: string;
         };
+        PatchMessConfigDto: {
+            /** @description Read-only: ignored */
+            readonly _id?: Record<string, never>;
+            /**
+             * @description Approved members at most; null: no limit
+             * @example 500
+             */
+            capacity?: number | null;
+            /**
+             * @description The bill method a month's close posts to the members' accounts, and the one GET /analytics/shares, /shares/me and /shares.csv use when no `method` is given. Left out: proportional.
+             * @default proportional
+             * @enum {string}
+             */
+            chargeMethod?: "spec" | "proportional";
+            /** @description Read-only: ignored */
+            readonly configured?: Record<string, never>;
+            /** @description Read-only: ignored */
+            readonly createdAt?: Record<string, never>;
+            /** @description Read-only: ignored */
+            readonly createdBy?: Record<string, never>;
+            /** @example Vegetarian mess for the boys hostel */
+            description?: string;
+            /**
+             * Format: email
+             * @example mess@college.edu
+             */
+            email?: string;
+            /**
+             * @example [
+             *       "Groceries",
+             *       "Vegetables",
+             *       "Gas",
+             *       "Staff",
+             *       "Maintenance"
+             *     ]
+             */
+            expenseCategories?: string[];
+            /** @description The priced extras managers record for members (POST /extras), charged on top of the share; names unique ignoring case. Left out: none. A price change applies to extras recorded after it. */
+            extraItems?: components["schemas"]["ExtraItemDto"][];
+            /** @description How members ask for leave; left out: the defaults (1 day, 12 hours ahead, no cap, approval) */
+            leavePolicy?: components["schemas"]["LeavePolicyDto"];
+            /** @description When members may mark their own meals; left out: no window (any date, as in 2.0) */
+            markingWindow?: components["schemas"]["MarkingWindowDto"];
+            mealTimes?: components["schemas"]["MealTimeDto"][];
+            /** @example Hostel 7 Mess */
+            messName?: string;
+            /**
+             * @description Monthly spending limit in rupees; crossing it raises BUDGET_EXCEEDED
+             * @example 150000
+             */
+            monthlyBudget?: number;
+            /**
+             * @description Contact phone: +91-XXXXXXXXXX or 10 digits in; stored and returned as +91XXXXXXXXXX
+             * @example +91-9876543210
+             */
+            phone?: string;
+            /**
+             * @description 2–40 of a-z, 0-9 and -, not starting or ending with -; unique. Left out: unchanged (`main` at first)
+             * @example hostel-7
+             */
+            slug?: string;
+            /** @description Read-only: ignored */
+            readonly timezone?: Record<string, never>;
+            /** @description Read-only: ignored */
+            readonly today?: Record<string, never>;
+            /** @description Read-only: ignored */
+            readonly updatedAt?: Record<string, never>;
+            /** @description Where members pay the mess by UPI */
+            upi?: components["schemas"]["MessUpiDto"] | null;
+        };
         PerformanceDto: {
             /** @description Mean response time over the last minute, ms */
             avgResponseTime: number;
@@ -3042,6 +3116,76 @@ export interface components {
         RejectLeaveDto: {
             /** @example The mess is short of staff that week */
             reason?: string;
+        };
+        ReplaceMessConfigDto: {
+            /** @description Read-only: ignored */
+            readonly _id?: Record<string, never>;
+            /**
+             * @description Approved members at most; null: no limit
+             * @example 500
+             */
+            capacity?: number | null;
+            /**
+             * @description The bill method a month's close posts to the members' accounts, and the one GET /analytics/shares, /shares/me and /shares.csv use when no `method` is given. Left out: proportional.
+             * @default proportional
+             * @enum {string}
+             */
+            chargeMethod?: "spec" | "proportional";
+            /** @description Read-only: ignored */
+            readonly configured?: Record<string, never>;
+            /** @description Read-only: ignored */
+            readonly createdAt?: Record<string, never>;
+            /** @description Read-only: ignored */
+            readonly createdBy?: Record<string, never>;
+            /** @example Vegetarian mess for the boys hostel */
+            description?: string;
+            /**
+             * Format: email
+             * @example mess@college.edu
+             */
+            email: string;
+            /**
+             * @example [
+             *       "Groceries",
+             *       "Vegetables",
+             *       "Gas",
+             *       "Staff",
+             *       "Maintenance"
+             *     ]
+             */
+            expenseCategories: string[];
+            /** @description The priced extras managers record for members (POST /extras), charged on top of the share; names unique ignoring case. Left out: none. A price change applies to extras recorded after it. */
+            extraItems?: components["schemas"]["ExtraItemDto"][];
+            /** @description How members ask for leave; left out: the defaults (1 day, 12 hours ahead, no cap, approval) */
+            leavePolicy?: components["schemas"]["LeavePolicyDto"];
+            /** @description When members may mark their own meals; left out: no window (any date, as in 2.0) */
+            markingWindow?: components["schemas"]["MarkingWindowDto"];
+            mealTimes: components["schemas"]["MealTimeDto"][];
+            /** @example Hostel 7 Mess */
+            messName: string;
+            /**
+             * @description Monthly spending limit in rupees; crossing it raises BUDGET_EXCEEDED
+             * @example 150000
+             */
+            monthlyBudget?: number;
+            /**
+             * @description Contact phone: +91-XXXXXXXXXX or 10 digits in; stored and returned as +91XXXXXXXXXX
+             * @example +91-9876543210
+             */
+            phone: string;
+            /**
+             * @description 2–40 of a-z, 0-9 and -, not starting or ending with -; unique. Left out: unchanged (`main` at first)
+             * @example hostel-7
+             */
+            slug?: string;
+            /** @description Read-only: ignored */
+            readonly timezone?: Record<string, never>;
+            /** @description Read-only: ignored */
+            readonly today?: Record<string, never>;
+            /** @description Read-only: ignored */
+            readonly updatedAt?: Record<string, never>;
+            /** @description Where members pay the mess by UPI */
+            upi?: components["schemas"]["MessUpiDto"] | null;
         };
         ReverseEntryDto: {
             /**
@@ -6001,7 +6145,110 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["MessFieldsDto"];
+                "application/json": components["schemas"]["ReplaceMessConfigDto"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessConfigEnvelopeDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The body is not JSON (text/plain, XML, multipart), or is declared in a charset other than UTF-8 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    patchMessConfig: {
+        parameters: {
+            query?: {
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PatchMessConfigDto"];
             };
         };
         responses: {

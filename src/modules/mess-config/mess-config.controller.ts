@@ -1,11 +1,11 @@
-import { Body, Controller, Get, HttpCode, Post, Put } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Patch, Post, Put } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { type CurrentMember, CurrentUser, Public, Allow } from '../../common/auth/auth.decorators';
 import { ApiRoleAuth } from '../../common/http/api-docs';
 import { MessConfigEnvelopeDto, MessConfigReadEnvelopeDto } from './dto/mess-config.dto';
 import { MESS_ALREADY_SET_UP, MESS_NOT_SET_UP } from './mess-config.errors';
 import { MessConfigService } from './mess-config.service';
-import { MessFieldsDto } from './dto/messes.dto';
+import { MessFieldsDto, PatchMessConfigDto, ReplaceMessConfigDto } from './dto/messes.dto';
 
 @ApiTags('Mess configuration')
 @Controller('auth/admin')
@@ -42,8 +42,25 @@ export class MessConfigController {
   @ApiRoleAuth(400, [404, MESS_NOT_SET_UP])
   async replaceMessConfig(
     @CurrentUser() admin: CurrentMember,
-    @Body() body: MessFieldsDto,
+    @Body() body: ReplaceMessConfigDto,
   ): Promise<MessConfigEnvelopeDto> {
     return { success: true, config: await this.messConfig.replace(admin.id, body) };
+  }
+
+  @Patch('config')
+  @Allow('mess.configure')
+  @ApiOperation({
+    summary: 'Change part of the mess configuration (admin): what is sent changes, what is left out stays',
+    description:
+      'Sent as null, monthlyBudget, markingWindow, capacity and upi are removed; any other field sent as null is a ' +
+      '400. The read-only fields GET returns are ignored.',
+  })
+  @ApiOkResponse({ type: MessConfigEnvelopeDto })
+  @ApiRoleAuth(400, [404, MESS_NOT_SET_UP])
+  async patchMessConfig(
+    @CurrentUser() admin: CurrentMember,
+    @Body() body: PatchMessConfigDto,
+  ): Promise<MessConfigEnvelopeDto> {
+    return { success: true, config: await this.messConfig.patch(admin.id, { ...body }) };
   }
 }

@@ -178,10 +178,56 @@ export class MessConfigService {
 
   async replace(adminId: string, body: MessFieldsDto): Promise<MessConfigDto> {
     validateSemantics(body);
+    return this.replaceWith(adminId, () => body);
+  }
+
+  /**
+   * `PATCH /auth/admin/config`: what is sent changes, what is left out stays (null removes the budget, the marking
+   * window, the capacity or the UPI address). Merged with the configuration as it is under the row's lock, so two
+   * partial updates at once both take effect.
+   */
+  async patch(adminId: string, patch: Record<string, unknown>): Promise<MessConfigDto> {
+    const changes = Object.entries(patch).filter(([key, value]) => value !== undefined && !READ_ONLY.has(key));
+    const nulls = changes.filter(([key, value]) => value === null && !REMOVABLE.has(key)).map(([key]) => key);
+    if (nulls.length)
+      throw badRequest(
+        'Validation failed',
+        nulls.map((field) => ({ field, message: `${field} must not be null; leave it out to keep it` })),
+      );
+    return this.replaceWith(adminId, (before) => {
+      const current = toDto(before);
+      const merged: Record<string, unknown> = {
+        messName: current.messName,
+        description: current.description,
+        email: current.email,
+        phone: current.phone,
+        expenseCategories: current.expenseCategories,
+        mealTimes: current.mealTimes,
+        chargeMethod: current.chargeMethod,
+        leavePolicy: current.leavePolicy,
+        extraItems: current.extraItems,
+        ...(current.monthlyBudget !== null ? { monthlyBudget: current.monthlyBudget } : {}),
+        ...(current.markingWindow ? { markingWindow: current.markingWindow } : {}),
+      };
+      for (const [key, value] of changes) {
+        if (value === null && (key === 'monthlyBudget' || key === 'markingWindow')) delete merged[key];
+        else merged[key] = value;
+      }
+      const body = merged as unknown as MessFieldsDto;
+      validateSemantics(body);
+      return body;
+    });
+  }
+
+  private async replaceWith(
+    adminId: string,
+    make: (before: MessConfigRow) => MessFieldsDto,
+  ): Promise<MessConfigDto> {
     try {
       await this.repository.transaction(async (tx) => {
         const before = await this.repository.find(tx, { lock: true });
         if (!before) throw notFound(MESS_NOT_SET_UP);
+        const body = make(before);
         await this.saveMessFields(currentMessId(), body, tx);
         const after = (await this.repository.update(values(body), tx))!;
         await this.audit.record(tx, {
@@ -279,6 +325,11 @@ export class MessConfigService {
     return row;
   }
 }
+
+/** What GET returns that a client may send back: ignored. */
+const READ_ONLY = new Set(['_id', 'configured', 'createdBy', 'createdAt', 'updatedAt', 'timezone', 'today']);
+/** What a partial update may remove by sending null. */
+const REMOVABLE = new Set(['monthlyBudget', 'markingWindow', 'capacity', 'upi']);
 
 const messFields = (mess: MessRow) => ({ slug: mess.slug, capacity: mess.capacity, upi: mess.upi ?? null });
 

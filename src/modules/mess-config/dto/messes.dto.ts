@@ -1,6 +1,6 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsInt, IsOptional, IsString, Matches, Max, Min, ValidateNested } from 'class-validator';
+import { Allow as Accepted, IsInt, IsOptional, IsString, Matches, Max, Min, ValidateNested } from 'class-validator';
 import { Optional } from '../../../common/http/fields';
 import { SetupMessDto } from './mess-config.dto';
 
@@ -50,6 +50,26 @@ export class MessFieldsDto extends SetupMessDto {
   @IsOptional()
   upi?: MessUpiDto | null;
 }
+
+/**
+ * `PUT /auth/admin/config`: the setup body; what `GET /auth/admin/config` returned may be sent back as it is, its
+ * read-only fields (`_id`, `configured`, `createdBy`, `createdAt`, `updatedAt`, `timezone`, `today`) are ignored.
+ */
+export class ReplaceMessConfigDto extends MessFieldsDto {
+  @ApiPropertyOptional({ readOnly: true, description: 'Read-only: ignored' }) @Accepted() _id?: unknown;
+  @ApiPropertyOptional({ readOnly: true, description: 'Read-only: ignored' }) @Accepted() configured?: unknown;
+  @ApiPropertyOptional({ readOnly: true, description: 'Read-only: ignored' }) @Accepted() createdBy?: unknown;
+  @ApiPropertyOptional({ readOnly: true, description: 'Read-only: ignored' }) @Accepted() createdAt?: unknown;
+  @ApiPropertyOptional({ readOnly: true, description: 'Read-only: ignored' }) @Accepted() updatedAt?: unknown;
+  @ApiPropertyOptional({ readOnly: true, description: 'Read-only: ignored' }) @Accepted() timezone?: unknown;
+  @ApiPropertyOptional({ readOnly: true, description: 'Read-only: ignored' }) @Accepted() today?: unknown;
+}
+
+/**
+ * `PATCH /auth/admin/config`: what is sent changes, what is left out stays. `monthlyBudget`, `markingWindow`,
+ * `capacity` and `upi` may be sent as null to remove them.
+ */
+export class PatchMessConfigDto extends PartialType(ReplaceMessConfigDto) {}
 
 /** `POST /messes`: the setup body with a slug. */
 export class CreateMessDto extends MessFieldsDto {
