@@ -1038,6 +1038,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The mess's members (managers, treasurers, admins), by name; filter by status, role, dines or a search */
+        get: operations["listMembers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/messes": {
         parameters: {
             query?: never;
@@ -3193,6 +3210,33 @@ export interface components {
              * @example Payment recorded twice
              */
             note: string;
+        };
+        RosterDto: {
+            members: components["schemas"]["RosterMemberDto"][];
+            pagination: components["schemas"]["PaginationDto"];
+            /** @example true */
+            success: boolean;
+        };
+        RosterMemberDto: {
+            _id: string;
+            /** @example CS21B042 */
+            collegeId: string;
+            /** @description Eats at the mess (counted in the headcount and the bill) */
+            dines: boolean;
+            /** @description Admins only */
+            email?: string;
+            /** @example Asha Verma */
+            fullName: string;
+            /** @description Whether a phone number is set (WhatsApp notifications reach them) */
+            hasPhone: boolean;
+            /** @description Admins only */
+            phone?: string | null;
+            /** @enum {string} */
+            role: "student" | "manager" | "treasurer" | "admin";
+            /** @example B-214 */
+            room: string;
+            /** @enum {string} */
+            status: "pending" | "approved" | "rejected";
         };
         ScanDto: {
             /**
@@ -9064,6 +9108,87 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    listMembers: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+                /** @description Left out: every status */
+                status?: "pending" | "approved" | "rejected";
+                role?: "student" | "manager" | "treasurer" | "admin";
+                /** @description Only those who dine (true) or do not (false) */
+                dines?: "true" | "false";
+                /** @description Part of a name or a room, ignoring case (1 to 100 characters) */
+                q?: string;
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RosterDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
                 };
             };
             /** @description Too many requests; wait for the seconds in Retry-After */

@@ -9,6 +9,7 @@ import type { Role } from './roles';
 export const PERMISSIONS = {
   'users.manage': 'list all users, approve, reject, change roles and dining',
   'users.read-any': "read any member's profile",
+  'members.list': "list the mess's members (the roster): names, rooms, college ids, roles, dining",
   'users.edit-any': "edit any member's profile",
   'mess.configure': "set up and change the mess's configuration",
   'expenses.record': 'record expenses, and change the ones they recorded',
@@ -40,6 +41,7 @@ const GRANTS: Record<Exclude<Role, 'admin'>, readonly Permission[]> = {
   student: [],
   manager: [
     'users.read-any',
+    'members.list',
     'expenses.record',
     'menus.publish',
     'attendance.read-all',
@@ -54,6 +56,7 @@ const GRANTS: Record<Exclude<Role, 'admin'>, readonly Permission[]> = {
   ],
   treasurer: [
     'users.read-any',
+    'members.list',
     'expenses.record',
     'attendance.read-all',
     'feedback.read-all',

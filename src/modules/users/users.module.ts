@@ -5,13 +5,14 @@ import { AdminBootstrapService } from './admin-bootstrap.service';
 import { CredentialsService } from './credentials.service';
 import { ProfilesService } from './profiles.service';
 import { UserAdministrationService } from './user-administration.service';
+import { RosterController } from './roster.controller';
 import { UsersController } from './users.controller';
 import { UsersRepository } from './users.repository';
 import { UsersService } from './users.service';
 
 @Module({
   imports: [AuditTrailModule],
-  controllers: [UsersController],
+  controllers: [UsersController, RosterController],
   providers: [
     UsersRepository,
     UsersService,

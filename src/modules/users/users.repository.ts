@@ -1,9 +1,19 @@
 import { currentMessId } from '../../common/tenancy/mess-scope';
 import { Injectable } from '@nestjs/common';
-import { and, asc, count, desc, eq, inArray, sql, SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, ilike, inArray, or, sql, SQL } from 'drizzle-orm';
 import { Database, DbOrTx } from '../../database/database';
 import { NewUserRow, Role, UserRow, users, UserStatus, emailCollisions } from './users.schema';
 import { isAnyUuid } from '../../database/sql-arrays';
+
+export interface RosterFilter {
+  status?: UserStatus;
+  role?: Role;
+  dines?: boolean;
+  /** Part of a name or a room, ignoring case. */
+  search?: string;
+  limit: number;
+  offset: number;
+}
 
 export interface UserListFilter {
   /** Only this mess's members; left out: every mess. */
@@ -161,6 +171,30 @@ export class UsersRepository {
       : [];
     const [member] = await tx.select().from(users).where(eq(users.id, id)).for('update');
     return { member, approvedAdminIds: admins.map((a) => a.id) };
+  }
+
+  /** The roster: the request's mess's members, filtered, by name; with the count of all that match. */
+  async roster(filter: RosterFilter): Promise<{ rows: UserRow[]; total: number }> {
+    const conditions: SQL[] = [inThisMess()];
+    if (filter.status) conditions.push(eq(users.status, filter.status));
+    if (filter.role) conditions.push(eq(users.role, filter.role));
+    if (filter.dines !== undefined) conditions.push(eq(users.dines, filter.dines));
+    if (filter.search) {
+      const pattern = `%${filter.search.replace(/[\\%_]/g, '\\$&')}%`;
+      conditions.push(or(ilike(users.fullName, pattern), ilike(users.room, pattern))!);
+    }
+    const where = and(...conditions);
+    const [rows, [{ total }]] = await Promise.all([
+      this.db
+        .select()
+        .from(users)
+        .where(where)
+        .orderBy(asc(users.fullName), asc(users.id))
+        .limit(filter.limit)
+        .offset(filter.offset),
+      this.db.select({ total: count() }).from(users).where(where),
+    ]);
+    return { rows, total };
   }
 
   /** In the caller's transaction, locks these members' rows (in id order: two batches queue, never deadlock). */

@@ -1,7 +1,7 @@
 import { normalizeEmail } from '../../common/identity/email';
 import { Injectable } from '@nestjs/common';
 import type { DbOrTx } from '../../database/database';
-import { UsersRepository } from './users.repository';
+import { type RosterFilter, UsersRepository } from './users.repository';
 import { Role, UserRow, UserStatus } from './users.schema';
 import './users.errors';
 
@@ -16,6 +16,11 @@ export class UsersService {
 
   findByEmail(email: string): Promise<UserRow | undefined> {
     return this.repository.findByEmail(normalizeEmail(email));
+  }
+
+  /** The roster of the request's mess: its members, filtered and paged, by name. */
+  roster(filter: RosterFilter): Promise<{ rows: UserRow[]; total: number }> {
+    return this.repository.roster(filter);
   }
 
   findById(id: string): Promise<UserRow | undefined> {

@@ -1,6 +1,6 @@
 import { PageQuery } from '../../../common/http/paging';
 import { ApiPropertyOptional, ApiProperty } from '@nestjs/swagger';
-import { IsBoolean, IsIn } from 'class-validator';
+import { IsBoolean, IsIn, IsString, Length } from 'class-validator';
 import { IndianPhoneField, Optional, TextField } from '../../../common/http/fields';
 import { ROLES, USER_STATUSES, type Role, type UserStatus } from '../users.schema';
 
@@ -14,6 +14,35 @@ export class ListUsersQuery extends PageQuery(100, 500) {
   @Optional()
   @IsIn(ROLES)
   role?: Role;
+}
+
+export class ListMembersQuery extends PageQuery(50, 500) {
+  @ApiPropertyOptional({ enum: USER_STATUSES, description: 'Left out: every status' })
+  @Optional()
+  @IsIn(USER_STATUSES)
+  status?: UserStatus;
+
+  @ApiPropertyOptional({ enum: ROLES })
+  @Optional()
+  @IsIn(ROLES)
+  role?: Role;
+
+  @ApiPropertyOptional({
+    enum: ['true', 'false'],
+    description: 'Only those who dine (true) or do not (false)',
+  })
+  @Optional()
+  @IsIn(['true', 'false'], { message: 'dines must be true or false' })
+  dines?: 'true' | 'false';
+
+  @ApiPropertyOptional({
+    description: 'Part of a name or a room, ignoring case (1 to 100 characters)',
+    example: 'ash',
+  })
+  @Optional()
+  @Length(1, 100)
+  @IsString()
+  q?: string;
 }
 
 /** A hostel room as registration takes it: 1 to 30 characters after trimming, no control characters. */
