@@ -23,6 +23,7 @@ export const memberDirectory = new QueryBuilder()
   .select({
     memberId: users.id,
     fullName: users.fullName,
+    messId: users.messId,
     approved:
       sql<boolean>`${users.status} = 'approved' and ${users.messId} = current_setting('${sql.raw(MESS_SETTING)}')::uuid`.as(
         'approved',
