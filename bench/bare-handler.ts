@@ -1,8 +1,9 @@
 // The baseline of `bench/cost.ts`: the least a server can do for one authenticated `GET /api/meals?date=D`, with the
 // service's own SQL and nothing else: Fastify 5, a `pg` pool of the service's size, `jsonwebtoken`. It verifies the
-// HS256 token, runs the service's token-holder query (user, status, token version, revocation), reads the day's
-// menus with the service's query, orders them by the configured meal times (read like the service: the
-// configuration row, kept 5 s) and answers the service's JSON. No rate limit, request id, log line, security
+// HS256 token, runs the service's token-holder query (user, status, mess, token version, revocation), reads the day's
+// menus of the holder's mess with the service's query plus the mess filter (`mess_id = $1`: the service gets it from
+// row-level security, this baseline, connected as the owner, writes it), orders them by the mess's configured meal
+// times (read like the service: the configuration row, kept 5 s) and answers the service's JSON. No rate limit, request id, log line, security
 // headers, metrics or validation framework: what those cost is what the A/B measures.
 //
 //   DATABASE_URL=postgres://… JWT_SECRET=… PORT=3999 node dist-bench/bench/bare-handler.js
@@ -16,11 +17,14 @@ const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 /** The service's prepared token-holder query (RevokedTokensRepository), as drizzle writes it. */
 const HOLDER_SQL =
-  'select "id", "email", "full_name", "role", "status", "token_version", exists (select 1 from "revoked_tokens" where "jti" = $1) from "users" where "users"."id" = $2';
-/** The service's menu read for a period (MealsRepository.listBetween), as drizzle writes it. */
+  'select "id", "email", "full_name", "role", "status", "mess_id", "token_version", exists (select 1 from "revoked_tokens" where "jti" = $1) from "users" where "users"."id" = $2';
+/**
+ * The service's menu read for a period (MealsRepository.listBetween), as drizzle writes it, with the mess filter that
+ * row-level security adds to it in the service.
+ */
 const MEALS_SQL =
-  'select "meals"."id", "meals"."date", "meals"."meal_type", "meals"."dishes", "meals"."notes", "meals"."created_by", "meals"."created_at", "meals"."updated_at", "member_names"."full_name" from "meals" left join (select "id", "full_name" from "users") "member_names" on "member_names"."id" = "meals"."created_by" where ("meals"."date" >= $1 and "meals"."date" <= $2) order by "meals"."date" asc, "meals"."meal_type" asc';
-const CONFIG_SQL = 'select "meal_times" from "mess_config" limit 1';
+  'select "meals"."id", "meals"."date", "meals"."meal_type", "meals"."dishes", "meals"."notes", "meals"."created_by", "meals"."created_at", "meals"."updated_at", "member_names"."full_name" from "meals" left join (select "id", "full_name" from "users") "member_names" on "member_names"."id" = "meals"."created_by" where "meals"."mess_id" = $1 and ("meals"."date" >= $2 and "meals"."date" <= $3) order by "meals"."date" asc, "meals"."meal_type" asc';
+const CONFIG_SQL = 'select "meal_times" from "mess_config" where "mess_id" = $1 limit 1';
 const DEFAULT_MEAL_TIMES = [
   { name: 'Breakfast', startTime: '07:30' },
   { name: 'Lunch', startTime: '12:30' },
@@ -49,13 +53,19 @@ export function bareHandler(options: { databaseUrl: string; jwtSecret: string })
   });
   const key = createSecretKey(Buffer.from(options.jwtSecret, 'utf8'));
   const app = Fastify({ logger: false });
-  let mealTimes: { rows: MealTime[]; at: number } | undefined;
+  const mealTimes = new Map<string, { rows: MealTime[]; at: number }>();
 
-  const mealOrder = async (): Promise<MealTime[]> => {
-    if (mealTimes && Date.now() - mealTimes.at < 5_000) return mealTimes.rows;
-    const { rows } = await pool.query<{ meal_times: MealTime[] }>({ name: 'bare_config', text: CONFIG_SQL });
-    mealTimes = { rows: rows[0]?.meal_times ?? DEFAULT_MEAL_TIMES, at: Date.now() };
-    return mealTimes.rows;
+  const mealOrder = async (mess: string): Promise<MealTime[]> => {
+    const cached = mealTimes.get(mess);
+    if (cached && Date.now() - cached.at < 5_000) return cached.rows;
+    const { rows } = await pool.query<{ meal_times: MealTime[] }>({
+      name: 'bare_config',
+      text: CONFIG_SQL,
+      values: [mess],
+    });
+    const entry = { rows: rows[0]?.meal_times ?? DEFAULT_MEAL_TIMES, at: Date.now() };
+    mealTimes.set(mess, entry);
+    return entry.rows;
   };
 
   app.get('/api/meals', async (request, reply) => {
@@ -79,7 +89,8 @@ export function bareHandler(options: { databaseUrl: string; jwtSecret: string })
       text: HOLDER_SQL,
       values: [claims.jti, claims.sub],
     });
-    const user = holder.rows[0] as { status: string; token_version: number; exists: boolean } | undefined;
+    const user = holder.rows[0] as
+      { status: string; mess_id: string; token_version: number; exists: boolean } | undefined;
     if (!user || user.exists || user.status !== 'approved' || user.token_version !== claims.ver)
       return reply.code(401).send({ error: 'Invalid token' });
 
@@ -87,8 +98,8 @@ export function bareHandler(options: { databaseUrl: string; jwtSecret: string })
     if (typeof date !== 'string' || !DATE.test(date))
       return reply.code(400).send({ success: false, error: 'Validation failed' });
     const [menus, order] = await Promise.all([
-      pool.query({ name: 'bare_meals', text: MEALS_SQL, values: [date, date] }),
-      mealOrder(),
+      pool.query({ name: 'bare_meals', text: MEALS_SQL, values: [user.mess_id, date, date] }),
+      mealOrder(user.mess_id),
     ]);
     const rank = new Map(
       [...order].sort((a, b) => a.startTime.localeCompare(b.startTime)).map((m, i) => [m.name, i]),

@@ -3,7 +3,8 @@
 // recalculation, the bare SQL behind each endpoint and an authenticated no-op request, and writes bench/REPORT.md.
 // Options (environment): BENCH_MEMBERS (2000), BENCH_MONTHS (12), BENCH_ENGINES (embedded,server),
 // BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres: a fresh database is created beside it),
-// BENCH_SECTIONS (analytics,cost: `cost` is the per-request A/B and login storm of bench/cost.ts).
+// BENCH_SECTIONS (analytics,cost: `cost` is the per-request A/B and login storm of bench/cost.ts; `university`, not in
+// the default list, is the many-messes section of bench/university.ts, on the server only: see its options there).
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { sql } from 'drizzle-orm';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,13 +15,22 @@ import { createApp } from '../src/app';
 import { localParts, monthBounds, monthsBetween } from '../src/common/time/dates';
 import { loadConfig } from '../src/config/app-config';
 import { Database } from '../src/database/database';
-import { openDatabase } from '../src/database/open-database';
 import { rowsOf, seedDemo, type DemoSummary } from '../src/database/seed-demo';
 import { MonthCache } from '../src/modules/billing/month-cache';
 import { BillingService } from '../src/modules/billing/billing.service';
 import { benchCost, costReport, type CostResult } from './cost';
 import { benchCounter, counterReport, type CounterResult } from './counter';
-import { freshServerDatabase, HttpClient, login, round, statsOf, timed, type Stats } from './support';
+import { benchUniversity, universityReport, type UniversityResult } from './university';
+import {
+  freshServerDatabase,
+  HttpClient,
+  openForSeeding,
+  login,
+  round,
+  statsOf,
+  timed,
+  type Stats,
+} from './support';
 
 const MEMBERS = Number(process.env.BENCH_MEMBERS ?? 2000);
 const MONTHS = Number(process.env.BENCH_MONTHS ?? 12);
@@ -89,12 +99,7 @@ async function measure(
   dataDir: string | undefined,
   serverDb: { url: string } | undefined,
 ): Promise<EngineResult> {
-  const seedDb = await openDatabase({
-    databaseUrl: serverDb?.url,
-    dataDir: dataDir ?? 'memory://',
-    statementTimeoutMs: 600_000,
-  });
-  await seedDb.migrate();
+  const seedDb = await openForSeeding({ databaseUrl: serverDb?.url, dataDir: dataDir ?? 'memory://' });
   process.stdout.write(`[${engine}] seeding ${MEMBERS} members × ${MONTHS} months … `);
   const seed = await seedDemo(seedDb, { members: MEMBERS, months: MONTHS, lastMonth: thisMonth, today });
   await seedDb.close();
@@ -223,7 +228,17 @@ async function measure(
 
   await client.close();
   await app.close();
-  return { engine, seed, accounts, counter, noop, recalculation, recalculationSql, endpoints: results, rssMb };
+  return {
+    engine,
+    seed,
+    accounts,
+    counter,
+    noop,
+    recalculation,
+    recalculationSql,
+    endpoints: results,
+    rssMb,
+  };
 }
 
 /**
@@ -409,6 +424,11 @@ async function main(): Promise<void> {
     }
     results.push(await benchEngine(engine as 'embedded' | 'server'));
   }
+  let university: UniversityResult | undefined;
+  if (SECTIONS.includes('university')) {
+    if (await serverAvailable()) university = await benchUniversity(SERVER_BASE);
+    else console.log(`[university] no PostgreSQL at ${SERVER_BASE}; skipped`);
+  }
   let cost: CostResult | undefined;
   if (SECTIONS.includes('cost'))
     cost = await benchCost({
@@ -416,9 +436,15 @@ async function main(): Promise<void> {
       engines: ENGINES,
     });
   mkdirSync('bench', { recursive: true });
-  writeFileSync('bench/REPORT.md', `${report(results)}\n${cost ? `\n${costReport(cost)}\n` : ''}`);
+  writeFileSync(
+    'bench/REPORT.md',
+    `${report(results)}\n${university ? `\n${universityReport(university)}\n` : ''}${cost ? `\n${costReport(cost)}\n` : ''}`,
+  );
   mkdirSync('bench/out', { recursive: true });
-  writeFileSync('bench/out/results.json', `${JSON.stringify({ analytics: results, cost }, null, 2)}\n`);
+  writeFileSync(
+    'bench/out/results.json',
+    `${JSON.stringify({ analytics: results, university, cost }, null, 2)}\n`,
+  );
   console.log('Wrote bench/REPORT.md');
 }
 

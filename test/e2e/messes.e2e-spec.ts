@@ -140,6 +140,24 @@ describe('Messes', () => {
     ).rejects.toMatchObject({ cause: expect.objectContaining({ code: '42501' }) });
   });
 
+  it("lists in a mess's dues its own members only: users, not under row-level security, named by mess", async () => {
+    const h7 = (await t.get('/messes/hostel-7')).body.mess._id as string;
+    const mainTreasurer = await t.member('treasurer');
+    const h7Treasurer = await t.member('treasurer', { messId: h7 });
+    const h7Student = await t.member('student', { messId: h7 });
+    const listed = async (token: string) =>
+      ((await t.get('/accounts?limit=100', { token })).body.accounts as { userId: { _id: string } }[]).map(
+        (r) => r.userId._id,
+      );
+    const h7Listed = await listed(h7Treasurer.token);
+    expect(h7Listed).toEqual(expect.arrayContaining([h7Treasurer.id, h7Student.id]));
+    expect(h7Listed).not.toContain(mainTreasurer.id);
+    const mainListed = await listed(mainTreasurer.token);
+    expect(mainListed).toContain(mainTreasurer.id);
+    expect(mainListed).not.toContain(h7Student.id);
+    expect(mainListed).not.toContain(h7Treasurer.id);
+  });
+
   it('configures each mess on its own: the config of one is not the other', async () => {
     const h7Config = await t.get('/auth/admin/config?mess=hostel-7');
     expect(h7Config.body.config).toMatchObject({ messName: 'Hostel 7 Mess', slug: 'hostel-7', capacity: 2 });

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { and, asc, desc, eq, sql, type SQL } from 'drizzle-orm';
-import { alias } from 'drizzle-orm/pg-core';
+import { alias, union } from 'drizzle-orm/pg-core';
+import { currentMessId } from '../../common/tenancy/mess-scope';
 import { Database, DbOrTx } from '../../database/database';
 import { memberDirectory } from '../users';
 import {
@@ -159,8 +160,17 @@ export class AccountsRepository {
       .leftJoin(reversals, eq(reversals.reverses, accountEntries.id))
       .groupBy(accountEntries.userId)
       .as('balances');
+    // Who is listed: the mess's approved members (through the users index by mess) and whoever has entries in it
+    // (row-level security keeps those to the mess): two indexed reads, not a pass over every user of the university.
+    const listed = union(
+      this.database.db
+        .select({ id: memberDirectory.memberId })
+        .from(memberDirectory)
+        .where(and(eq(memberDirectory.messId, currentMessId()), memberDirectory.approved)),
+      this.database.db.select({ id: accountEntries.userId }).from(accountEntries),
+    ).as('listed');
     const balance = sql<number>`coalesce(${balances.balance}, 0)`;
-    const filters: SQL[] = [sql`(${memberDirectory.approved} or ${balances.userId} is not null)`];
+    const filters: SQL[] = [];
     if (status === 'due') filters.push(sql`${balance} > 0`);
     if (status === 'credit') filters.push(sql`${balance} < 0`);
     if (status === 'settled') filters.push(sql`${balance} = 0`);
@@ -174,7 +184,8 @@ export class AccountsRepository {
         duePaise: sql<number>`coalesce(sum(greatest(${balance}, 0)) over (), 0)`.mapWith(Number),
         creditPaise: sql<number>`coalesce(sum(greatest(-${balance}, 0)) over (), 0)`.mapWith(Number),
       })
-      .from(memberDirectory)
+      .from(listed)
+      .innerJoin(memberDirectory, eq(memberDirectory.memberId, listed.id))
       .leftJoin(balances, eq(balances.userId, memberDirectory.memberId))
       .where(and(...filters))
       .orderBy(sql`${balance} desc`, asc(memberDirectory.fullName), asc(memberDirectory.memberId))

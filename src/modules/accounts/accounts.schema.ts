@@ -69,6 +69,9 @@ export const accountEntries = pgTable(
       .where(sql`${t.kind} = 'opening'`),
     // A member's statement and entry list: by date, then order of recording; also the balance per member.
     index('account_entries_user_date_seq_idx').on(t.userId, t.date, t.seq),
+    // A mess's entries: the dues list's balances and the university view's dues aggregate the mess's entries, which
+    // row-level security selects by mess_id (without this, a scan of every mess's entries).
+    index('account_entries_mess_user_idx').on(t.messId, t.userId),
     // A month's charges, for the reversals of a reopen.
     index('account_entries_mess_month_kind_idx')
       .on(t.messId, t.month, t.kind)

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { QueryBuilder } from 'drizzle-orm/pg-core';
+import { MESS_SETTING } from '../../common/tenancy/mess-scope';
 import { users } from './users.schema';
 
 /**
@@ -13,16 +14,18 @@ export const memberNames = new QueryBuilder()
   .as('member_names');
 
 /**
- * Every member with an account to show: id, name and whether they are an approved member of the mess the request
- * acts in now (the accounts list shows those, and anyone else who has entries in that mess, such as a former member
- * who still owes it). Read-only, like `memberNames`.
+ * Every member with an account to show: id, name and whether they are an approved member now of the mess the
+ * statement runs for (the accounts list shows those, and anyone else who has entries in the mess, which row-level
+ * security keeps to it). `users` is not under row-level security, so the mess is named here, as that security names
+ * it: the connection's `app.mess`. Read-only, like `memberNames`.
  */
 export const memberDirectory = new QueryBuilder()
   .select({
     memberId: users.id,
     fullName: users.fullName,
+    messId: users.messId,
     approved:
-      sql<boolean>`(${users.status} = 'approved' and ${users.messId} = current_setting('app.mess')::uuid)`.as(
+      sql<boolean>`${users.status} = 'approved' and ${users.messId} = current_setting('${sql.raw(MESS_SETTING)}')::uuid`.as(
         'approved',
       ),
   })

@@ -1,0 +1,1 @@
+CREATE INDEX "account_entries_mess_user_idx" ON "account_entries" USING btree ("mess_id","user_id");
