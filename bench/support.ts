@@ -3,10 +3,6 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { Client } from 'pg';
-import { sql } from 'drizzle-orm';
-import { FIRST_MESS_ID, MESS_SETTING } from '../src/common/tenancy/mess-scope';
-import type { Database } from '../src/database/database';
-import { openDatabase } from '../src/database/open-database';
 import type { LoadJob, LoadResult } from './client-worker';
 
 export interface Stats {
@@ -150,25 +146,4 @@ export async function freshServerDatabase(
   return { url: url.toString(), drop: () => admin(`drop database if exists "${name}" with (force)`) };
 }
 
-/**
- * A migrated database opened for a bulk load as the owner of the tables, in the first mess: `seedDemo` truncates,
- * switches triggers off and drops indexes, which the service's role (row-level security, one mess) may not. The
- * migrations run on one handle; the load gets a second one that never ran them, so its statements stay the
- * connecting user's (the handle switches to the service's role only after migrating), with `app.mess` (the mess
- * column's default) set on its session.
- */
-export async function openForSeeding(options: { databaseUrl?: string; dataDir: string }): Promise<Database> {
-  const migrator = await openDatabase({ ...options, statementTimeoutMs: 600_000 });
-  await migrator.migrate();
-  if (!options.databaseUrl) {
-    // The embedded engine has one session, which the owner's handle keeps: the setting holds for the load.
-    await migrator.close();
-    const owner = await openDatabase({ ...options, statementTimeoutMs: 600_000 });
-    await owner.db.execute(sql.raw(`set ${MESS_SETTING} = '${FIRST_MESS_ID}'`));
-    return owner;
-  }
-  await migrator.close();
-  const url = new URL(options.databaseUrl);
-  url.searchParams.set('options', `-c ${MESS_SETTING}=${FIRST_MESS_ID}`);
-  return openDatabase({ ...options, databaseUrl: url.toString(), statementTimeoutMs: 600_000 });
-}
+export { openForBulkLoad as openForSeeding } from '../src/database/open-database';

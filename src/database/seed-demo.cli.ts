@@ -3,7 +3,7 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config/app-config';
 import { localParts } from '../common/time/dates';
-import { openDatabase } from './open-database';
+import { openForBulkLoad } from './open-database';
 import { seedDemo } from './seed-demo';
 
 async function main(): Promise<void> {
@@ -17,14 +17,10 @@ async function main(): Promise<void> {
   if (!Number.isInteger(months) || months < 1 || months > 60) throw new Error('--months must be 1..60');
   const config = loadConfig();
   const today = localParts(new Date(), config.messTimezone).date;
-  // A bulk load outlasts the service's statement timeout.
-  const database = await openDatabase({
-    databaseUrl: config.databaseUrl,
-    dataDir: config.dataDir,
-    statementTimeoutMs: 600_000,
-  });
+  // As the tables' owner (the load truncates and drops indexes, which the service's role may not), migrated first,
+  // with a statement timeout a bulk load does not outlast.
+  const database = await openForBulkLoad({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   try {
-    await database.migrate();
     const summary = await seedDemo(database, { members, months, lastMonth: today.slice(0, 7), today });
     console.log(
       `Seeded ${summary.from}..${summary.to} in ${(summary.milliseconds / 1000).toFixed(1)} s: ${summary.users} users, ` +
