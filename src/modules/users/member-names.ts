@@ -13,9 +13,9 @@ export const memberNames = new QueryBuilder()
   .as('member_names');
 
 /**
- * Every member with an account to show: id, name and whether they are an approved member of the mess the request
+ * Every member with an account to show: id, name, whether they are an approved member of the mess the request
  * acts in now (the accounts list shows those, and anyone else who has entries in that mess, such as a former member
- * who still owes it). Read-only, like `memberNames`.
+ * who still owes it), and the mess they belong to now. Read-only, like `memberNames`.
  */
 export const memberDirectory = new QueryBuilder()
   .select({
@@ -25,6 +25,7 @@ export const memberDirectory = new QueryBuilder()
       sql<boolean>`(${users.status} = 'approved' and ${users.messId} = current_setting('app.mess')::uuid)`.as(
         'approved',
       ),
+    messId: users.messId,
   })
   .from(users)
   .as('member_directory');
