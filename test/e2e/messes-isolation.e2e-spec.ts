@@ -3,7 +3,7 @@ import { messSetup, TestApp } from '../support/app';
 /**
  * What the cross-mess fuzz identity found (extension 2.2, test/fuzz/cross-mess.ts), held by name: a treasurer's
  * account paths act on the accounts of their own mess (its members, and anyone with entries in it), never on a member
- * of another mess.
+ * of another mess; and a `mess` the query cannot read is refused, not taken for the caller's own mess.
  */
 describe('Accounts of one mess, seen from another', () => {
   let t: TestApp;
@@ -81,5 +81,20 @@ describe('Accounts of one mess, seen from another', () => {
     // In the mess they belong to now the mover's account starts empty.
     const now = await t.get(`/accounts/${mover.id}`, { token });
     expect([now.status, now.body.balance, now.body.pagination.total]).toEqual([200, 0, 0]);
+  });
+
+  it("refuses a mess parameter that is not well-formed instead of acting in the caller's own mess", async () => {
+    for (const url of ['/auth/admin/config?mess=%E0%A4%A', '/notifications/preferences?mess=%FF']) {
+      const res = await t.get(url, { token: admin });
+      expect([res.status, res.body.details]).toEqual([
+        400,
+        [{ field: 'mess', message: 'mess is malformed (bad percent-encoding or not UTF-8 Unicode)' }],
+      ]);
+    }
+    const put = await t.put('/auth/admin/config?mess=%C0%AF', messSetup({ messName: 'Renamed' }), {
+      token: admin,
+    });
+    expect(put.status).toBe(400);
+    expect((await t.get('/auth/admin/config')).body.config.messName).toBe(messSetup().messName);
   });
 });
