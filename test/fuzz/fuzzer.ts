@@ -160,6 +160,7 @@ interface Schema {
   allOf?: Schema[];
   oneOf?: Schema[];
   nullable?: boolean;
+  readOnly?: boolean;
 }
 
 interface Parameter {
@@ -723,7 +724,8 @@ export class Fuzzer {
           const bad = invalidValue(prop, r, 'body');
           if (bad) {
             object[key] = bad[0];
-            breakIt(`body ${key}: ${bad[1]}`, true);
+            // A read-only field (the configuration's createdBy…) is ignored whatever it holds.
+            breakIt(`body ${key}: ${bad[1]}`, !prop.readOnly);
           }
         } else if (kind === 3 && object && key && prop) {
           const [v, what] = hostileValue(prop, r);
