@@ -110,6 +110,15 @@ describe('Input a route does not read: query parameters, body fields', () => {
       ],
     });
     expect((await t.get('/live?probe=1')).status).toBe(400);
+    // …also what the query parser set aside, a prototype name or a malformed value, which no DTO is there to answer
+    const aside = await t.get('/notifications/preferences?__proto__=1&x=%FF', { token });
+    expect([aside.status, aside.body.details]).toEqual([
+      400,
+      [
+        { field: '__proto__', message: '__proto__ is not an accepted field' },
+        { field: 'x', message: 'x is malformed (bad percent-encoding or not UTF-8 Unicode)' },
+      ],
+    ]);
     // routes that take a query still validate their own, as before
     expect((await t.get('/auth/verify', { token })).status).toBe(200);
     expect((await t.get('/users?page=1&limit=5', { token })).status).toBe(200);

@@ -1,5 +1,10 @@
 /**
- * `npm run fuzz -- [--requests 100000] [--seed N] [--url http://host:port] [--concurrency 4] [--minutes M]`
+ * `npm run fuzz -- [--requests 100000] [--seed N] [--url http://host:port] [--concurrency 4] [--minutes M]
+ *                  [--cross-requests 2000]`
+ *
+ * First the cross-mess identity (cross-mess.ts): a second mess (slug `fuzz-b`) whose student, manager and treasurer
+ * send every operation with the ids of the first mess's records, then --cross-requests random ones carrying them;
+ * then --requests hostile requests as every role of the first mess.
  *
  * Long fuzz runs for bug hunting. Without --url it starts the service itself, in this process, on a random local
  * port: the embedded engine in memory, or the PostgreSQL server of DATABASE_URL (use an empty database). With --url
@@ -20,7 +25,8 @@ import {
   type FuzzResponse,
   type Transport,
 } from './fuzzer';
-import { hostileTokens, Sessions } from './setup';
+import { crossMessPhase } from './cross-mess';
+import { hostileTokens, SECOND_MESS, Sessions } from './setup';
 
 interface Args {
   requests: number;
@@ -29,10 +35,17 @@ interface Args {
   url?: string;
   concurrency: number;
   show: number;
+  crossRequests: number;
 }
 
 function parseArgs(argv: string[]): Args {
-  const args: Args = { requests: 10_000, seed: randomBytes(4).readUInt32BE(0), concurrency: 4, show: 50 };
+  const args: Args = {
+    requests: 10_000,
+    seed: randomBytes(4).readUInt32BE(0),
+    concurrency: 4,
+    show: 50,
+    crossRequests: 2_000,
+  };
   for (let i = 0; i < argv.length; i += 1) {
     const [name, value] = [argv[i], argv[i + 1]];
     const int = () => {
@@ -45,6 +58,7 @@ function parseArgs(argv: string[]): Args {
     else if (name === '--concurrency') args.concurrency = Math.max(1, int());
     else if (name === '--show') args.show = int();
     else if (name === '--minutes') args.minutes = int();
+    else if (name === '--cross-requests') args.crossRequests = int();
     else if (name === '--url') {
       args.url = value?.replace(/\/+$/, '');
       i += 1;
@@ -129,10 +143,34 @@ async function main(): Promise<void> {
   if (docRes.status !== 200) throw new Error(`GET /api/docs.json answered ${docRes.status}`);
   const sessions = await new Sessions(transport, admin).prepare();
   const engine = app ? (process.env.DATABASE_URL ? 'PostgreSQL server' : 'embedded engine') : base;
+  const doc = JSON.parse(docRes.body) as unknown;
+
+  const second = await new Sessions(transport, admin, SECOND_MESS).prepare();
+  console.log(
+    `Cross-mess on ${engine} with seed ${args.seed}: members of ${SECOND_MESS.slug} with the ids of the first mess, ` +
+      `the sweep and ${args.crossRequests} random requests, concurrency ${args.concurrency}`,
+  );
+  const cross = await crossMessPhase(doc, transport, sessions, second, {
+    seed: args.seed,
+    requests: args.crossRequests,
+    concurrency: args.concurrency,
+    secrets: [admin.password, ...(jwtSecret ? [jwtSecret] : [])],
+    jwtSecret,
+  });
+  console.log(formatReport(cross.report, args.show));
+  console.log(
+    `The first mess afterwards: ${cross.changed.length ? `${cross.changed.length} answers changed` : 'unchanged'} ` +
+      `(${cross.foreign.forbidden.length} ids of it watched; sweep ${cross.fuzzer.sweepLength} requests)`,
+  );
+  for (const line of [...cross.unreadable.map((u) => `unreadable: ${u}`), ...cross.changed])
+    console.log(line);
+  const crossFailed = Boolean(
+    cross.report.findings.length || cross.changed.length || cross.unreadable.length,
+  );
   console.log(
     `Fuzzing ${engine} with seed ${args.seed}: ${args.requests} requests, concurrency ${args.concurrency}`,
   );
-  const fuzzer = new Fuzzer(JSON.parse(docRes.body), transport, {
+  const fuzzer = new Fuzzer(doc, transport, {
     seed: args.seed,
     requests: args.requests,
     concurrency: args.concurrency,
@@ -169,7 +207,7 @@ async function main(): Promise<void> {
   console.log(formatReport(report, args.show));
   console.log(`GET /api/live afterwards: ${live.status}`);
   await app?.close();
-  process.exit(report.findings.length || live.status !== 200 ? 1 : 0);
+  process.exit(report.findings.length || crossFailed || live.status !== 200 ? 1 : 0);
 }
 
 main().catch((error: unknown) => {

@@ -37,7 +37,7 @@ export type Role = 'none' | 'student' | 'manager' | 'treasurer' | 'admin';
 export const ROLES: readonly Role[] = ['none', 'student', 'manager', 'treasurer', 'admin'];
 
 export interface Finding {
-  kind: '5xx' | '2xx for invalid input' | 'leak' | 'no answer';
+  kind: '5xx' | '2xx for invalid input' | 'leak' | 'no answer' | 'cross-mess';
   detail: string;
   request: FuzzRequest;
   status: number;
@@ -58,6 +58,7 @@ export interface FuzzReport {
 
 export interface FuzzOptions {
   seed: number;
+  /** How many requests (in a cross-mess run: after the sweep, which is always sent whole). */
   requests: number;
   /** Stop early when this much time has passed (the suite's budget). */
   timeBudgetMs?: number;
@@ -69,6 +70,41 @@ export interface FuzzOptions {
   onFinding?: (finding: Finding) => void;
   /** Called when a role's token was refused (the fuzz logged it out, rejected it…): a fresh one, if any. */
   refreshToken?: (role: Role) => Promise<string | undefined>;
+  /** The roles requests are sent as (default ROLES). */
+  roles?: readonly Role[];
+  /**
+   * A cross-mess run (extension 2.2): the roles' tokens are members of one mess, and every id the requests carry is
+   * a record or member of this other mess. See ForeignMess and `check`.
+   */
+  foreign?: ForeignMess;
+}
+
+/**
+ * Another mess, as a cross-mess run sees it. Its records and members' ids fill every path, query and body id, so a
+ * request acting in the probing mess names a record it must not reach. Isolation (extension 2.2, "a record of one
+ * mess is invisible to every request acting in another") then reads, answer by answer:
+ * - a request whose path names a foreign id (GET/PUT/DELETE /expenses/{id}, /accounts/{userId}, /users/{id}…) is
+ *   refused: 403 or 404, or refused before anything is looked up (REFUSED_UNREAD: 400 for input the route refuses,
+ *   401, 413–415, 429). A 2xx would show or change the record; a 409 or 422 would say that it exists (an approved
+ *   leave's "already decided");
+ * - a request naming the other mess with `mess` is 403 when the route needs a token: members act in their own mess
+ *   only (or REFUSED_UNREAD, or 404 when `mess` is repeated, which names no mess), except on the routes of their own
+ *   records (OWN_RECORDS_ROUTES);
+ * - any other request may succeed, acting in the caller's own mess (lists and figures of its own, a new record of
+ *   its own, a filter naming a foreign member that then matches nothing), but no 2xx body may hold an id of the
+ *   other mess (`forbidden`: its records, its members, its audit rows). Public routes (registration, health,
+ *   GET /messes, GET /auth/admin/config) are the exception: what they answer anyone may read without a token, for
+ *   any mess (`mess=`), so a member reading it there learns nothing a stranger could not;
+ * and, checked by the caller around the run (cross-mess.ts), nothing of the other mess has changed.
+ */
+export interface ForeignMess {
+  /** Its `_id` and slug (a request names it with `mess=` one or the other). */
+  messId: string;
+  slug: string;
+  /** Ids of its records and members by what they are (expense, menu, mark… member): the sweep sends each. */
+  records: Record<string, string[]>;
+  /** Every id of the other mess no answer may hold: its records, members and audit rows. */
+  forbidden: string[];
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -124,6 +160,7 @@ interface Schema {
   allOf?: Schema[];
   oneOf?: Schema[];
   nullable?: boolean;
+  readOnly?: boolean;
 }
 
 interface Parameter {
@@ -152,7 +189,7 @@ type Doc = {
     string,
     Record<string, { parameters?: Parameter[]; requestBody?: any; security?: unknown[]; responses?: any }>
   >;
-  components?: { schemas?: Record<string, Schema> };
+  components?: { schemas?: Record<string, Schema>; parameters?: Record<string, Parameter> };
 };
 
 export function operationsOf(doc: Doc): Operation[] {
@@ -192,7 +229,12 @@ export function operationsOf(doc: Doc): Operation[] {
         documented503,
         method: method.toUpperCase(),
         path,
-        parameters: (op.parameters ?? []).map((p) => ({ ...p, schema: resolve(p.schema) ?? {} })),
+        parameters: (op.parameters ?? [])
+          // A parameter declared once for many operations (`mess`) is a reference.
+          .map((p) => (p as { $ref?: string }).$ref?.split('/').pop())
+          .map((name, n) => (name ? doc.components?.parameters?.[name] : op.parameters![n]))
+          .filter((p): p is Parameter => Boolean(p?.name && p.in))
+          .map((p) => ({ ...p, schema: resolve(p.schema) ?? {} })),
         body: json ? resolve(json) : undefined,
         secured: Boolean(op.security?.length),
       });
@@ -268,6 +310,8 @@ const MALFORMED_PERCENT = ['%', '%E0%A4%A', '%ED%A0%80', '%FF', '%C0%AF', '%uD80
 
 interface Context {
   ids: string[];
+  /** `mess=` values for the query (a cross-mess run names the other mess now and then). */
+  messes: string[];
   tokens: Partial<Record<Role, string>>;
   hostileTokens: string[];
 }
@@ -393,10 +437,110 @@ function encodeQueryValue(value: string): string {
   }
 }
 
+// ---------------------------------------------------------------------------------------------------------------
+// The cross-mess sweep
+
+/**
+ * The routes that show only the caller's own records (their account and statement, marks, share, extras, leave):
+ * a member may name with `mess` any mess they belonged to and read what they did there (extension 2.2, "Which mess
+ * a request acts in"), so naming the other mess is no 403 there; the answer then holds nothing of the other mess
+ * for a member who never belonged to it (the rule on 2xx bodies).
+ */
+const OWN_RECORDS_ROUTES = new Set([
+  'GET /api/accounts/me',
+  'GET /api/accounts/{userId}',
+  'GET /api/accounts/{userId}/statement',
+  'GET /api/attendance',
+  'GET /api/analytics/shares/me',
+  'GET /api/extras',
+  'GET /api/leaves',
+]);
+
+/** Answers that refuse a request before anything of a mess is read: they say nothing of the other mess. */
+const REFUSED_UNREAD = [400, 401, 413, 414, 415, 429];
+
+/** One request of the sweep: an operation, a role, the foreign id it carries, or the other mess it names. */
+interface SweepItem {
+  op: Operation;
+  role: Role;
+  id?: string;
+  mess?: string;
+}
+
+/** A parameter or field that holds a record's or member's id (not `collegeId`, `Idempotency-Key`…). */
+const isIdName = (name: string) => name === 'id' || /^(user|entity|actor)Ids?$/.test(name);
+const holdsId = (schema: Schema | undefined, name = ''): boolean =>
+  Boolean(
+    schema &&
+    (isIdName(name) ||
+      (schema.type === 'string' && schema.format === 'uuid') ||
+      holdsId(schema.items, name) ||
+      Object.entries(schema.properties ?? {}).some(([key, prop]) => holdsId(prop, key))),
+  );
+
+/**
+ * Every operation as every role, once with each id of the other mess where the operation takes an id (path, query or
+ * body: every kind, so `/expenses/{id}` also gets a mark's id and `/accounts/{userId}` a manager's), and once naming
+ * the other mess with `mess` (its slug or its `_id`, by turns). Requests are plain: the document's examples, nothing
+ * broken, so they reach the service's own lookups instead of the validation's 400.
+ */
+function sweepOf(ops: Operation[], roles: readonly Role[], foreign: ForeignMess): SweepItem[] {
+  const ids = [...new Set(Object.values(foreign.records).flat())];
+  const items: SweepItem[] = [];
+  for (const role of roles) {
+    ops.forEach((op, n) => {
+      const takesId =
+        op.parameters.some((p) => p.in !== 'header' && holdsId(p.schema, p.name)) || holdsId(op.body);
+      for (const id of takesId ? ids : [undefined]) items.push({ op, role, id });
+      items.push({ op, role, mess: n % 2 ? foreign.messId : foreign.slug });
+    });
+  }
+  return items;
+}
+
+/** The plainest value the document accepts: its example, the first of an enum, the least number; ids are `id`. */
+function plainValue(schema: Schema, id: string | undefined, name = ''): unknown {
+  if (id && (isIdName(name) || schema.format === 'uuid') && schema.type !== 'array') return id;
+  if (schema.example !== undefined && !(schema.type === 'array' && holdsId(schema.items, name)))
+    return schema.example;
+  if (schema.enum?.length) return schema.enum[0];
+  switch (schema.type) {
+    case 'integer':
+    case 'number':
+      return schema.minimum !== undefined && schema.minimum > 0 ? schema.minimum : 1;
+    case 'boolean':
+      return true;
+    case 'array':
+      return Array.from({ length: Math.max(schema.minItems ?? 0, 1) }, () =>
+        plainValue(schema.items ?? { type: 'string' }, id, name),
+      );
+    case 'object': {
+      // The required fields and the ids; all of them when nothing is required (an update needs something to change).
+      const entries = Object.entries(schema.properties ?? {});
+      const chosen = schema.required?.length
+        ? entries.filter(([key, prop]) => schema.required!.includes(key) || (id && holdsId(prop, key)))
+        : entries;
+      return Object.fromEntries(chosen.map(([key, prop]) => [key, plainValue(prop, id, key)]));
+    }
+    default:
+      break;
+  }
+  if (schema.format === 'uuid' || isIdName(name)) return id ?? '00000000-0000-4000-8000-000000000000';
+  if (schema.format === 'date') return '2025-03-14';
+  if (schema.format === 'date-time') return '2025-03-14T12:00:00.000Z';
+  if (schema.format === 'email') return 'fuzz-sweep@test.local';
+  if (schema.pattern === '^\\d{4}-\\d{2}$') return '2025-03';
+  return 'Fuzz value'.padEnd(schema.minLength ?? 1, 'x');
+}
+
 export class Fuzzer {
   readonly ops: Operation[];
-  private readonly ctx: Context = { ids: [], tokens: {}, hostileTokens: [] };
+  private readonly ctx: Context = { ids: [], messes: [], tokens: {}, hostileTokens: [] };
   private readonly secrets: string[];
+  readonly roles: readonly Role[];
+  private readonly forbidden: ReadonlySet<string>;
+  /** The first requests of a cross-mess run: every operation, as every role, with every foreign id (plain, valid). */
+  private readonly sweep: SweepItem[];
 
   constructor(
     doc: unknown,
@@ -405,6 +549,20 @@ export class Fuzzer {
   ) {
     this.ops = operationsOf(doc as Doc);
     this.secrets = (options.secrets ?? []).filter((s) => s.length >= 8);
+    this.roles = options.roles ?? ROLES;
+    const foreign = options.foreign;
+    this.forbidden = new Set((foreign?.forbidden ?? []).map((id) => id.toLowerCase()));
+    this.sweep = foreign ? sweepOf(this.ops, this.roles, foreign) : [];
+    if (foreign) {
+      // Only the other mess's ids: a cross-mess run harvests nothing of its own.
+      this.ctx.ids = [...new Set(Object.values(foreign.records).flat())];
+      this.ctx.messes = [foreign.slug, foreign.messId];
+    }
+  }
+
+  /** How many requests the cross-mess sweep takes (0 in an ordinary run). */
+  get sweepLength(): number {
+    return this.sweep.length;
   }
 
   private stopped = false;
@@ -421,6 +579,7 @@ export class Fuzzer {
 
   /** Record ids seen in any answer become path parameters of later requests, to reach past the 404s. */
   harvest(body: string): void {
+    if (this.options.foreign) return;
     for (const id of body.match(UUID_RE) ?? []) {
       if (this.ctx.ids.includes(id)) continue;
       this.ctx.ids.push(id);
@@ -428,12 +587,17 @@ export class Fuzzer {
     }
   }
 
-  /** Request `index`: the first |ops| × |roles| go through every operation as every role, the rest at random. */
+  /**
+   * Request `index`: the first |ops| × |roles| go through every operation as every role, the rest at random. In a
+   * cross-mess run the sweep comes first instead (see sweepOf), then random requests carrying the foreign ids.
+   */
   generate(index: number): FuzzRequest {
+    if (index < this.sweep.length) return this.plainRequest(index, this.sweep[index]);
     const r = new Random(mix(this.options.seed, index));
-    const systematic = index < this.ops.length * ROLES.length;
+    const roles = this.roles;
+    const systematic = !this.options.foreign && index < this.ops.length * roles.length;
     const op = systematic ? this.ops[index % this.ops.length] : r.pick(this.ops);
-    let role: Role | 'hostile' = systematic ? ROLES[Math.floor(index / this.ops.length)] : r.pick(ROLES);
+    let role: Role | 'hostile' = systematic ? roles[Math.floor(index / this.ops.length)] : r.pick(roles);
     const mutations: string[] = [];
     let invalid = false;
     const breakIt = (what: string, certain: boolean) => {
@@ -531,6 +695,7 @@ export class Fuzzer {
         breakIt('unknown query parameter', declared);
       }
     }
+    if (this.ctx.messes.length && r.chance(0.1)) pairs.push(`mess=${r.pick(this.ctx.messes)}`);
     // Repeated keys must stay repeated: order shuffled only within the distinct keys' first occurrences is enough.
     const url = `${path}${pairs.length ? `?${pairs.join('&')}` : ''}`;
 
@@ -559,7 +724,8 @@ export class Fuzzer {
           const bad = invalidValue(prop, r, 'body');
           if (bad) {
             object[key] = bad[0];
-            breakIt(`body ${key}: ${bad[1]}`, true);
+            // A read-only field (the configuration's createdBy…) is ignored whatever it holds.
+            breakIt(`body ${key}: ${bad[1]}`, !prop.readOnly);
           }
         } else if (kind === 3 && object && key && prop) {
           const [v, what] = hostileValue(prop, r);
@@ -639,6 +805,82 @@ export class Fuzzer {
     return { index, operation: op.key, role, method: op.method, url, headers, body, mutations, invalid };
   }
 
+  /** A sweep request: valid by the document, carrying the item's foreign id or naming the other mess. */
+  private plainRequest(index: number, item: SweepItem): FuzzRequest {
+    const { op, role, id } = item;
+    const foreign = this.options.foreign!;
+    const headers: Record<string, string> = {};
+    if (this.ctx.tokens[role]) headers.authorization = `Bearer ${this.ctx.tokens[role]}`;
+    let path = op.path;
+    const pairs: string[] = [];
+    for (const p of op.parameters) {
+      if (p.in === 'path') {
+        const value = p.name === 'mess' ? foreign.slug : plainValue(p.schema, id ?? this.ctx.ids[0], p.name);
+        path = path.replace(`{${p.name}}`, encodeQueryValue(String(value)));
+      } else if (p.in === 'header') {
+        if (/idempotency/i.test(p.name))
+          headers[p.name.toLowerCase()] = `fuzz-sweep-${this.options.seed}-${index}`;
+      } else if (p.required || (id && holdsId(p.schema, p.name))) {
+        pairs.push(
+          `${encodeURIComponent(p.name)}=${encodeQueryValue(String(plainValue(p.schema, id, p.name)))}`,
+        );
+      }
+    }
+    if (item.mess) pairs.push(`mess=${encodeQueryValue(item.mess)}`);
+    let body: Buffer | undefined;
+    if (op.body) {
+      headers['content-type'] = 'application/json';
+      body = Buffer.from(JSON.stringify(plainValue(op.body, id)));
+    }
+    return {
+      index,
+      operation: op.key,
+      role,
+      method: op.method,
+      url: `${path}${pairs.length ? `?${pairs.join('&')}` : ''}`,
+      headers,
+      body,
+      mutations: [id ? `carries ${id}` : `names mess ${item.mess}`],
+      invalid: false,
+    };
+  }
+
+  /** The cross-mess rules of ForeignMess, for one answer. */
+  private crossMessFindings(request: FuzzRequest, response: FuzzResponse): string[] {
+    const foreign = this.options.foreign;
+    if (!foreign) return [];
+    const out: string[] = [];
+    const [rawPath, query = ''] = request.url.split('?');
+    const path = rawPath.toLowerCase();
+    const status = response.status;
+    const named = [...this.forbidden].find((id) => path.includes(id));
+    if (named && ![...REFUSED_UNREAD, 403, 404].includes(status))
+      out.push(`answered ${status} to a request for ${named}, of mess ${foreign.slug} (403/404 expected)`);
+    let messes: string[] = [];
+    try {
+      messes = new URLSearchParams(query).getAll('mess');
+    } catch {
+      // a malformed query names nothing
+    }
+    const op = this.ops.find((o) => o.key === request.operation);
+    const member = request.role !== 'hostile' && request.role !== 'none' && request.role !== 'admin';
+    if (
+      member &&
+      op?.secured &&
+      !OWN_RECORDS_ROUTES.has(request.operation) &&
+      messes.some((m) => m === foreign.slug || m === foreign.messId) &&
+      ![...REFUSED_UNREAD, 403, ...(messes.length > 1 ? [404] : [])].includes(status)
+    )
+      out.push(
+        `answered ${status} acting in mess ${foreign.slug}, named by a member of another mess (403 expected)`,
+      );
+    if (status < 300 && op?.secured !== false) {
+      const held = (response.body.match(UUID_RE) ?? []).find((id) => this.forbidden.has(id.toLowerCase()));
+      if (held) out.push(`a ${status} answer holds ${held}, of mess ${foreign.slug}`);
+    }
+    return out;
+  }
+
   private documented503(request: FuzzRequest, response: FuzzResponse): boolean {
     if (response.status !== 503) return false;
     const op = this.ops.find((o) => o.key === request.operation);
@@ -676,7 +918,25 @@ export class Fuzzer {
                 ? 'a secret'
                 : undefined;
     if (leak) add('leak', `the body holds ${leak}`);
+    for (const detail of this.crossMessFindings(request, response)) add('cross-mess', detail);
     return findings;
+  }
+
+  /** After a 401 to a role's current token: a fresh token for the role; whether one came. */
+  private async refreshed(request: FuzzRequest, response: FuzzResponse): Promise<boolean> {
+    const role = request.role;
+    if (
+      response.status !== 401 ||
+      role === 'hostile' ||
+      role === 'none' ||
+      !response.body.includes('Invalid token') ||
+      !this.options.refreshToken ||
+      request.headers.authorization !== `Bearer ${this.ctx.tokens[role]}`
+    )
+      return false;
+    const fresh = await this.options.refreshToken(role);
+    if (fresh) this.ctx.tokens[role] = fresh;
+    return Boolean(fresh);
   }
 
   async run(): Promise<FuzzReport> {
@@ -692,13 +952,19 @@ export class Fuzzer {
     const started = Date.now();
     let next = 0;
     const worker = async () => {
-      while (next < this.options.requests && !this.stopped) {
+      while (next < this.sweep.length + this.options.requests && !this.stopped) {
         if (this.options.timeBudgetMs && Date.now() - started > this.options.timeBudgetMs) return;
-        const request = this.generate(next);
+        let request = this.generate(next);
         next += 1;
         let response: FuzzResponse;
         try {
           response = await this.transport(request);
+          // A sweep request whose token an earlier one ended (logout) is sent again with a fresh token: each is
+          // meant to reach the service as its role.
+          if (request.index < this.sweep.length && (await this.refreshed(request, response))) {
+            request = this.generate(request.index);
+            response = await this.transport(request);
+          }
         } catch (error) {
           report.findings.push({
             kind: 'no answer',
@@ -723,18 +989,7 @@ export class Fuzzer {
           this.options.onFinding?.(finding);
         }
         if (response.status < 300) this.harvest(response.body);
-        const role = request.role;
-        if (
-          response.status === 401 &&
-          role !== 'hostile' &&
-          role !== 'none' &&
-          response.body.includes('Invalid token') &&
-          this.options.refreshToken &&
-          request.headers.authorization === `Bearer ${this.ctx.tokens[role]}`
-        ) {
-          const fresh = await this.options.refreshToken(role);
-          if (fresh) this.ctx.tokens[role] = fresh;
-        }
+        await this.refreshed(request, response);
         if (this.options.progress && report.sent % 1000 === 0) this.options.progress(report.sent, report);
       }
     };

@@ -34,13 +34,38 @@ const json = (res: FuzzResponse) => {
   }
 };
 
+/** The configuration of a fuzzed mess: the document's example categories, meals and extra item are all valid in it. */
+export const fuzzMessSetup = (messName: string) => ({
+  messName,
+  email: 'mess@college.edu',
+  phone: '+91-8012345678',
+  expenseCategories: ['Groceries', 'Vegetables', 'Gas'],
+  mealTimes: [
+    { name: 'Breakfast', startTime: '07:30', endTime: '09:30' },
+    { name: 'Lunch', startTime: '12:30', endTime: '14:30' },
+    { name: 'Dinner', startTime: '19:30', endTime: '21:30' },
+  ],
+  extraItems: [{ name: 'Egg', price: 12.5 }],
+});
+
+/** The second mess of a cross-mess run (extension 2.2), made by the admin with POST /messes. */
+export const SECOND_MESS = { slug: 'fuzz-b', messName: 'Fuzz Mess B' };
+
 /**
  * A token for every role: the admin logs in (and sets the mess up if nobody has), and one member per other role
  * registers, is approved and given the role. The fuzzer ends sessions on its own (logout, a rejected member, a
  * password change), so `refresh` logs a role in again, or makes a new member for it when its account is gone.
+ *
+ * With `mess` (a slug), the members are those of that mess: the admin makes it (POST /messes, unless it exists) and
+ * they register into it (`mess` in the registration), so that every member role acts in a mess other than the
+ * admin's own (the cross-mess identities, see cross-mess.ts).
  */
 export class Sessions {
   readonly tokens: Partial<Record<Role, string>> = {};
+  /** The `_id` of each role's current member (and of the admin). */
+  readonly ids: Partial<Record<Role, string>> = {};
+  /** The mess's `_id`, once prepared. */
+  messId?: string;
   private readonly accounts: Partial<Record<Role, Credentials>> = {};
   private readonly pending = new Map<Role, Promise<string | undefined>>();
   private readonly call: Call;
@@ -49,6 +74,7 @@ export class Sessions {
   constructor(
     transport: Transport,
     private readonly admin: Credentials,
+    private readonly mess?: { slug: string; messName: string },
   ) {
     this.call = caller(transport);
   }
@@ -57,22 +83,24 @@ export class Sessions {
     this.accounts.admin = this.admin;
     this.tokens.admin = await this.login(this.admin);
     if (!this.tokens.admin) throw new Error(`fuzz setup: the admin ${this.admin.email} cannot log in`);
-    await this.call(
-      'POST',
-      '/api/auth/admin/setup',
-      {
-        messName: 'Fuzz Mess',
-        email: 'mess@college.edu',
-        phone: '+91-8012345678',
-        expenseCategories: ['Groceries', 'Vegetables', 'Gas'],
-        mealTimes: [
-          { name: 'Breakfast', startTime: '07:30', endTime: '09:30' },
-          { name: 'Lunch', startTime: '12:30', endTime: '14:30' },
-          { name: 'Dinner', startTime: '19:30', endTime: '21:30' },
-        ],
-      },
-      this.tokens.admin,
-    );
+    const admin = await this.call('GET', '/api/auth/verify', undefined, this.tokens.admin);
+    this.ids.admin = json(admin).user?._id as string | undefined;
+    if (this.mess) {
+      const made = await this.call(
+        'POST',
+        '/api/messes',
+        { ...fuzzMessSetup(this.mess.messName), slug: this.mess.slug },
+        this.tokens.admin,
+      );
+      if (made.status !== 201 && made.status !== 409)
+        throw new Error(`fuzz setup: POST /api/messes answered ${made.status} ${made.body}`);
+      const found = await this.call('GET', `/api/messes/${this.mess.slug}`);
+      this.messId = json(found).mess?._id as string | undefined;
+      if (!this.messId) throw new Error(`fuzz setup: no mess ${this.mess.slug}`);
+    } else {
+      await this.call('POST', '/api/auth/admin/setup', fuzzMessSetup('Fuzz Mess'), this.tokens.admin);
+      this.messId = json(admin).user?.mess?._id as string | undefined;
+    }
     for (const role of ['student', 'manager', 'treasurer'] as const) {
       this.tokens[role] = await this.provision(role);
       if (!this.tokens[role]) throw new Error(`fuzz setup: could not make a ${role}`);
@@ -115,12 +143,14 @@ export class Sessions {
       collegeId: `FZ${tag}`,
       room: `F-${this.made}`,
       phone: `9${String(Math.floor(Math.random() * 1e9)).padStart(9, '0')}`,
+      ...(this.mess ? { mess: this.mess.slug } : {}),
     });
     if (reg.status !== 201) return undefined;
     const id = json(reg).userId as string;
     await this.call('PUT', `/api/users/${id}/approve`, undefined, this.tokens.admin);
     if (role !== 'student') await this.call('PUT', `/api/users/${id}/role`, { role }, this.tokens.admin);
     this.accounts[role] = account;
+    this.ids[role] = id;
     return this.login(account);
   }
 }

@@ -2,7 +2,7 @@ import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import { badRequest, type FieldError } from '../errors/api-error';
-import { EMPTY_JSON_BODY } from './request-parsing';
+import { EMPTY_JSON_BODY, queryProblems } from './request-parsing';
 
 interface Reads {
   query: boolean;
@@ -35,23 +35,27 @@ const namesOf = (input: unknown): string[] =>
  * query parameters on a route that takes none (`GET /auth/verify?page=1&page=2`), and fields in the body of a
  * body-less action (`PUT /users/:id/approve` with `{"unexpected": true}`). An empty body, `{}` or no body at all
  * is what a body-less action expects, whatever the content type. Routes with a `@Query()` or `@Body()` DTO are left
- * to the validation pipe, which refuses unknown fields already.
+ * to the validation pipe, which refuses unknown fields already. What the query parser set aside (a prototype name, a
+ * malformed value) is refused here too: on a route without a query DTO no pipe would answer for it.
  */
 @Injectable()
 export class UnreadInputGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
     const request = context.switchToHttp().getRequest<{ query?: unknown; body?: unknown }>();
     const queryNames = namesOf(request.query);
+    const setAside = queryProblems(request.query);
     const body = request.body;
     const bodyNames = body === EMPTY_JSON_BODY ? [] : namesOf(body);
     const bodyIsValue =
       body !== undefined && body !== EMPTY_JSON_BODY && (typeof body !== 'object' || Array.isArray(body));
-    if (!queryNames.length && !bodyNames.length && !bodyIsValue) return true;
+    if (!queryNames.length && !setAside.length && !bodyNames.length && !bodyIsValue) return true;
     const reads = handlerReads(context);
     const problems: FieldError[] = [];
-    if (!reads.query)
+    if (!reads.query) {
       for (const field of queryNames)
         problems.push({ field, message: `${field} is not an accepted query parameter` });
+      problems.push(...setAside);
+    }
     if (!reads.body) {
       for (const field of bodyNames) problems.push({ field, message: `${field} is not an accepted field` });
       if (bodyIsValue) problems.push({ field: 'body', message: 'this action takes no body' });

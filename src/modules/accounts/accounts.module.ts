@@ -2,7 +2,6 @@ import { Module } from '@nestjs/common';
 import { describeConstraint } from '../../common/errors/database-errors';
 import { AuditTrailModule } from '../audit-trail';
 import { MessConfigModule } from '../mess-config';
-import { UsersModule } from '../users';
 import { AccountsController } from './accounts.controller';
 import { AccountErrors } from './accounts.errors';
 import { AccountsQueries } from './accounts.queries';
@@ -20,7 +19,7 @@ describeConstraint('account_entries_mess_opening_unique', 409, AccountErrors.ope
  * for billing), balances and statements (AccountsQueries), statements as CSV and PDF (StatementExportService).
  */
 @Module({
-  imports: [UsersModule, MessConfigModule, AuditTrailModule],
+  imports: [MessConfigModule, AuditTrailModule],
   controllers: [AccountsController],
   providers: [AccountsRepository, AccountsService, AccountsQueries, LedgerService, StatementExportService],
   exports: [AccountsService],

@@ -6,7 +6,6 @@ import { Clock } from '../../common/time/clock';
 import { localParts, monthBounds, monthOf } from '../../common/time/dates';
 import { AppConfig } from '../../config/app-config';
 import type { DbOrTx } from '../../database/database';
-import { UsersService } from '../users';
 import { AccountErrors } from './accounts.errors';
 import { AccountRow, AccountsRepository, BalanceStatus } from './accounts.repository';
 import type { AccountEntryRow } from './accounts.schema';
@@ -36,7 +35,6 @@ export interface Statement {
 export class AccountsQueries {
   constructor(
     private readonly repository: AccountsRepository,
-    private readonly users: UsersService,
     private readonly clock: Clock,
     private readonly config: AppConfig,
   ) {}
@@ -57,7 +55,8 @@ export class AccountsQueries {
     limit: number,
   ): Promise<{ balancePaise: number; entries: AccountEntryRow[]; total: number }> {
     assertMayRead(reader, userId);
-    await this.holderName(userId);
+    // One's own account is always there to read (empty in a mess one never ate in).
+    if (reader.id !== userId) await this.holderName(userId);
     const [balancePaise, { rows, total }] = [
       await this.repository.balanceOf(userId),
       await this.repository.entriesPage(userId, page, limit),
@@ -80,7 +79,7 @@ export class AccountsQueries {
     const from = fromMonth ?? to;
     if (from > to)
       throw badRequest('Validation failed', [{ field: 'to', message: 'to must not be before from' }]);
-    const fullName = await this.holderName(userId);
+    const fullName = reader.id === userId ? reader.fullName : await this.holderName(userId);
     const { openingPaise, rows } = await this.repository.statement(
       userId,
       `${from}-01`,
@@ -112,9 +111,12 @@ export class AccountsQueries {
     };
   }
 
-  /** The name of the account's member; 404 unless the member exists. `tx`: the caller's transaction. */
+  /**
+   * The name of the account's member; 404 unless the account is this mess's (its member, or anyone with entries in
+   * it: a member of another mess is not found here). `tx`: the caller's transaction.
+   */
   async holderName(userId: string, tx?: DbOrTx): Promise<string> {
-    const name = (await this.users.namesOf([userId], tx)).get(userId);
+    const name = await this.repository.holderName(userId, tx);
     if (name === undefined) throw notFound(AccountErrors.memberNotFound);
     return name;
   }

@@ -86,6 +86,25 @@ export class AccountsRepository {
       .orderBy(asc(accountEntries.seq));
   }
 
+  /**
+   * The name of the holder of an account of this mess: a member who belongs to the mess now, or anyone with entries
+   * in it (a former member who may still owe it; row-level security shows this mess's entries only). Undefined for
+   * anyone else, a member of another mess included (extension 2.2: their account is not this mess's to read or
+   * write).
+   */
+  async holderName(userId: string, db: DbOrTx = this.database.db): Promise<string | undefined> {
+    const [row] = await db
+      .select({ fullName: memberDirectory.fullName })
+      .from(memberDirectory)
+      .where(
+        and(
+          eq(memberDirectory.memberId, userId),
+          sql`(${memberDirectory.messId} = ${currentMessId()} or exists (select 1 from ${accountEntries} where ${accountEntries.userId} = ${memberDirectory.memberId}))`,
+        ),
+      );
+    return row?.fullName;
+  }
+
   async balanceOf(userId: string, db: DbOrTx = this.database.db): Promise<number> {
     const [row] = await db
       .select({ balance: signedSum.mapWith(Number) })

@@ -4,7 +4,8 @@ import type { FastifyRequest } from 'fastify';
 import { type CurrentMember, OWN_RECORDS_ONLY } from '../../common/auth/auth.decorators';
 import { mayActIn } from '../../common/auth/permissions';
 import { requestContext } from '../../common/context/request-context';
-import { GuardError, notFound } from '../../common/errors/api-error';
+import { badRequest, GuardError, notFound } from '../../common/errors/api-error';
+import { queryProblems } from '../../common/http/request-parsing';
 import { FIRST_MESS_ID } from '../../common/tenancy/mess-scope';
 import { MessDirectory } from './mess-directory';
 
@@ -29,6 +30,10 @@ export class MessGuard implements CanActivate {
     const request = context
       .switchToHttp()
       .getRequest<FastifyRequest & { member?: CurrentMember; query: Record<string, unknown> }>();
+    // A `mess` the query parser refused (bad percent-encoding) names no mess: acting in the caller's own instead
+    // would let a request meant for another mess read or write this one.
+    const malformed = queryProblems(request.query).filter((problem) => problem.field === 'mess');
+    if (malformed.length) throw badRequest('Validation failed', malformed);
     const named = takeMessParameter(request);
     const member = request.member;
     let messId = member?.messId ?? FIRST_MESS_ID;

@@ -17,7 +17,7 @@ export const memberNames = new QueryBuilder()
  * Every member with an account to show: id, name and whether they are an approved member now of the mess the
  * statement runs for (the accounts list shows those, and anyone else who has entries in the mess, which row-level
  * security keeps to it). `users` is not under row-level security, so the mess is named here, as that security names
- * it: the connection's `app.mess`. Read-only, like `memberNames`.
+ * it: the connection's `app.mess`. With the mess they belong to now. Read-only, like `memberNames`.
  */
 export const memberDirectory = new QueryBuilder()
   .select({
