@@ -32,7 +32,8 @@ describe('Analytics and the monthly bill', () => {
     Object.fromEntries(body.shares.map((s) => [s.fullName, [s.meals, s.share]]));
 
   beforeAll(async () => {
-    t = await TestApp.start();
+    // A burst of 12 bulk marks waits for the pool's connections; on a loaded test machine the 1.5 s default can lapse.
+    t = await TestApp.start({ DB_CONNECTION_TIMEOUT_MS: '20000' });
     admin = await t.adminToken();
     await t.post('/auth/admin/setup', messSetup(), { token: admin });
     manager = await t.member('manager', { fullName: 'Meera Manager' });

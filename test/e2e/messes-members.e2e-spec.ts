@@ -72,6 +72,9 @@ describe('Messes: members', () => {
     );
     expect((await t.get(`/users/${reg.body.userId}`, { token: southManager.token })).status).toBe(404);
     expect((await t.get(`/users/${reg.body.userId}`, { token: northManager.token })).status).toBe(200);
+    // A public route acts in the caller's own mess when a token comes with it, else in the first mess.
+    expect((await t.get('/auth/admin/config', { token: northManager.token })).body.config.slug).toBe('north');
+    expect((await t.get('/auth/admin/config')).body.config.slug).toBe('main');
   });
 
   it('keeps a mess to its capacity: approvals and moves into a full mess are 409 and change nothing', async () => {

@@ -23,7 +23,13 @@ export class AuthGuard implements CanActivate {
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const targets = [context.getHandler(), context.getClass()];
     // Which mess the request acts in is decided once the caller is known (MessGuard), before any permission.
-    if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) return this.mess.canActivate(context);
+    if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) {
+      // A public route acts in the caller's own mess when a valid token comes with it, else in the first mess.
+      const request = context.switchToHttp().getRequest<FastifyRequest>();
+      const token = bearerToken(request.headers.authorization);
+      const holder = token ? await this.tokens.authenticate(token).catch(() => undefined) : undefined;
+      return this.mess.decide(context, holder, true);
+    }
 
     const request = context.switchToHttp().getRequest<FastifyRequest & { member?: CurrentMember }>();
     const token = bearerToken(request.headers.authorization);

@@ -27,22 +27,28 @@ export class MessGuard implements CanActivate {
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const request = context
-      .switchToHttp()
-      .getRequest<FastifyRequest & { member?: CurrentMember; query: Record<string, unknown> }>();
+    const request = context.switchToHttp().getRequest<FastifyRequest & { member?: CurrentMember }>();
+    return this.decide(context, request.member);
+  }
+
+  /**
+   * `member`: the caller. On a public route (`open`) it is the holder of a valid token if one came with the request:
+   * their own mess is the default there too, and since a public route is open to every mess nothing is refused.
+   */
+  async decide(context: ExecutionContext, member: CurrentMember | undefined, open = false): Promise<boolean> {
+    const request = context.switchToHttp().getRequest<FastifyRequest & { query: Record<string, unknown> }>();
     // A `mess` the query parser refused (bad percent-encoding) names no mess: acting in the caller's own instead
     // would let a request meant for another mess read or write this one.
     const malformed = queryProblems(request.query).filter((problem) => problem.field === 'mess');
     if (malformed.length) throw badRequest('Validation failed', malformed);
     const named = takeMessParameter(request);
-    const member = request.member;
     let messId = member?.messId ?? FIRST_MESS_ID;
     if (named !== undefined) {
       const mess = typeof named === 'string' && named ? await this.directory.find(named) : undefined;
       if (!mess) throw notFound(MESS_NOT_FOUND);
       messId = mess.id;
     }
-    if (member) {
+    if (member && !open) {
       const ownRecordsOnly = Boolean(
         this.reflector.getAllAndOverride<boolean>(OWN_RECORDS_ONLY, [
           context.getHandler(),
