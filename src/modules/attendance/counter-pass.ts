@@ -40,12 +40,6 @@ export class CounterPasses {
     return `${VERSION}.${payload}.${this.sign(`${VERSION}.${payload}`)}`;
   }
 
-  /** The claims of a pass we signed that is valid at `now`; undefined for anything else. */
-  verify(pass: string, now: Date): PassClaims | undefined {
-    const checked = this.check(pass, now);
-    return checked.status === 'valid' ? checked.claims : undefined;
-  }
-
   /**
    * What a pass is at `now`: not ours (forged, tampered, malformed: nothing else is said about it), ours but not valid
    * yet (with when it becomes valid) or no longer, or valid with its claims.

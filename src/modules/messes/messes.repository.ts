@@ -63,16 +63,6 @@ export class MessesRepository {
     const [row] = await db.select().from(messes).where(eq(messes.id, id)).for('update');
     return row;
   }
-
-  /** Whether `slug` is free (for a clear 409 before the unique index would say so). */
-  async slugTaken(slug: string, exceptId?: string): Promise<boolean> {
-    const [row] = await this.database.db
-      .select({ id: messes.id })
-      .from(messes)
-      .where(exceptId ? sql`${messes.slug} = ${slug} and ${messes.id} <> ${exceptId}` : eq(messes.slug, slug))
-      .limit(1);
-    return Boolean(row);
-  }
 }
 
 /** How a user object names their mess: `{_id, slug, messName}`. */

@@ -1,8 +1,20 @@
 import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { Allow as Accepted, IsInt, IsOptional, IsString, Matches, Max, Min, ValidateNested } from 'class-validator';
+import {
+  Allow as Accepted,
+  IsInt,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  Min,
+  ValidateNested,
+} from 'class-validator';
 import { Optional } from '../../../common/http/fields';
+import { CAPACITY_MAX, SLUG_PATTERN } from '../../messes';
 import { SetupMessDto } from './mess-config.dto';
+
+const SLUG_RULE = 'slug must be 2 to 40 of a-z, 0-9 and -, not starting or ending with -';
 
 export class MessUpiDto {
   @ApiProperty({ example: 'hostel7mess@okaxis', description: 'The virtual payment address members pay to' })
@@ -25,9 +37,7 @@ export class MessFieldsDto extends SetupMessDto {
     description:
       '2–40 of a-z, 0-9 and -, not starting or ending with -; unique. Left out: unchanged (`main` at first)',
   })
-  @Matches(/^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$/, {
-    message: 'slug must be 2 to 40 of a-z, 0-9 and -, not starting or ending with -',
-  })
+  @Matches(SLUG_PATTERN, { message: SLUG_RULE })
   @IsString()
   @Optional()
   slug?: string;
@@ -38,7 +48,7 @@ export class MessFieldsDto extends SetupMessDto {
     example: 500,
     description: 'Approved members at most; null: no limit',
   })
-  @Max(100_000)
+  @Max(CAPACITY_MAX)
   @Min(1)
   @IsInt()
   @IsOptional()
@@ -57,7 +67,9 @@ export class MessFieldsDto extends SetupMessDto {
  */
 export class ReplaceMessConfigDto extends MessFieldsDto {
   @ApiPropertyOptional({ readOnly: true, description: 'Read-only: ignored' }) @Accepted() _id?: unknown;
-  @ApiPropertyOptional({ readOnly: true, description: 'Read-only: ignored' }) @Accepted() configured?: unknown;
+  @ApiPropertyOptional({ readOnly: true, description: 'Read-only: ignored' })
+  @Accepted()
+  configured?: unknown;
   @ApiPropertyOptional({ readOnly: true, description: 'Read-only: ignored' }) @Accepted() createdBy?: unknown;
   @ApiPropertyOptional({ readOnly: true, description: 'Read-only: ignored' }) @Accepted() createdAt?: unknown;
   @ApiPropertyOptional({ readOnly: true, description: 'Read-only: ignored' }) @Accepted() updatedAt?: unknown;
@@ -77,9 +89,7 @@ export class CreateMessDto extends MessFieldsDto {
     example: 'hostel-7',
     description: '2–40 of a-z, 0-9 and -, not starting or ending with -; unique',
   })
-  @Matches(/^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$/, {
-    message: 'slug must be 2 to 40 of a-z, 0-9 and -, not starting or ending with -',
-  })
+  @Matches(SLUG_PATTERN, { message: SLUG_RULE })
   @IsString()
   declare slug: string;
 }
