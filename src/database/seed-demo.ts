@@ -1,4 +1,5 @@
 import { Logger } from '@nestjs/common';
+import { rowsOf } from './sql-rows';
 import * as bcrypt from 'bcrypt';
 import { sql } from 'drizzle-orm';
 import { addDays, monthBounds, monthsBetween } from '../common/time/dates';
@@ -173,10 +174,7 @@ async function tableCounts(tx: DbOrTx) {
   );
 }
 
-/** node-postgres answers `{rows}`, PGlite too; both through Drizzle's execute. */
-export function rowsOf<T>(result: unknown): T[] {
-  return ((result as { rows?: T[] }).rows ?? (result as T[])) as T[];
-}
+export { rowsOf };
 
 function shiftMonth(month: string, delta: number): string {
   const [y, m] = month.split('-').map(Number);

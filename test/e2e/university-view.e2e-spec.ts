@@ -1,6 +1,8 @@
 import fc from 'fast-check';
 import { FIRST_MESS_ID } from '../../src/common/tenancy/mess-scope';
+import { Database } from '../../src/database/database';
 import { messSetup, TestApp } from '../support/app';
+import { asOwner } from '../support/owner-sql';
 
 type Member = Awaited<ReturnType<TestApp['member']>>;
 
@@ -460,6 +462,19 @@ describe("The university's view (property)", () => {
           }
           await expectRowsMatchOwnAnalytics(t, admin, answer);
           expectTotalsAddUp(answer);
+          // The balances the database keeps (which the dues read) are the entries' sums, in every mess.
+          const drift = await asOwner(
+            t.app.get(Database),
+            `select coalesce(b.mess_id, e.mess_id) as mess, coalesce(b.user_id, e.user_id) as member,
+                    b.balance_paise::text as kept, e.balance::text as summed
+             from account_balances b
+               full join (select mess_id, user_id,
+                                 sum(case when direction = 'debit' then amount_paise else -amount_paise end) as balance
+                          from account_entries group by mess_id, user_id) e
+                 on e.mess_id = b.mess_id and e.user_id = b.user_id
+             where b.balance_paise is distinct from e.balance`,
+          );
+          expect(drift.rows).toEqual([]);
         },
       ),
       { numRuns: 8 },

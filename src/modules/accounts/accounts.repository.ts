@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { and, asc, desc, eq, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, sql, type SQL } from 'drizzle-orm';
 import { alias, union } from 'drizzle-orm/pg-core';
 import { currentMessId } from '../../common/tenancy/mess-scope';
 import { Database, DbOrTx } from '../../database/database';
 import { memberDirectory } from '../users';
 import {
+  accountBalances,
   accountEntries,
   idempotentRequests,
   type AccountEntryRow,
@@ -231,12 +232,28 @@ export class AccountsRepository {
 
   /** Members whose balance is due (> 0), with what they owe. */
   async dueBalances(): Promise<{ userId: string; balancePaise: number }[]> {
-    const rows = await this.database.db
-      .select({ userId: accountEntries.userId, balancePaise: signedSum.mapWith(Number) })
-      .from(accountEntries)
-      .groupBy(accountEntries.userId)
-      .having(sql`${signedSum} > 0`);
-    return rows;
+    return this.database.db
+      .select({ userId: accountBalances.userId, balancePaise: accountBalances.balancePaise })
+      .from(accountBalances)
+      .where(gt(accountBalances.balancePaise, 0));
+  }
+
+  /**
+   * What the members of every mess owe it now (the positive balances added), by mess id, in one grouped read across
+   * messes: the university's view. A mess where nobody owes anything is absent.
+   */
+  async duePerMess(): Promise<Map<string, number>> {
+    const rows = await this.database.acrossMesses((tx) =>
+      tx
+        .select({
+          messId: accountBalances.messId,
+          duePaise: sql<number>`sum(${accountBalances.balancePaise})`.mapWith(Number),
+        })
+        .from(accountBalances)
+        .where(gt(accountBalances.balancePaise, 0))
+        .groupBy(accountBalances.messId),
+    );
+    return new Map(rows.map((r) => [r.messId, r.duePaise]));
   }
 
   // ---- Idempotency-Key ----

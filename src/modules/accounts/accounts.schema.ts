@@ -8,6 +8,7 @@ import {
   integer,
   jsonb,
   pgTable,
+  primaryKey,
   text,
   timestamp,
   uniqueIndex,
@@ -95,6 +96,24 @@ export const accountEntries = pgTable(
     ),
     check('account_entries_note_check', sql`char_length(${t.note}) <= ${sql.raw(String(NOTE_MAX))}`),
   ],
+);
+
+/**
+ * Each member's balance in each mess (Σ debits − Σ credits of their entries there), kept by the database: a
+ * statement-level trigger on `account_entries` (migration `account_balances`) adds every statement's new entries in
+ * the same transaction. Entries are append-only, so the sum never needs undoing. Read where a balance is summed over
+ * many members (the dues list's reminders, the university's dues); a member's own statement still adds its entries.
+ */
+export const accountBalances = pgTable(
+  'account_balances',
+  {
+    messId: messIdColumn(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id),
+    balancePaise: bigint('balance_paise', { mode: 'number' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.messId, t.userId] })],
 );
 
 export type AccountEntryRow = typeof accountEntries.$inferSelect;

@@ -62,4 +62,9 @@ export class AccountsService {
   dueBalances(): Promise<{ userId: string; balancePaise: number }[]> {
     return this.repository.dueBalances();
   }
+
+  /** Every mess's dues (its members' positive balances added, paise), by mess id; absent where nothing is due. */
+  duePerMess(): Promise<Map<string, number>> {
+    return this.repository.duePerMess();
+  }
 }

@@ -16,7 +16,7 @@ import type {
   HeadcountResponse,
   HealthScoreResponse,
 } from './dto/analytics.dto';
-import { healthScore } from './health-score';
+import { attendanceRate, healthScore, mealSpread } from './health-score';
 
 const round = (n: number, digits: number) => Number(n.toFixed(digits));
 
@@ -93,8 +93,7 @@ export class AnalyticsService {
         const served = new Map(figures.map((s) => [s.mealType, s.servedSlots]));
         const presentMarks = counts.reduce((sum, c) => sum + c.present, 0);
         const servedSlots = figures.reduce((sum, s) => sum + s.servedSlots, 0);
-        const rate = (p: number, s: number) =>
-          totalMembers * s === 0 ? 0 : round(Math.min(1, p / (totalMembers * s)), 4);
+        const rate = (p: number, s: number) => attendanceRate(p, totalMembers, s);
         const mealTypes = [...new Set([...settings.mealTimes.map((m) => m.name), ...present.keys()])];
         return {
           success: true,
@@ -136,7 +135,7 @@ export class AnalyticsService {
             presentMarks: figures.reduce((sum, c) => sum + c.present, 0),
             approvedMembers,
             servedSlots: figures.reduce((sum, s) => sum + s.servedSlots, 0),
-            mealsPerActiveMember: bill.bill.shares.map((s) => s.meals),
+            mealSpread: mealSpread(bill.bill.shares.map((s) => s.meals)),
           }),
         };
       },

@@ -1,4 +1,4 @@
-import { healthScore, jainIndex } from './health-score';
+import { healthScore, jainIndex, mealSpread } from './health-score';
 
 describe('healthScore', () => {
   it('matches a hand-computed month', () => {
@@ -10,7 +10,7 @@ describe('healthScore', () => {
         presentMarks: 24,
         approvedMembers: 3,
         servedSlots: 10,
-        mealsPerActiveMember: [10, 8, 6],
+        mealSpread: mealSpread([10, 8, 6]),
       }),
     ).toEqual({ mealQuality: 80, attendanceRate: 80, fairShareIndex: 96, overallScore: 83.2 });
   });
@@ -22,7 +22,7 @@ describe('healthScore', () => {
         presentMarks: 0,
         approvedMembers: 5,
         servedSlots: 0,
-        mealsPerActiveMember: [],
+        mealSpread: mealSpread([]),
       }),
     ).toEqual({ mealQuality: 50, attendanceRate: 0, fairShareIndex: 100, overallScore: 40 });
   });
@@ -33,7 +33,7 @@ describe('healthScore', () => {
       presentMarks: 99,
       approvedMembers: 1,
       servedSlots: 3,
-      mealsPerActiveMember: [3],
+      mealSpread: mealSpread([3]),
     });
     expect(score).toEqual({ mealQuality: 100, attendanceRate: 100, fairShareIndex: 100, overallScore: 100 });
     expect(
@@ -42,7 +42,7 @@ describe('healthScore', () => {
         presentMarks: 0,
         approvedMembers: 4,
         servedSlots: 3,
-        mealsPerActiveMember: [],
+        mealSpread: mealSpread([]),
       }).overallScore,
     ).toBe(20);
   });

@@ -15,7 +15,15 @@ export interface HealthInputs {
   presentMarks: number;
   approvedMembers: number;
   servedSlots: number;
-  mealsPerActiveMember: number[];
+  /** The meals of the month's active members (see `mealSpread`). */
+  mealSpread: MealSpread;
+}
+
+/** Active members (meals > 0), their meals and Σ meals²: all the fair-share index needs, summable in SQL. */
+export interface MealSpread {
+  members: number;
+  meals: number;
+  squares: number;
 }
 
 export interface HealthScore {
@@ -29,7 +37,7 @@ export function healthScore(inputs: HealthInputs): HealthScore {
   const mealQuality = inputs.averageRating === null ? 50 : clamp(((inputs.averageRating - 1) / 4) * 100);
   const possible = inputs.approvedMembers * inputs.servedSlots;
   const attendanceRate = possible === 0 ? 0 : clamp((inputs.presentMarks / possible) * 100);
-  const fairShareIndex = jainIndex(inputs.mealsPerActiveMember) * 100;
+  const fairShareIndex = jainOf(inputs.mealSpread) * 100;
   const overallScore = 0.4 * mealQuality + 0.4 * attendanceRate + 0.2 * fairShareIndex;
   return {
     mealQuality: round1(mealQuality),
@@ -39,12 +47,31 @@ export function healthScore(inputs: HealthInputs): HealthScore {
   };
 }
 
-export function jainIndex(values: number[]): number {
-  const positive = values.filter((v) => v > 0);
-  if (!positive.length) return 1;
-  const sum = positive.reduce((a, b) => a + b, 0);
-  const squares = positive.reduce((a, b) => a + b * b, 0);
-  return (sum * sum) / (positive.length * squares);
+export function mealSpread(mealsPerMember: readonly number[]): MealSpread {
+  const positive = mealsPerMember.filter((v) => v > 0);
+  return {
+    members: positive.length,
+    meals: positive.reduce((a, b) => a + b, 0),
+    squares: positive.reduce((a, b) => a + b * b, 0),
+  };
+}
+
+/** Jain's fairness index of the spread's meals; 1 with no active member. */
+export function jainOf({ members, meals, squares }: MealSpread): number {
+  return members === 0 ? 1 : (meals * meals) / (members * squares);
+}
+
+export function jainIndex(values: readonly number[]): number {
+  return jainOf(mealSpread(values));
+}
+
+/**
+ * present marks / (diners × slots served), capped at 1, to four decimals; 0 when nothing could be eaten. The
+ * attendance analytics' rate, and the university view's.
+ */
+export function attendanceRate(presentMarks: number, diners: number, servedSlots: number): number {
+  const possible = diners * servedSlots;
+  return possible === 0 ? 0 : Number(Math.min(1, presentMarks / possible).toFixed(4));
 }
 
 const clamp = (n: number) => Math.min(100, Math.max(0, n));

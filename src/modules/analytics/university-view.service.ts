@@ -1,88 +1,97 @@
 import { Injectable } from '@nestjs/common';
-import { inMess } from '../../common/tenancy/mess-scope';
 import { monthBounds } from '../../common/time/dates';
 import { AccountsService } from '../accounts';
-import { BillingService, MonthCache } from '../billing';
+import { BillingService, MonthCache, type MessMonthFigures } from '../billing';
 import { FeedbackQueries } from '../feedback';
 import { MessConfigService } from '../mess-config';
+import { UsersService } from '../users';
 import { AnalyticsService } from './analytics.service';
+import { attendanceRate, healthScore } from './health-score';
 import { type MessMonthRow, totalsOf, type UniversityView } from './university-view';
 
 type MonthFigures = Omit<MessMonthRow, 'mess' | 'duePaise'>;
 
 /**
- * The university's view (`GET /analytics/messes`): a row per mess, each computed acting in that mess (row-level
- * security scopes every statement to it) by the very services that answer the mess's own analytics, so a row's
- * attendanceRate and healthScore are what that mess's dashboards show.
+ * The university's view (`GET /analytics/messes`): a row per mess from a handful of grouped reads across messes
+ * (row-level security's reader role), whatever the number of messes: each owner module answers its figures of every
+ * mess at once (the month's stored bill inputs and meal counts, the diners, the ratings, the balances). A row's
+ * attendanceRate and healthScore are computed by the same functions, from the same figures, as that mess's own
+ * analytics.
  */
 @Injectable()
 export class UniversityViewService {
-  /** Messes computed at once: each takes a handful of statements, and the pool serves every other request too. */
-  static readonly CONCURRENCY = 4;
-
   constructor(
     private readonly analytics: AnalyticsService,
     private readonly billing: BillingService,
     private readonly cache: MonthCache,
     private readonly feedback: FeedbackQueries,
     private readonly accounts: AccountsService,
+    private readonly users: UsersService,
     private readonly messConfig: MessConfigService,
   ) {}
 
   async view(monthInput?: string): Promise<UniversityView> {
     const month = this.analytics.resolveMonth(monthInput);
     const messes = await this.messConfig.listMesses(); // ordered by messName
-    const rows = await mapInBatches(messes, UniversityViewService.CONCURRENCY, ({ _id, slug, messName }) =>
-      inMess(_id, async (): Promise<MessMonthRow> => {
-        const [figures, duePaise] = await Promise.all([this.figures(month), this.duePaise()]);
-        return { mess: { _id, slug, messName }, ...figures, duePaise };
-      }),
-    );
+    const [figures, due] = await Promise.all([
+      this.figures(
+        month,
+        messes.map((m) => m._id),
+      ),
+      this.accounts.duePerMess(),
+    ]);
+    const rows = messes.map(({ _id, slug, messName }): MessMonthRow => ({
+      mess: { _id, slug, messName },
+      ...(figures.get(_id) ?? EMPTY),
+      duePaise: due.get(_id) ?? 0,
+    }));
     return { month, rows, totals: totalsOf(rows) };
   }
 
   /**
-   * The month's figures of the mess the code runs for, cached with its analytics (dropped by the same writes). The
-   * dues are not among them: they move with every payment, in any month.
+   * Every mess's month figures, cached with the analytics: any write to the month, in any mess, drops them. The dues
+   * are not among them: they move with every payment, in any month (and are one indexed read of the balances).
    */
-  private figures(month: string): Promise<MonthFigures> {
-    return this.cache.get(`university-row:${month}`, [month], async () => {
+  private async figures(month: string, messIds: string[]): Promise<Map<string, MonthFigures>> {
+    const rows = await this.cache.get(`university:${month}:${messIds.join(',')}`, [month], async () => {
       const { first, last } = monthBounds(month);
-      const nested = { nested: true };
-      const [attendance, health, bill, rating] = await Promise.all([
-        this.analytics.attendanceAnalytics({ month }, nested),
-        this.analytics.health(month, nested),
-        this.billing.bill(month, 'proportional', nested),
-        this.feedback.averageRating(first, last),
+      const [bills, diners, ratings] = await Promise.all([
+        this.billing.monthFiguresPerMess(month, messIds),
+        this.users.dinersPerMess(),
+        this.feedback.averageRatingPerMess(first, last),
       ]);
-      return {
-        members: attendance.analytics.totalMembers,
-        activeMembers: bill.bill.activeMembers,
-        mealsServed: bill.bill.totalMeals,
-        totalPaise: bill.bill.totalPaise,
-        attendanceRate: attendance.analytics.attendanceRate,
-        averageRating: rating.average === null ? null : Math.round(rating.average * 100) / 100,
-        healthScore: health.healthScore.overallScore,
-      };
+      return messIds.map(
+        (id) => [id, rowOf(bills.get(id), diners.get(id) ?? 0, ratings.get(id) ?? null)] as const,
+      );
     });
-  }
-
-  /** What the members owe the mess now: its positive balances added. */
-  private async duePaise(): Promise<number> {
-    const due = await this.accounts.dueBalances();
-    return due.reduce((sum, account) => sum + account.balancePaise, 0);
+    return new Map(rows);
   }
 }
 
-/** `work` over `items`, at most `size` at a time, answers in the items' order. */
-async function mapInBatches<T, R>(
-  items: readonly T[],
-  size: number,
-  work: (item: T) => Promise<R>,
-): Promise<R[]> {
-  const results: R[] = [];
-  for (let i = 0; i < items.length; i += size) {
-    results.push(...(await Promise.all(items.slice(i, i + size).map(work))));
-  }
-  return results;
+const EMPTY: MonthFigures = rowOf(undefined, 0, null);
+
+function rowOf(bill: MessMonthFigures | undefined, diners: number, rating: number | null): MonthFigures {
+  const b = bill ?? {
+    totalPaise: 0,
+    activeMembers: 0,
+    totalMeals: 0,
+    mealSquares: 0,
+    presentMarks: 0,
+    servedSlots: 0,
+  };
+  return {
+    members: diners,
+    activeMembers: b.activeMembers,
+    mealsServed: b.totalMeals,
+    totalPaise: b.totalPaise,
+    attendanceRate: attendanceRate(b.presentMarks, diners, b.servedSlots),
+    averageRating: rating === null ? null : Math.round(rating * 100) / 100,
+    healthScore: healthScore({
+      averageRating: rating,
+      presentMarks: b.presentMarks,
+      approvedMembers: diners,
+      servedSlots: b.servedSlots,
+      mealSpread: { members: b.activeMembers, meals: b.totalMeals, squares: b.mealSquares },
+    }).overallScore,
+  };
 }

@@ -12,6 +12,7 @@ import {
 import type { MemberMeals } from './cost-shares';
 import { memberNames } from '../users';
 import { intArray, uuidArray } from '../../database/sql-arrays';
+import { rowsOf } from '../../database/sql-rows';
 
 export interface MonthSnapshot {
   totalPaise: number;
@@ -38,6 +39,20 @@ export interface ClosureRow {
   closedAt: Date;
   closedBy: string | null;
   bill: unknown;
+}
+
+/**
+ * A mess's month as the university's view sees it: the bill's total and its active members' meals (the frozen bill
+ * of a closed month, else the stored inputs), and the month's marks and slots served.
+ */
+export interface MessMonthFigures {
+  totalPaise: number;
+  activeMembers: number;
+  totalMeals: number;
+  /** Σ meals² over the active members: with totalMeals and activeMembers, the fair-share index. */
+  mealSquares: number;
+  presentMarks: number;
+  servedSlots: number;
 }
 
 export interface MonthStateRow {
@@ -145,6 +160,61 @@ export class BillingRepository {
         r.userId === null ? [] : [{ userId: r.userId, meals: r.meals!, fullName: r.fullName ?? '' }],
       ),
     };
+  }
+
+  /**
+   * Every mess's figures of the month, in one read across messes, by mess id; a mess whose month was never computed
+   * is absent. A closed month's bill figures come from its frozen bill (as `bill` answers them), an open month's
+   * from its stored inputs; marks and slots from the stored meal counts either way.
+   */
+  async monthFiguresPerMess(month: string): Promise<Map<string, MessMonthFigures>> {
+    const result = await this.database.acrossMesses((tx) =>
+      tx.execute(sql`
+        with frozen as (
+          select mess_id, bill -> 'bills' -> 'proportional' as b from month_closures where month = ${month}
+        ),
+        frozen_meals as (
+          select f.mess_id, count(*) as active, sum(m.meals) as meals, sum(m.meals * m.meals) as squares
+          from frozen f cross join lateral jsonb_array_elements(f.b -> 'shares') s
+            cross join lateral (select (s ->> 'meals')::bigint as meals) m
+          where m.meals > 0 group by f.mess_id
+        ),
+        live_meals as (
+          select mess_id, count(*) as active, sum(meals::bigint) as meals, sum(meals::bigint * meals) as squares
+          from month_member_meals where month = ${month} and meals > 0 group by mess_id
+        ),
+        counts as (
+          select mess_id, sum(present) as present, sum(served_slots) as served
+          from month_meal_counts where month = ${month} group by mess_id
+        )
+        select t.mess_id as "messId",
+               coalesce((f.b ->> 'totalPaise')::bigint, t.total_paise)::text as "totalPaise",
+               coalesce(case when f.mess_id is null then l.active else fm.active end, 0)::text as "activeMembers",
+               coalesce(case when f.mess_id is null then l.meals else fm.meals end, 0)::text as "totalMeals",
+               coalesce(case when f.mess_id is null then l.squares else fm.squares end, 0)::text as "mealSquares",
+               coalesce(c.present, 0)::text as "presentMarks",
+               coalesce(c.served, 0)::text as "servedSlots"
+        from month_totals t
+          left join frozen f on f.mess_id = t.mess_id
+          left join frozen_meals fm on fm.mess_id = t.mess_id
+          left join live_meals l on l.mess_id = t.mess_id
+          left join counts c on c.mess_id = t.mess_id
+        where t.month = ${month}`),
+    );
+    type Row = { messId: string } & Record<keyof MessMonthFigures, string>;
+    return new Map(
+      rowsOf<Row>(result).map((r) => [
+        r.messId,
+        {
+          totalPaise: Number(r.totalPaise),
+          activeMembers: Number(r.activeMembers),
+          totalMeals: Number(r.totalMeals),
+          mealSquares: Number(r.mealSquares),
+          presentMarks: Number(r.presentMarks),
+          servedSlots: Number(r.servedSlots),
+        },
+      ]),
+    );
   }
 
   async findClosure(month: string, db: DbOrTx = this.database.db): Promise<ClosureRow | undefined> {

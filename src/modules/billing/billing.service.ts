@@ -1,4 +1,5 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
+import { inMess } from '../../common/tenancy/mess-scope';
 import { Clock } from '../../common/time/clock';
 import { localParts, mealSpan, monthBounds, monthOf } from '../../common/time/dates';
 import { AppConfig } from '../../config/app-config';
@@ -7,7 +8,7 @@ import { AttendanceQueries } from '../attendance';
 import { ExpensesQueries } from '../expenses';
 import { ExtrasQueries } from '../extras';
 import { MessConfigService } from '../mess-config';
-import { BillingRepository, MealTypeFigures, MonthInputs } from './billing.repository';
+import { BillingRepository, MealTypeFigures, MessMonthFigures, MonthInputs } from './billing.repository';
 import { computeShares, MonthBill, ShareMethod } from './cost-shares';
 import { MonthCache } from './month-cache';
 import { ShareRecalculator } from './share-recalculator';
@@ -91,6 +92,37 @@ export class BillingService implements OnModuleInit {
       figures = await this.repository.readMealCounts(month);
     }
     return figures ?? [];
+  }
+
+  /**
+   * The month's figures of each of `messIds` (the university's view), by mess id. Each mess's stored inputs are
+   * brought up to date first (an in-memory check where nothing changed; at most FRESHEN_AT_ONCE messes rebuilt at a
+   * time), then one read across messes answers them all.
+   */
+  async monthFiguresPerMess(
+    month: string,
+    messIds: readonly string[],
+  ): Promise<Map<string, MessMonthFigures>> {
+    await this.freshen(month, messIds, false);
+    let figures = await this.repository.monthFiguresPerMess(month);
+    const never = messIds.filter((id) => !figures.has(id));
+    if (never.length) {
+      await this.freshen(month, never, true);
+      figures = await this.repository.monthFiguresPerMess(month);
+    }
+    return figures;
+  }
+
+  static readonly FRESHEN_AT_ONCE = 4;
+
+  private async freshen(month: string, messIds: readonly string[], force: boolean): Promise<void> {
+    for (let i = 0; i < messIds.length; i += BillingService.FRESHEN_AT_ONCE) {
+      await Promise.all(
+        messIds
+          .slice(i, i + BillingService.FRESHEN_AT_ONCE)
+          .map((id) => inMess(id, () => this.recalculator.ensureFresh(month, force))),
+      );
+    }
   }
 
   /**

@@ -19,6 +19,11 @@ export class FeedbackQueries {
     return this.repository.averageRating(from, to);
   }
 
+  /** The unrounded mean rating of every mess over the range, by mess id; a mess without feedback is absent. */
+  averageRatingPerMess(from: string, to: string): Promise<Map<string, number>> {
+    return this.repository.averageRatingPerMess(from, to);
+  }
+
   /** Meal types without feedback in the range are absent. */
   averageRatingByMealType(
     from: string,

@@ -92,6 +92,18 @@ export class FeedbackRepository {
     return { average: row.average === null ? null : Number(row.average), count: row.count };
   }
 
+  /** `averageRating` of every mess at once, by mess id (a mess without feedback in the range is absent). */
+  async averageRatingPerMess(from: string, to: string): Promise<Map<string, number>> {
+    const rows = await this.database.acrossMesses((tx) =>
+      tx
+        .select({ messId: feedback.messId, average: avg(feedback.rating) })
+        .from(feedback)
+        .where(and(gte(feedback.date, from), lte(feedback.date, to)))
+        .groupBy(feedback.messId),
+    );
+    return new Map(rows.map((r) => [r.messId, Number(r.average)]));
+  }
+
   async averageRatingByMealType(
     from: string,
     to: string,

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { rowsOf } from '../../database/sql-rows';
 import { eq, sql } from 'drizzle-orm';
 import { Database, DbOrTx } from '../../database/database';
 import { messes, MessRow, MessUpi } from './messes.schema';
@@ -52,9 +53,7 @@ export class MessesRepository {
         sql`select m.id as "_id", m.slug, coalesce(c.mess_name, ${UNCONFIGURED_NAME}) as "messName"
             from messes m left join mess_config c on c.mess_id = m.id`,
       );
-      return ((result as { rows?: MessLabel[] }).rows ?? (result as unknown as MessLabel[])).map((r) => ({
-        ...r,
-      }));
+      return rowsOf<MessLabel>(result).map((r) => ({ ...r }));
     });
   }
 

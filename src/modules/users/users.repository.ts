@@ -91,6 +91,18 @@ export class UsersRepository {
     return n;
   }
 
+  /** Every mess's diners at once (the university's view): one grouped read across messes. */
+  async dinersPerMess(): Promise<Map<string, number>> {
+    const rows = await this.database.acrossMesses((tx) =>
+      tx
+        .select({ messId: users.messId, n: count() })
+        .from(users)
+        .where(and(eq(users.status, 'approved'), eq(users.dines, true)))
+        .groupBy(users.messId),
+    );
+    return new Map(rows.map((r) => [r.messId, r.n]));
+  }
+
   async dinerIds(): Promise<string[]> {
     const rows = await this.db
       .select({ id: users.id })

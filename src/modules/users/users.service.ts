@@ -56,6 +56,11 @@ export class UsersService {
     return this.repository.countDiners();
   }
 
+  /** `countDiners` of every mess, by mess id (a mess without diners is absent). */
+  dinersPerMess(): Promise<Map<string, number>> {
+    return this.repository.dinersPerMess();
+  }
+
   /** The ids of the approved members who dine. */
   dinerIds(): Promise<string[]> {
     return this.repository.dinerIds();
