@@ -4,6 +4,7 @@ import { GuardError, RawBodyError } from './api-error';
 import { DatabaseUnavailableError, translateDatabaseError } from './database-errors';
 import { logSafeError } from './log-safe-error';
 import { failureReason, Outages } from '../outages/outages';
+import { lingerAfterAnswer } from '../http/client-errors';
 
 export interface ErrorBody {
   success?: false;
@@ -37,6 +38,8 @@ export class AllExceptionsFilter implements ExceptionFilter {
     // query was validated): without this, Fastify cannot send the object and the error became a 500.
     void reply.removeHeader('content-disposition');
     void reply.type('application/json; charset=utf-8');
+    // A body over the limit is answered before it has arrived; the connection lingers so the client reads this.
+    if (status === 413) lingerAfterAnswer(request.raw);
     void reply.status(status).send(body);
   }
 

@@ -1,11 +1,14 @@
 import { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 
 const logger = new Logger('HttpServer');
 
-/** How long a connection we answered from below the framework may still send before it is cut. */
+/** How long a connection answered and closing may still send before it is cut (a lingering close). */
 const LINGER_MS = 5_000;
+/** And how much: a client still sending after this is cut too. */
+const LINGER_BYTES = 64 * 1024 * 1024;
 
 /** What Node's HTTP parser refuses, in the service's words. */
 function answerFor(code: string | undefined): { status: number; reason: string; error: string } {
@@ -48,6 +51,39 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Socket):
         body,
     );
   }
+  linger(socket);
+}
+
+/**
+ * A lingering close (what HTTP/1.1 servers do when they answer before the request's body has arrived: RFC 9112
+ * §9.6): after the answer, the connection's writing side is closed, and what the client still sends is read and
+ * dropped until it stops (at most LINGER_MS or LINGER_BYTES). Closing the socket at once made the kernel reset a
+ * connection that was still receiving, and a client writing its body (a 2 MB registration) got EPIPE or
+ * ECONNRESET instead of reading its 413.
+ */
+function linger(socket: Socket): void {
+  let read = 0;
+  const cut = () => socket.destroy();
+  socket.on('data', (chunk: Buffer) => {
+    read += chunk.length;
+    if (read > LINGER_BYTES) cut();
+  });
+  socket.once('end', cut);
+  socket.setTimeout(LINGER_MS, cut);
   socket.resume();
-  socket.setTimeout(LINGER_MS, () => socket.destroy());
+}
+
+/**
+ * For an answer sent with `Connection: close` before the request's body was read (a body over the limit): the rest
+ * of the body is dropped as it comes, and when Node would close the socket after the answer (`destroySoon`), the
+ * connection lingers instead.
+ */
+export function lingerAfterAnswer(request: IncomingMessage): void {
+  const socket = request.socket as Socket | null;
+  if (!socket || socket.destroyed || request.complete) return;
+  request.resume();
+  socket.destroySoon = function lingeringClose(this: Socket) {
+    if (this.writable) this.end();
+    linger(this);
+  };
 }
