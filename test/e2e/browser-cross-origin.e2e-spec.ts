@@ -79,7 +79,7 @@ window.api = async (base, token, method, path, { body, headers = {}, as = 'json'
         tab.evaluate(
           ([base, token, m, p, o]) =>
             (
-              window as unknown as {
+              globalThis as unknown as {
                 api: (
                   b: string,
                   t: string,

@@ -252,6 +252,25 @@ describe('Leave (extension 2.1)', () => {
       expect(before.meals.Dinner).toMatchObject({ expected: 1, onLeave: 0, unmarked: 3 });
     });
 
+    it('names the unmarked diners on request (names=true), the one on leave not among them', async () => {
+      const named = await t.get('/analytics/headcount?date=2030-03-16&names=true', { token: manager.token });
+      expect(named.status).toBe(200);
+      const everyone = [manager, ravi, meera].map((m) => m.id).sort();
+      for (const meal of named.body.meals as { unmarked: number; unmarkedMembers: { _id: string }[] }[]) {
+        expect(meal.unmarkedMembers.map((m) => m._id).sort()).toEqual(everyone);
+        expect(meal.unmarkedMembers).toHaveLength(meal.unmarked);
+      }
+      expect(named.body.meals[0].unmarkedMembers).toContainEqual({ _id: ravi.id, fullName: 'Ravi Kumar' });
+      const plain = await t.get('/analytics/headcount?date=2030-03-16', { token: manager.token });
+      expect(plain.body.meals[0].unmarkedMembers).toBeUndefined();
+      const bad = await t.get('/analytics/headcount?date=2030-03-16&names=yes', { token: manager.token });
+      expect([bad.status, bad.body.details]).toEqual([
+        400,
+        [{ field: 'names', message: 'names must be true or false' }],
+      ]);
+      expect((await t.get('/analytics/headcount?names=true', { token: asha.token })).status).toBe(403);
+    });
+
     it('is refused (409) while the mess recorded a covered meal eaten; allowed once that mark is corrected', async () => {
       const pending = await leave(ravi.token, { startDate: '2030-03-20', endDate: '2030-03-21' });
       expect(pending.status).toBe(201);

@@ -2208,6 +2208,8 @@ export interface components {
             startTime: string;
             /** @description Diners (approved, `dines: true`) who have not marked this meal and are not on leave */
             unmarked: number;
+            /** @description With `names=true`: the diners who have not marked this meal and are not on leave, by name */
+            unmarkedMembers?: components["schemas"]["PersonRefDto"][];
         };
         HealthDto: {
             cache: components["schemas"]["CacheSummaryDto"];
@@ -2974,6 +2976,12 @@ export interface components {
             from: string;
             /** Format: date */
             to: string;
+        };
+        PersonRefDto: {
+            /** Format: uuid */
+            _id: string;
+            /** @example Asha Verma */
+            fullName: string;
         };
         PreferencesChangedResponseDto: {
             /**
@@ -4689,6 +4697,8 @@ export interface operations {
             query?: {
                 /** @description Default: today (mess time zone) */
                 date?: string;
+                /** @description true: each meal also names its unmarked diners (`unmarkedMembers`), to chase or mark in bulk */
+                names?: "true" | "false";
                 /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };

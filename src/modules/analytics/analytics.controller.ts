@@ -7,7 +7,7 @@ import { toUniversityViewResponse } from './university-view';
 import { UniversityViewService } from './university-view.service';
 import {
   AttendanceAnalyticsResponse,
-  DayQuery,
+  HeadcountQuery,
   ExpenseAnalyticsQuery,
   ExpenseAnalyticsResponse,
   HeadcountResponse,
@@ -76,8 +76,8 @@ export class AnalyticsController {
   })
   @ApiOkResponse({ type: HeadcountResponse })
   @ApiRoleAuth(400)
-  getHeadcount(@Query() query: DayQuery): Promise<HeadcountResponse> {
-    return this.analytics.headcount(query.date);
+  getHeadcount(@Query() query: HeadcountQuery): Promise<HeadcountResponse> {
+    return this.analytics.headcount(query.date, query.names === 'true');
   }
 
   @Get('messes')

@@ -143,19 +143,24 @@ export class AnalyticsService {
     );
   }
 
-  async headcount(dateInput?: string): Promise<HeadcountResponse> {
+  /** `names`: each meal also names its unmarked diners (the roster's names, read in one more round). */
+  async headcount(dateInput?: string, names = false): Promise<HeadcountResponse> {
     const date = dateInput ?? this.today();
-    return this.cache.get(`headcount:${date}`, [monthOf(date)], async () => {
+    return this.cache.get(`headcount:${date}:${names}`, [monthOf(date)], async () => {
       // Two rounds of reads, whatever the number of meals: the day's figures, then the marks of those on leave.
-      const [diners, counts, settings] = await Promise.all([
+      const [diners, counts, settings, dinerIds] = await Promise.all([
         this.users.countDiners(),
         this.attendance.presentCountsByMealType(date, date),
         this.messConfig.settings(),
+        names ? this.users.dinerIds() : Promise.resolve([]),
       ]);
       const away = await this.leave.membersOnLeaveAt(
         settings.mealTimes.map((meal) => mealSpan(date, meal, this.config.messTimezone).start),
       );
-      const marked = await this.attendance.markedAmong(date, [...new Set(away.flat())]);
+      const [marked, dinerNames] = await Promise.all([
+        this.attendance.markedAmong(date, [...new Set(names ? [...away.flat(), ...dinerIds] : away.flat())]),
+        names ? this.users.namesOf(dinerIds) : Promise.resolve(new Map<string, string>()),
+      ]);
       const byType = new Map(counts.map((c) => [c.mealType, c]));
       const meals = settings.mealTimes.map((meal, i) => {
         const c = byType.get(meal.name);
@@ -164,7 +169,7 @@ export class AnalyticsService {
         // Members on leave are not waited for: only those of them who have not marked leave `unmarked`.
         const markedMeal = marked.get(meal.name);
         const awayUnmarked = away[i].filter((id) => !markedMeal?.has(id)).length;
-        return {
+        const slot = {
           mealType: meal.name,
           startTime: meal.startTime,
           expected,
@@ -172,6 +177,13 @@ export class AnalyticsService {
           onLeave: away[i].length,
           unmarked: Math.max(0, diners - expected - absent - awayUnmarked),
         };
+        if (!names) return slot;
+        const onLeave = new Set(away[i]);
+        const unmarkedMembers = dinerIds
+          .filter((id) => !markedMeal?.has(id) && !onLeave.has(id))
+          .map((id) => ({ _id: id, fullName: dinerNames.get(id) ?? '' }))
+          .sort((a, b) => a.fullName.localeCompare(b.fullName) || a._id.localeCompare(b._id));
+        return { ...slot, unmarkedMembers };
       });
       return { success: true as const, date, approvedMembers: diners, meals };
     });

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional, Matches } from 'class-validator';
-import { DateField, MonthField } from '../../../common/http/fields';
+import { IsIn, IsOptional, Matches } from 'class-validator';
+import { DateField, MonthField, Optional } from '../../../common/http/fields';
 
 export class ExpenseAnalyticsQuery {
   @MonthField({ optional: true, description: 'One month; wins over `year`' })
@@ -44,6 +44,17 @@ export class MonthQuery {
 export class DayQuery {
   @DateField({ optional: true, description: 'Default: today (mess time zone)' })
   date?: string;
+}
+
+export class HeadcountQuery extends DayQuery {
+  @ApiPropertyOptional({
+    enum: ['true', 'false'],
+    description:
+      'true: each meal also names its unmarked diners (`unmarkedMembers`), to chase or mark in bulk',
+  })
+  @Optional()
+  @IsIn(['true', 'false'], { message: 'names must be true or false' })
+  names?: 'true' | 'false';
 }
 
 class TrendPointDto {
@@ -123,6 +134,11 @@ export class HealthScoreResponse {
   @ApiProperty({ type: HealthScoreDto }) healthScore: HealthScoreDto;
 }
 
+class PersonRefDto {
+  @ApiProperty({ format: 'uuid' }) _id: string;
+  @ApiProperty({ example: 'Asha Verma' }) fullName: string;
+}
+
 class HeadcountSlotDto {
   @ApiProperty({ example: 'Lunch' }) mealType: string;
   @ApiProperty({ example: '12:30' }) startTime: string;
@@ -133,6 +149,11 @@ class HeadcountSlotDto {
     description: 'Diners (approved, `dines: true`) who have not marked this meal and are not on leave',
   })
   unmarked: number;
+  @ApiPropertyOptional({
+    type: [PersonRefDto],
+    description: 'With `names=true`: the diners who have not marked this meal and are not on leave, by name',
+  })
+  unmarkedMembers?: PersonRefDto[];
 }
 
 export class HeadcountResponse {
