@@ -74,7 +74,7 @@ export class AppModule {
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_GUARD, useClass: UnreadInputGuard },
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
-        { provide: APP_PIPE, useValue: new RequestValidationPipe() },
+        { provide: APP_PIPE, useClass: RequestValidationPipe },
       ],
     };
   }

@@ -224,7 +224,30 @@ describe('Expenses: recorded by managers and treasurers, changed by their record
       ['a description too long', { ...valid, description: 'x'.repeat(501) }, ['description']],
       ['missing fields', { description: 'Salt' }, ['amount', 'category', 'date']],
       ['an unknown field', { ...valid, recordedBy: UNKNOWN_ID }, ['recordedBy']],
+      // Every bad field at once, the configured-category check among them.
+      [
+        'a wrong-case category and three decimals',
+        { ...valid, category: 'groceries', amount: 1.005 },
+        ['amount', 'category'],
+      ],
+      [
+        'an unknown category, a bad date and an unknown field',
+        { ...valid, category: 'Other', date: '2025-13-01', x: 1 },
+        ['category', 'date', 'x'],
+      ],
     ];
+
+    it('names the configured categories when the category is not one of them', async () => {
+      const res = await t.post(
+        '/expenses',
+        { ...valid, category: 'groceries', amount: 1.005 },
+        { token: manager.token },
+      );
+      expect(res.body.details).toContainEqual({
+        field: 'category',
+        message: expect.stringMatching(/^category must be one of .*Groceries/),
+      });
+    });
 
     it.each(cases)('POST with %s is 400', async (_case, body, fields) => {
       const before = await countAll();

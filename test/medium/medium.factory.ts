@@ -1,5 +1,6 @@
 import { HttpException, type DynamicModule, type Type } from '@nestjs/common';
 import { EventEmitter2, EventEmitterModule } from '@nestjs/event-emitter';
+import { ModuleRef } from '@nestjs/core';
 import { Test, type TestingModule } from '@nestjs/testing';
 import { randomUUID } from 'node:crypto';
 import type { CurrentMember } from '../../src/common/auth/auth.decorators';
@@ -119,7 +120,8 @@ export class MediumContext {
    * transforms), so a service gets exactly what HTTP would hand it.
    */
   async dto<T extends object>(type: Type<T>, body: object): Promise<T> {
-    return (await new RequestValidationPipe().transform(body, { type: 'body', metatype: type })) as T;
+    const pipe = new RequestValidationPipe(this.module.get(ModuleRef));
+    return (await pipe.transform(body, { type: 'body', metatype: type })) as T;
   }
 
   /** The status and body the controller would answer for a call the service refuses; fails if it was not refused. */

@@ -1,5 +1,7 @@
-import { type ArgumentMetadata, ValidationPipe } from '@nestjs/common';
-import { badRequest, type FieldError } from '../errors/api-error';
+import { type ArgumentMetadata, Injectable, ValidationPipe } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
+import { ApiError, badRequest, type FieldError } from '../errors/api-error';
+import { checksOf } from './field-checks';
 import { validationExceptionFactory } from '../errors/validation';
 import { BODY_EMPTY, EMPTY_JSON_BODY, queryProblems } from './request-parsing';
 
@@ -12,9 +14,12 @@ const DECIMAL = /^-?\d{1,16}(\.\d{1,16})?$/;
  * - a query that arrived malformed (bad percent-encoding, text that is not well-formed Unicode) is a 400;
  * - every query parameter is one value: `a=1&a=2` is a 400 naming `a` (no route takes a list in its query);
  * - a query value that became a number must have been written in decimal.
+ * And a body's DTO may declare checks that need the app (`@CheckedBy`): they run beside its rules, and one 400 names
+ * every bad field of both.
  */
+@Injectable()
 export class RequestValidationPipe extends ValidationPipe {
-  constructor() {
+  constructor(private readonly moduleRef: ModuleRef) {
     super({
       whitelist: true,
       forbidNonWhitelisted: true,
@@ -26,12 +31,37 @@ export class RequestValidationPipe extends ValidationPipe {
 
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     if (value === EMPTY_JSON_BODY) throw badRequest(BODY_EMPTY);
+    if (metadata.type === 'body') return this.body(value, metadata);
     if (metadata.type !== 'query') return super.transform(value, metadata);
     const problems = [...queryProblems(value), ...this.repeated(value, metadata.data)];
     if (problems.length) throw badRequest('Validation failed', problems);
     const result = await super.transform(value, metadata);
     const notDecimal = this.notDecimal(value, result, metadata.data);
     if (notDecimal.length) throw badRequest('Validation failed', notDecimal);
+    return result;
+  }
+
+  private async body(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    const checks = checksOf(metadata.metatype);
+    if (!checks.length || !value || typeof value !== 'object' || Array.isArray(value)) {
+      return super.transform(value, metadata);
+    }
+    let result: unknown;
+    let problems: FieldError[] = [];
+    try {
+      result = await super.transform(value, metadata);
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.getStatus() !== 400 || !error.details) throw error;
+      problems = [...error.details];
+    }
+    const refused = new Set(problems.map((p) => p.field));
+    for (const check of checks) {
+      const found = await this.moduleRef
+        .get(check, { strict: false })
+        .problems(value as Record<string, unknown>, refused);
+      problems.push(...found);
+    }
+    if (problems.length) throw badRequest('Validation failed', problems);
     return result;
   }
 

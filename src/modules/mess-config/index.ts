@@ -1,5 +1,6 @@
 export { MessConfigModule } from './mess-config.module';
 export { MessConfigService } from './mess-config.service';
+export { ConfiguredExpenseCategory } from './expense-category.check';
 export {
   CHARGE_METHODS,
   type ChargeMethod,

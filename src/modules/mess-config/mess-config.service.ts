@@ -4,7 +4,7 @@ import { AppConfig } from '../../config/app-config';
 import { Injectable } from '@nestjs/common';
 import { currentMessId } from '../../common/tenancy/mess-scope';
 import { CacheInvalidation } from '../../common/cache/cache-invalidation';
-import { badRequest, conflict, notFound } from '../../common/errors/api-error';
+import { badRequest, conflict, type FieldError, notFound } from '../../common/errors/api-error';
 import { MessConfigDto } from './dto/mess-config.dto';
 import { MESS_ALREADY_SET_UP, MESS_NOT_SET_UP } from './mess-config.errors';
 import { MessConfigRepository } from './mess-config.repository';
@@ -145,12 +145,15 @@ export class MessConfigService {
 
   /** 400 unless `category` is a configured expense category. */
   async assertExpenseCategory(category: string, field = 'category'): Promise<void> {
+    const problem = await this.expenseCategoryProblem(category, field);
+    if (problem) throw badRequest('Validation failed', [problem]);
+  }
+
+  /** What is wrong with `category` as an expense's (not one of the configured ones, exact spelling), if anything. */
+  async expenseCategoryProblem(category: unknown, field = 'category'): Promise<FieldError | undefined> {
     const { expenseCategories } = await this.settings();
-    if (!expenseCategories.includes(category)) {
-      throw badRequest('Validation failed', [
-        { field, message: `${field} must be one of ${expenseCategories.join(', ')}` },
-      ]);
-    }
+    if (typeof category === 'string' && expenseCategories.includes(category)) return undefined;
+    return { field, message: `${field} must be one of ${expenseCategories.join(', ')}` };
   }
 
   async setup(adminId: string, body: MessFieldsDto): Promise<MessConfigDto> {
@@ -187,7 +190,9 @@ export class MessConfigService {
    * partial updates at once both take effect.
    */
   async patch(adminId: string, patch: Record<string, unknown>): Promise<MessConfigDto> {
-    const changes = Object.entries(patch).filter(([key, value]) => value !== undefined && !READ_ONLY.has(key));
+    const changes = Object.entries(patch).filter(
+      ([key, value]) => value !== undefined && !READ_ONLY.has(key),
+    );
     const nulls = changes.filter(([key, value]) => value === null && !REMOVABLE.has(key)).map(([key]) => key);
     if (nulls.length)
       throw badRequest(

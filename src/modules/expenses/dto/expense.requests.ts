@@ -1,11 +1,17 @@
+import { CheckedBy } from '../../../common/http/field-checks';
 import { PageQuery } from '../../../common/http/paging';
+import { ConfiguredExpenseCategory } from '../../mess-config';
 import { DateField, RupeesField, TextField } from '../../../common/http/fields';
 import { EXPENSE_CATEGORY_MAX, EXPENSE_DESCRIPTION_MAX } from '../expenses.schema';
 
 /** The largest page the expense list serves; a larger `limit` is a 400, not a silent cut. */
 export const EXPENSE_PAGE_MAX = 100;
 
-/** The four fields of an expense; PUT replaces all of them, so both verbs share this shape. */
+/**
+ * The four fields of an expense; PUT replaces all of them, so both verbs share this shape. The category is checked
+ * against the configuration beside the field rules, so one 400 names every bad field.
+ */
+@CheckedBy(ConfiguredExpenseCategory)
 export class ExpenseBodyDto {
   @TextField(1, EXPENSE_CATEGORY_MAX, {
     description: 'One of the configured expense categories (GET /auth/admin/config), exact spelling',
