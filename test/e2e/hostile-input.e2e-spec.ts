@@ -60,6 +60,29 @@ describe('Hostile input is refused with 400, on every kind of route', () => {
     expect([ok.status, ok.headers['content-type']]).toEqual([200, 'text/csv; charset=utf-8']);
   });
 
+  it('a body that is JSON but not an object (null, an array, a number, a string) is a 400 and changes nothing', async () => {
+    const before = (await t.get('/auth/admin/config', { token: admin })).body.config;
+    for (const [method, url] of [
+      ['PATCH', '/api/auth/admin/config'],
+      ['PUT', '/api/auth/admin/config'],
+      ['POST', '/api/expenses'],
+      ['POST', '/api/messes'],
+    ]) {
+      for (const payload of ['null', '[]', '5', '"x"']) {
+        const res = await raw(method, url, payload, { authorization: `Bearer ${admin}` });
+        expect([res.statusCode, res.json()]).toEqual([
+          400,
+          {
+            success: false,
+            error: 'Validation failed',
+            details: [{ field: 'body', message: 'the body must be a JSON object' }],
+          },
+        ]);
+      }
+    }
+    expect((await t.get('/auth/admin/config', { token: admin })).body.config).toEqual(before);
+  });
+
   it('numbers in queries are decimal only, and one value per parameter', async () => {
     for (const url of [
       '/notifications?limit=0x10',

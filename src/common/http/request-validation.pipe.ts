@@ -5,6 +5,11 @@ import { checksOf } from './field-checks';
 import { validationExceptionFactory } from '../errors/validation';
 import { BODY_EMPTY, EMPTY_JSON_BODY, queryProblems } from './request-parsing';
 
+export const BODY_NOT_OBJECT = 'the body must be a JSON object';
+
+const NOT_DTOS: unknown[] = [String, Boolean, Number, Array, Object, Buffer];
+const isDto = (metatype: unknown): boolean => typeof metatype === 'function' && !NOT_DTOS.includes(metatype);
+
 /** A number in a query is written in decimal: `10`, `-3`, `2.5`; not `0x10`, `1e1`, ` 10`, `Infinity` or ``. */
 const DECIMAL = /^-?\d{1,16}(\.\d{1,16})?$/;
 
@@ -42,6 +47,11 @@ export class RequestValidationPipe extends ValidationPipe {
   }
 
   private async body(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    // Every body a DTO describes is a JSON object: `null`, an array, a number or a string is not (an all-optional
+    // DTO, PATCH's, would otherwise take `null` as "change nothing").
+    if (isDto(metadata.metatype) && (value === null || typeof value !== 'object' || Array.isArray(value))) {
+      throw badRequest('Validation failed', [{ field: 'body', message: BODY_NOT_OBJECT }]);
+    }
     const checks = checksOf(metadata.metatype);
     if (!checks.length || !value || typeof value !== 'object' || Array.isArray(value)) {
       return super.transform(value, metadata);
