@@ -75,6 +75,20 @@ describe('Messes: members', () => {
     // A public route acts in the caller's own mess when a token comes with it, else in the first mess.
     expect((await t.get('/auth/admin/config', { token: northManager.token })).body.config.slug).toBe('north');
     expect((await t.get('/auth/admin/config')).body.config.slug).toBe('main');
+
+    // The admin (of the first mess) approves and sets the dining of North's member without naming North: the
+    // changes go into North's audit trail, not the first mess's.
+    expect((await t.put(`/users/${reg.body.userId}/approve`, undefined, { token: admin })).status).toBe(200);
+    expect((await t.put(`/users/${reg.body.userId}/dines`, { dines: false }, { token: admin })).status).toBe(
+      200,
+    );
+    const trail = async (mess: string) =>
+      (await t.get(`/audit?entity=user&limit=100&mess=${mess}`, { token: admin })).body.events
+        .filter((e: { entityId: string }) => e.entityId === reg.body.userId)
+        .map((e: { action: string }) => e.action)
+        .sort();
+    expect(await trail('north')).toEqual(['approved', 'dines-changed']);
+    expect(await trail('main')).toEqual([]);
   });
 
   it('keeps a mess to its capacity: approvals and moves into a full mess are 409 and change nothing', async () => {

@@ -133,6 +133,7 @@ export class UserAdministrationService {
     const row = await this.repository.transaction(async (tx) => {
       const updated = await this.repository.update(id, { dines }, tx);
       if (!updated) throw notFound('User not found');
+      await actInMessWithin(tx, updated.messId);
       await this.audit.record(tx, {
         actorId: caller.id,
         action: 'dines-changed',
@@ -192,6 +193,8 @@ export class UserAdministrationService {
           ? await this.repository.updateAndRevokeTokens(id, { role, status }, tx)
           : await this.repository.update(id, { role, status }, tx);
       if (!after) throw notFound('User not found');
+      // Into the audit trail of the member's mess, whichever mess the admin's request acts in.
+      await actInMessWithin(tx, member.messId);
       await this.audit.record(tx, {
         actorId: caller.id,
         action,
