@@ -48,8 +48,12 @@ export class RequestValidationPipe extends ValidationPipe {
 
   private async body(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     // Every body a DTO describes is a JSON object: `null`, an array, a number or a string is not (an all-optional
-    // DTO, PATCH's, would otherwise take `null` as "change nothing").
-    if (isDto(metadata.metatype) && (value === null || typeof value !== 'object' || Array.isArray(value))) {
+    // DTO, PATCH's, would otherwise take `null` as "change nothing"). No body at all is the DTO's to judge.
+    if (
+      isDto(metadata.metatype) &&
+      value !== undefined &&
+      (value === null || typeof value !== 'object' || Array.isArray(value))
+    ) {
       throw badRequest('Validation failed', [{ field: 'body', message: BODY_NOT_OBJECT }]);
     }
     const checks = checksOf(metadata.metatype);
