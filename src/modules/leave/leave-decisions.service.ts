@@ -111,27 +111,33 @@ export class LeaveDecisionsService {
   }
 
   /**
-   * A member moved to another mess (extension 2.2): their pending and approved leave in the mess this runs in whose
-   * meals are not over is cancelled, each in the audit trail (`leave`, `cancelled`). Returns what was cancelled.
+   * A member moved to another mess (extension 2.2), in the move's transaction `tx`, acting in the mess they left:
+   * their pending and approved leave there whose meals are not over is cancelled, each in that mess's audit trail
+   * (`leave`, `cancelled`). Returns what was cancelled, for `announceCancelledForMove` after the commit.
    */
-  async cancelForMove(userId: string, actorId: string): Promise<LeaveRow[]> {
-    const now = this.clock.now();
-    const cancelled = await this.records.transaction(async (tx) => {
-      await this.records.lockMember(tx, userId, 'exclusive');
-      const open = await this.records.activeOverlapping(userId, now, new Date('9999-12-31T00:00:00Z'), tx);
-      const done: LeaveRow[] = [];
-      for (const leave of open) {
-        const row = await this.records.update(leave.id, { status: 'cancelled' }, tx);
-        await this.record(tx, actorId, 'cancelled', leave, row);
-        done.push(row);
-      }
-      return done;
-    });
+  async cancelForMoveWithin(tx: DbOrTx, userId: string, actorId: string): Promise<LeaveRow[]> {
+    await this.records.lockMember(tx, userId, 'exclusive');
+    const open = await this.records.activeOverlapping(
+      userId,
+      this.clock.now(),
+      new Date('9999-12-31T00:00:00Z'),
+      tx,
+    );
+    const done: LeaveRow[] = [];
+    for (const leave of open) {
+      const row = await this.records.update(leave.id, { status: 'cancelled' }, tx);
+      await this.record(tx, actorId, 'cancelled', leave, row);
+      done.push(row);
+    }
+    return done;
+  }
+
+  /** After the move committed, in the mess the member left: each cancelled leave's event. */
+  announceCancelledForMove(cancelled: LeaveRow[], actorId: string): void {
     for (const row of cancelled) {
       this.logger.log({ leaveId: row.id, by: actorId }, 'Leave cancelled: the member moved to another mess');
       this.publish(row, actorId, []);
     }
-    return cancelled;
   }
 
   /**

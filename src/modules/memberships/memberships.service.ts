@@ -2,13 +2,15 @@ import { Injectable } from '@nestjs/common';
 import type { CurrentMember } from '../../common/auth/auth.decorators';
 import { notFound } from '../../common/errors/api-error';
 import { inMess } from '../../common/tenancy/mess-scope';
+import { actInMessWithin } from '../../database/database';
 import { LeaveDecisionsService } from '../leave';
+import type { LeaveRow } from '../leave-calendar';
 import { MESS_NOT_FOUND, MessDirectory } from '../messes';
 import { UserAdministrationService, type UserRow } from '../users';
 
 /**
- * Moving members between messes (extension 2.2): the move itself (users, all or nothing, capacity under the mess's
- * lock), then, in each mess a member left, their leave whose meals are not over is cancelled.
+ * Moving members between messes (extension 2.2), all in one transaction: the move itself (users, all or nothing,
+ * capacity under the mess's lock) and, in each mess a member left, their leave whose meals are not over cancelled.
  */
 @Injectable()
 export class MembershipsService {
@@ -26,9 +28,25 @@ export class MembershipsService {
   ): Promise<{ members: UserRow[]; moved: number }> {
     const mess = await this.directory.find(messRef);
     if (!mess) throw notFound(MESS_NOT_FOUND);
-    const { members, moved } = await this.administration.moveToMess(caller, userIds, mess.id);
-    for (const { member, fromMessId } of moved) {
-      await inMess(fromMessId, () => this.leave.cancelForMove(member.id, caller.id));
+    // In the move's transaction: each mover's leave in the mess they left, acting in that mess.
+    const { members, moved, also } = await this.administration.moveToMess(
+      caller,
+      userIds,
+      mess.id,
+      async (tx, movers) => {
+        const cancelled: { fromMessId: string; rows: LeaveRow[] }[] = [];
+        for (const { member, fromMessId } of movers) {
+          await actInMessWithin(tx, fromMessId);
+          cancelled.push({
+            fromMessId,
+            rows: await this.leave.cancelForMoveWithin(tx, member.id, caller.id),
+          });
+        }
+        return cancelled;
+      },
+    );
+    for (const { fromMessId, rows } of also ?? []) {
+      inMess(fromMessId, () => this.leave.announceCancelledForMove(rows, caller.id));
     }
     return { members, moved: moved.length };
   }

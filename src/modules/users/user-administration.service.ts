@@ -1,4 +1,4 @@
-import { actInMessWithin } from '../../database/database';
+import { actInMessWithin, type DbOrTx } from '../../database/database';
 import { MESS_NOT_FOUND, MessDirectory, MessesRepository } from '../messes';
 import { namedMessId } from '../../common/tenancy/mess-scope';
 import { Injectable, Logger } from '@nestjs/common';
@@ -35,11 +35,12 @@ export class UserAdministrationService {
    * (a move to one's own mess changes nothing). From now on the members act in the new mess; what they did in the
    * old one stays there. Returns every member named, as they are now, and where the moved ones came from.
    */
-  async moveToMess(
+  async moveToMess<T = undefined>(
     caller: CurrentMember,
     ids: string[],
     messId: string,
-  ): Promise<{ members: UserRow[]; moved: { member: UserRow; fromMessId: string }[] }> {
+    alsoWithin?: (tx: DbOrTx, moved: { member: UserRow; fromMessId: string }[]) => Promise<T>,
+  ): Promise<{ members: UserRow[]; moved: { member: UserRow; fromMessId: string }[]; also?: T }> {
     const result = await this.repository.transaction(async (tx) => {
       const mess = await this.messes.lock(messId, tx);
       if (!mess) throw notFound(MESS_NOT_FOUND);
@@ -69,10 +70,10 @@ export class UserAdministrationService {
           after: { mess: messId },
         });
       }
-      return {
-        members: locked.map((m) => byId.get(m.id) ?? m),
-        moved: movers.map((m) => ({ member: byId.get(m.id)!, fromMessId: m.messId })),
-      };
+      const moved = movers.map((m) => ({ member: byId.get(m.id)!, fromMessId: m.messId }));
+      // What must go with the move (the leave it ends in the old messes), in this same transaction.
+      const also = alsoWithin ? await alsoWithin(tx, moved) : undefined;
+      return { members: locked.map((m) => byId.get(m.id) ?? m), moved, also };
     });
     for (const { member, fromMessId } of result.moved) {
       this.logger.log({ by: caller.id, userId: member.id, from: fromMessId, to: messId }, 'Member moved');
