@@ -3,6 +3,7 @@ import { decimalTextToPaise, toPaise, toRupees } from '../../common/money/money'
 import { normalizeIndianPhone } from '../../common/phone/phone';
 import { MessConfigDto, SetupMessDto } from './dto/mess-config.dto';
 import { ChargeMethod, ExtraItem, LeavePolicy, MealTime, MessConfigRow } from './mess-config.schema';
+import { UNCONFIGURED_NAME } from '../messes';
 
 /*
  * The configuration's shapes: the defaults, a setup body as a row, a row as the API and the audit trail show it, and
@@ -19,7 +20,7 @@ export const DEFAULT_LEAVE_POLICY: LeavePolicy = {
 
 /** What applies until an admin runs the setup. */
 export const DEFAULT_MESS_CONFIG = {
-  messName: 'Hostel Mess',
+  messName: UNCONFIGURED_NAME,
   description: '',
   email: '',
   phone: '',
