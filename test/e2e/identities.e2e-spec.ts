@@ -1,15 +1,6 @@
-import { PGlite } from '@electric-sql/pglite';
-import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
-import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
-import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
-import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Client } from 'pg';
-import { MIGRATIONS_FOLDER } from '../../src/database/database';
 import { TestApp } from '../support/app';
-import { adminQuery, usingServer } from '../support/database';
+import { usingServer } from '../support/database';
+import { type OwnerQuery, upgradeInPlace } from '../support/upgrade';
 
 const registration = (email: string, fullName = 'Asha Verma') => ({
   email,
@@ -72,18 +63,6 @@ describe('Identities that cannot be imitated', () => {
   });
 });
 
-/** The committed migrations up to and including `lastTag`, in a folder of their own. */
-function migrationsUpTo(lastTag: string): string {
-  const dir = mkdtempSync(join(tmpdir(), 'mess-migrations-'));
-  cpSync(MIGRATIONS_FOLDER, dir, { recursive: true });
-  const journalPath = join(dir, 'meta', '_journal.json');
-  const journal = JSON.parse(readFileSync(journalPath, 'utf8'));
-  const last = journal.entries.findIndex((e: { tag: string }) => e.tag === lastTag);
-  journal.entries = journal.entries.slice(0, last + 1);
-  writeFileSync(journalPath, JSON.stringify(journal));
-  return dir;
-}
-
 const BEFORE = '0015_attendance_previous_status';
 const fill = `
   insert into users (id, email, full_name, role, status) values
@@ -112,54 +91,14 @@ describe('An existing database with look-alike addresses, upgraded in place', ()
     ]);
   };
 
+  const inspect = async (query: OwnerQuery) =>
+    expectUpgraded((await query<{ users: unknown; collisions: unknown }>(read))[0]);
+
   it('embedded: normalizes every address and reports the NFD duplicate instead of merging it', async () => {
-    const older = migrationsUpTo(BEFORE);
-    const dataDir = mkdtempSync(join(tmpdir(), 'mess-upgrade-'));
-    try {
-      const before = new PGlite(join(dataDir, 'pgdata')); // where the service keeps its data (database.ts)
-      await migratePglite(drizzlePglite({ client: before }), { migrationsFolder: older });
-      await before.exec(fill);
-      await before.close();
-      // The service itself upgrades it at start-up, as a deployment would.
-      const t = await TestApp.start({ DATA_DIR: dataDir }, { drop: async () => undefined }); // the embedded engine, also in the server suite
-      try {
-        await t.close();
-      } finally {
-        const after = new PGlite(join(dataDir, 'pgdata'));
-        expectUpgraded((await after.query<{ users: unknown; collisions: unknown }>(read)).rows[0]);
-        await after.close();
-      }
-    } finally {
-      rmSync(older, { recursive: true, force: true });
-      rmSync(dataDir, { recursive: true, force: true });
-    }
+    await upgradeInPlace({ lastTag: BEFORE, fill, inspect });
   });
 
   (usingServer() ? it : it.skip)('server: the same upgrade', async () => {
-    const base = process.env.TEST_DATABASE_URL!;
-    const name = `mess_upgrade_${process.pid}_${Date.now()}`;
-    const url = new URL(base);
-    url.pathname = `/${name}`;
-    await adminQuery(base, `create database "${name}"`);
-    const older = migrationsUpTo(BEFORE);
-    try {
-      const client = new Client({ connectionString: url.toString() });
-      await client.connect();
-      await migratePg(drizzlePg({ client }), { migrationsFolder: older });
-      await client.query(fill);
-      await client.end();
-      const t = await TestApp.start(
-        { DATABASE_URL: url.toString() },
-        { url: url.toString(), drop: async () => {} },
-      );
-      await t.close();
-      const check = new Client({ connectionString: url.toString() });
-      await check.connect();
-      expectUpgraded((await check.query(read)).rows[0]);
-      await check.end();
-    } finally {
-      rmSync(older, { recursive: true, force: true });
-      await adminQuery(base, `drop database if exists "${name}" with (force)`);
-    }
+    await upgradeInPlace({ lastTag: BEFORE, fill, inspect, serverUrl: process.env.TEST_DATABASE_URL! });
   });
 });

@@ -1,17 +1,9 @@
-import { PGlite } from '@electric-sql/pglite';
-import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
-import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
-import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
-import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Client } from 'pg';
 import { FIRST_MESS_ID } from '../../src/common/tenancy/mess-scope';
-import { Database, MIGRATIONS_FOLDER } from '../../src/database/database';
+import { Database } from '../../src/database/database';
 import { computeShares } from '../../src/modules/billing/cost-shares';
 import { ADMIN, messSetup, TEST_JWT_SECRET, TestApp } from '../support/app';
-import { adminQuery, usingServer } from '../support/database';
+import { usingServer } from '../support/database';
+import { upgradeInPlace } from '../support/upgrade';
 import { memberToken } from '../support/members';
 import { asOwner } from '../support/owner-sql';
 
@@ -26,19 +18,6 @@ import { asOwner } from '../support/owner-sql';
  */
 
 const BEFORE = '0016_email_normalization';
-
-/** The committed migrations up to and including `lastTag`, in a folder of their own (drizzle reads the journal). */
-function migrationsUpTo(lastTag: string): string {
-  const dir = mkdtempSync(join(tmpdir(), 'mess-migrations-'));
-  cpSync(MIGRATIONS_FOLDER, dir, { recursive: true });
-  const journalPath = join(dir, 'meta', '_journal.json');
-  const journal = JSON.parse(readFileSync(journalPath, 'utf8')) as { entries: { tag: string }[] };
-  const last = journal.entries.findIndex((e) => e.tag === lastTag);
-  if (last < 0) throw new Error(`no migration ${lastTag}`);
-  journal.entries = journal.entries.slice(0, last + 1);
-  writeFileSync(journalPath, JSON.stringify(journal));
-  return dir;
-}
 
 const id = (n: number) => `aaaaaaaa-0000-4000-8000-${String(n).padStart(12, '0')}`;
 const U = {
@@ -462,54 +441,18 @@ describe('A database of 2.1, filled, then upgraded in place to many messes', () 
   });
 
   it('embedded: answers the same bills, balances and lists, everything in the first mess', async () => {
-    const older = migrationsUpTo(BEFORE);
-    const dataDir = mkdtempSync(join(tmpdir(), 'mess-upgrade-'));
-    try {
-      const before = new PGlite(join(dataDir, 'pgdata')); // where the service keeps its data (database.ts)
-      await migratePglite(drizzlePglite({ client: before }), { migrationsFolder: older });
-      await before.exec(fill);
-      await before.close();
-      // The service upgrades it at start-up, as a deployment would (the embedded engine, also in the server suite).
-      const t = await TestApp.start({ DATA_DIR: dataDir }, { drop: async () => undefined });
-      try {
-        await expectSameAnswers(t);
-      } finally {
-        await t.close();
-      }
-    } finally {
-      rmSync(older, { recursive: true, force: true });
-      rmSync(dataDir, { recursive: true, force: true });
-    }
+    await upgradeInPlace({ lastTag: BEFORE, fill, use: expectSameAnswers });
   }, 240_000);
 
   (usingServer() ? it : it.skip)(
     'server: the same upgrade',
     async () => {
-      const base = process.env.TEST_DATABASE_URL!;
-      const name = `mess_upgrade_messes_${process.pid}_${Date.now()}`;
-      const url = new URL(base);
-      url.pathname = `/${name}`;
-      await adminQuery(base, `create database "${name}"`);
-      const older = migrationsUpTo(BEFORE);
-      try {
-        const client = new Client({ connectionString: url.toString() });
-        await client.connect();
-        await migratePg(drizzlePg({ client }), { migrationsFolder: older });
-        await client.query(fill);
-        await client.end();
-        const t = await TestApp.start(
-          { DATABASE_URL: url.toString() },
-          { url: url.toString(), drop: async () => {} },
-        );
-        try {
-          await expectSameAnswers(t);
-        } finally {
-          await t.close();
-        }
-      } finally {
-        rmSync(older, { recursive: true, force: true });
-        await adminQuery(base, `drop database if exists "${name}" with (force)`);
-      }
+      await upgradeInPlace({
+        lastTag: BEFORE,
+        fill,
+        use: expectSameAnswers,
+        serverUrl: process.env.TEST_DATABASE_URL!,
+      });
     },
     240_000,
   );
