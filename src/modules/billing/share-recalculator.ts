@@ -23,6 +23,8 @@ const partsOf = (key: string) => {
 export class ShareRecalculator implements OnModuleDestroy {
   static readonly DEBOUNCE_MS = 200;
   static readonly MAX_WAIT_MS = 15_000;
+  /** Months rebuilt at once by a flush (a reader's own rebuild does not wait for these). */
+  static readonly FLUSH_AT_ONCE = 2;
   private readonly logger = new Logger(ShareRecalculator.name);
   /** Months of a mess (`keyOf`) written since their last rebuild. */
   private readonly dirty = new Set<string>();
@@ -81,15 +83,20 @@ export class ShareRecalculator implements OnModuleDestroy {
   async flush(): Promise<void> {
     this.timer = undefined;
     const keys = [...this.dirty];
-    await Promise.all(
-      keys
-        .map(partsOf)
-        .map(({ messId, month }) =>
-          inMess(messId, () => this.ensureFresh(month)).catch((error: unknown) =>
-            this.logger.error({ err: error, messId, month }, 'Recalculation failed'),
+    // A few at a time: during a university's dinner rush every mess's month is dirty, and fifty rebuilds at once
+    // held every pooled connection for a rebuild's length while the scans waited (p95 1.3 s, and 503s).
+    for (let i = 0; i < keys.length; i += ShareRecalculator.FLUSH_AT_ONCE) {
+      await Promise.all(
+        keys
+          .slice(i, i + ShareRecalculator.FLUSH_AT_ONCE)
+          .map(partsOf)
+          .map(({ messId, month }) =>
+            inMess(messId, () => this.ensureFresh(month)).catch((error: unknown) =>
+              this.logger.error({ err: error, messId, month }, 'Recalculation failed'),
+            ),
           ),
-        ),
-    );
+      );
+    }
   }
 
   private isDirtyIn(messId: string, month: string): boolean {
