@@ -3,7 +3,7 @@ import { monthBounds } from '../../common/time/dates';
 import { AccountsService } from '../accounts';
 import { BillingService, MonthCache, type MessMonthFigures } from '../billing';
 import { FeedbackQueries } from '../feedback';
-import { MessConfigService } from '../mess-config';
+import { MessDirectory } from '../messes';
 import { UsersService } from '../users';
 import { AnalyticsService } from './analytics.service';
 import { attendanceRate, healthScore } from './health-score';
@@ -27,12 +27,15 @@ export class UniversityViewService {
     private readonly feedback: FeedbackQueries,
     private readonly accounts: AccountsService,
     private readonly users: UsersService,
-    private readonly messConfig: MessConfigService,
+    private readonly directory: MessDirectory,
   ) {}
 
   async view(monthInput?: string): Promise<UniversityView> {
     const month = this.analytics.resolveMonth(monthInput);
-    const messes = await this.messConfig.listMesses(); // ordered by messName
+    // The directory's labels (cached, dropped with every change of a mess): ordered by messName, then slug.
+    const messes = [...(await this.directory.labels()).values()].sort(
+      (a, b) => a.messName.localeCompare(b.messName) || a.slug.localeCompare(b.slug),
+    );
     const [figures, due] = await Promise.all([
       this.figures(
         month,
