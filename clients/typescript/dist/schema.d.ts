@@ -2265,7 +2265,7 @@ export interface components {
             success: boolean;
         };
         IdpLoginDto: {
-            /** @description ID token from the identity provider (a signed JWT) */
+            /** @description ID token from the identity provider (a signed JWT), 20 to 8,192 characters */
             token: string;
         };
         JobQueueSummaryDto: {

@@ -49,7 +49,11 @@ export class LoginDto {
 }
 
 export class IdpLoginDto {
-  @ApiProperty({ description: 'ID token from the identity provider (a signed JWT)' })
+  @ApiProperty({
+    description: 'ID token from the identity provider (a signed JWT), 20 to 8,192 characters',
+    minLength: 20,
+    maxLength: 8192,
+  })
   @IsString()
   @Length(20, 8192)
   token: string;
