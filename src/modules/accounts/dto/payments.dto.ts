@@ -13,7 +13,8 @@ import { EntryDto } from './accounts.response';
 // ---- requests ----
 
 export class UpiQuery {
-  @RupeesField({ optional: true, description: 'Rupees to pay; default: the balance due' })
+  // No example: "Try it out" leaves it empty, for the balance due.
+  @RupeesField({ optional: true, example: undefined, description: 'Rupees to pay; default: the balance due' })
   @Type(() => Number)
   amount?: number;
 }
