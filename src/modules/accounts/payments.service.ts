@@ -5,6 +5,7 @@ import { type CurrentMember } from '../../common/auth/auth.decorators';
 import { can } from '../../common/auth/permissions';
 import { ApiError, badRequest, conflict, notFound, unavailable } from '../../common/errors/api-error';
 import { DomainEventBus } from '../../common/events/domain-event-bus';
+import type { PaymentEvent } from '../../common/events/event-map';
 import { optionalPackage } from '../../common/runtime/optional-package';
 import { inMess } from '../../common/tenancy/mess-scope';
 import { localParts } from '../../common/time/dates';
@@ -265,7 +266,11 @@ export class PaymentsService {
       return entries;
     });
     const balances = await this.repository.balancesOf(recorded.map((e) => e.userId));
-    for (const entry of recorded) this.publish(entry, balances.get(entry.userId) ?? 0, actorId);
+    // One event for them all: the receipts are queued in batches, not 5,000 notifications racing for the pool.
+    if (recorded.length)
+      this.events.publish('account.payments-recorded', {
+        payments: recorded.map((entry) => this.paymentEvent(entry, balances.get(entry.userId) ?? 0, actorId)),
+      });
     return { rows: rows.length, matched: recorded.length, alreadyRecorded, unmatched };
   }
 
@@ -433,7 +438,11 @@ export class PaymentsService {
   }
 
   private publish(entry: AccountEntryRow, balancePaise: number, actorId: string): void {
-    this.events.publish('account.payment-recorded', {
+    this.events.publish('account.payment-recorded', this.paymentEvent(entry, balancePaise, actorId));
+  }
+
+  private paymentEvent(entry: AccountEntryRow, balancePaise: number, actorId: string): PaymentEvent {
+    return {
       entryId: entry.id,
       userId: entry.userId,
       amountPaise: entry.amountPaise,
@@ -442,7 +451,7 @@ export class PaymentsService {
       reference: entry.reference,
       balancePaise,
       actorId,
-    });
+    };
   }
 }
 
