@@ -195,6 +195,29 @@ describe('Paying the mess: UPI link, claims, accept and reject', () => {
     expect((await claim(ravi, { amount: 5, date: today(), utr: '412233445566' })).status).toBe(409);
   });
 
+  it('a claim whose UTR the treasurer recorded by hand meanwhile is accepted as that payment', async () => {
+    const created = await claim(ravi, { amount: 100, date: today(), utr: '712233445566' });
+    const byHand = await t.post(
+      `/accounts/${ravi.id}/payments`,
+      { amount: 100, date: today(), method: 'upi', reference: '712233445566' },
+      { token: treasurer.token },
+    );
+    expect(byHand.status).toBe(201);
+    const payments = await count("account_entries where kind = 'payment'");
+    const accepted = await t.put(`/accounts/payment-claims/${created.body.claim._id}/accept`, undefined, {
+      token: treasurer.token,
+    });
+    expect(accepted.status).toBe(200);
+    expect(accepted.body.entry._id).toBe(byHand.body.entry._id);
+    expect(await count("account_entries where kind = 'payment'")).toBe(payments);
+    // put back what this test paid, for the next one
+    await t.post(
+      `/accounts/${ravi.id}/adjustments`,
+      { direction: 'debit', amount: 100, note: 'test' },
+      { token: treasurer.token },
+    );
+  });
+
   it('two accepts at once record one payment', async () => {
     const created = await claim(ravi, { amount: 1200, date: today(), utr: '512233445566' });
     expect(created.status).toBe(201);
@@ -243,7 +266,11 @@ describe('Paying the mess: UPI link, claims, accept and reject', () => {
     expect(unknown.status).toBe(404);
     // newest first, filtered by member
     const list = await t.get(`/accounts/payment-claims?userId=${ravi.id}`, { token: treasurer.token });
-    expect(list.body.claims.map((c: { utr: string }) => c.utr)).toEqual(['612233445566', '512233445566']);
-    expect(list.body.pagination).toEqual({ page: 1, limit: 20, total: 2 });
+    expect(list.body.claims.map((c: { utr: string }) => c.utr)).toEqual([
+      '612233445566',
+      '512233445566',
+      '712233445566',
+    ]);
+    expect(list.body.pagination).toEqual({ page: 1, limit: 20, total: 3 });
   });
 });

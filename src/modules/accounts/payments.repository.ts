@@ -157,6 +157,28 @@ export class PaymentsRepository {
     return row?.entryId;
   }
 
+  /**
+   * The payment that already holds this reference in this mess: recorded once here, or a payment recorded by hand
+   * (2.1) with it as its `reference` (the oldest not reversed).
+   */
+  async paymentWithReference(reference: string, db: DbOrTx = this.database.db): Promise<string | undefined> {
+    const held = await this.entryOfReference(reference, db);
+    if (held) return held;
+    const [row] = await db
+      .select({ id: accountEntries.id })
+      .from(accountEntries)
+      .where(
+        and(
+          eq(accountEntries.reference, reference),
+          eq(accountEntries.kind, 'payment'),
+          sql`not exists (select 1 from ${accountEntries} r where r.reverses = ${accountEntries.id})`,
+        ),
+      )
+      .orderBy(accountEntries.seq)
+      .limit(1);
+    return row?.id;
+  }
+
   async insertEntries(tx: DbOrTx, entries: NewAccountEntryRow[]): Promise<AccountEntryRow[]> {
     if (!entries.length) return [];
     return tx.insert(accountEntries).values(entries).returning();

@@ -135,25 +135,29 @@ export class PaymentsService {
       if (!claim) throw notFound(PaymentErrors.claimNotFound);
       if (claim.status === 'rejected') throw conflict(PaymentErrors.rejectedClaim);
       if (claim.status === 'accepted') return { entryId: claim.entryId!, recorded: undefined };
-      const recorded = await this.recordOnce(tx, {
-        entry: {
-          id: randomUUID(),
-          userId: claim.userId,
-          kind: 'payment',
-          direction: 'credit',
-          amountPaise: claim.amountPaise,
-          date: claim.date,
-          method: 'upi',
-          reference: claim.utr,
-          note: claim.note,
-          recordedBy: actorId,
-        },
-        source: 'claim',
-        sourceId: claim.id,
-        references: [claim.utr],
-        actorId,
-      });
-      const entryId = recorded?.id ?? (await this.repository.entryOfReference(claim.utr, tx))!;
+      // Recorded by hand meanwhile (a 2.1 payment with the UTR as its reference): the claim is that payment.
+      const byHand = await this.repository.paymentWithReference(claim.utr, tx);
+      const recorded = byHand
+        ? undefined
+        : await this.recordOnce(tx, {
+            entry: {
+              id: randomUUID(),
+              userId: claim.userId,
+              kind: 'payment',
+              direction: 'credit',
+              amountPaise: claim.amountPaise,
+              date: claim.date,
+              method: 'upi',
+              reference: claim.utr,
+              note: claim.note,
+              recordedBy: actorId,
+            },
+            source: 'claim',
+            sourceId: claim.id,
+            references: [claim.utr],
+            actorId,
+          });
+      const entryId = recorded?.id ?? byHand ?? (await this.repository.entryOfReference(claim.utr, tx))!;
       await this.repository.decideClaim(tx, claim.id, { status: 'accepted', entryId, decidedBy: actorId });
       await this.audit.record(tx, {
         actorId,
