@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { addDays, localParts } from '../../src/common/time/dates';
 import { Database } from '../../src/database/database';
+import { PaymentReceiptsListener } from '../../src/modules/notifications/payment-receipts.listener';
 import { messSetup, TestApp } from '../support/app';
 import { PaymentGateway } from '../support/payment-gateway';
 
@@ -121,6 +122,10 @@ describe('Paying the mess: the payment gateway', () => {
     expect(await balanceOf(girl)).toBe(0);
     const [entry] = (await t.get('/accounts/me', { token: girl.token })).body.entries;
     expect(entry).toMatchObject({ method: 'bank', amount: 1500 });
+    // the receipt too, in her mess
+    await t.app.get(PaymentReceiptsListener).idle();
+    const inbox = (await t.get('/notifications', { token: girl.token })).body.notifications;
+    expect(inbox.map((n: { type: string }) => n.type)).toContain('PAYMENT_RECEIVED');
   });
 
   it('a webhook after the statement recorded its UPI reference records nothing', async () => {
