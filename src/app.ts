@@ -23,6 +23,8 @@ import {
   assertUtf8Charset,
   parseFormBody,
   parseJsonBody,
+  parseTextBody,
+  CSV_BODY_LIMIT_BYTES,
   parseQueryString,
 } from './common/http/request-parsing';
 import { RequestMetrics } from './common/stats/request-metrics';
@@ -115,8 +117,19 @@ export async function configureApp(app: NestFastifyApplication, config: AppConfi
   // (A throw inside reaches the error handler, and so the exception filter, like any other error.)
   app.useBodyParser('application/json', { bodyLimit: config.bodyLimitBytes }, (request, body, done) => {
     assertUtf8Charset(request.headers['content-type']);
+    // The bytes as received, for a signed webhook (its HMAC is over the raw body, not a re-serialisation).
+    (request as { rawBody?: Buffer }).rawBody = body;
     done(null, parseJsonBody(body));
   });
+  // A bank statement (POST /accounts/bank-statement) is a CSV file: kept as its UTF-8 text (the route parses it).
+  app.useBodyParser(
+    'text/csv',
+    { bodyLimit: Math.max(config.bodyLimitBytes, CSV_BODY_LIMIT_BYTES) },
+    (request, body, done) => {
+      assertUtf8Charset(request.headers['content-type']);
+      done(null, parseTextBody(body));
+    },
+  );
   app.useBodyParser(
     'application/x-www-form-urlencoded',
     { bodyLimit: config.bodyLimitBytes },

@@ -120,6 +120,18 @@ export abstract class AppConfig {
   declare readonly bcryptQueueTimeoutMs: number;
   /** Mail and messaging providers, delivery queue and schedules (see notifications-config.ts). */
   declare readonly notifications: NotificationSettings;
+  /**
+   * The payment gateway (Orders API, e.g. Razorpay): configured when the key id, key secret and webhook secret are
+   * all set (PAY_KEY_ID, PAY_KEY_SECRET, PAY_WEBHOOK_SECRET); PAY_API_BASE_URL defaults to the provider's.
+   */
+  declare readonly payments: PaymentGatewaySettings;
+}
+
+export interface PaymentGatewaySettings {
+  keyId?: string;
+  keySecret?: string;
+  webhookSecret?: string;
+  apiBaseUrl: string;
 }
 
 export class ConfigError extends Error {
@@ -254,6 +266,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     bcryptConcurrency: int('BCRYPT_CONCURRENCY', Math.max(1, availableParallelism() - 1), 1, 64),
     bcryptQueueTimeoutMs: int('BCRYPT_QUEUE_TIMEOUT_MS', 3_000, 100, 60_000),
     notifications: readNotificationSettings(env, problems),
+    payments: readPaymentSettings(str, problems),
   };
   if (problems.length) throw new ConfigError(problems);
   if (!config.jwtSecret) config.jwtSecret = localJwtSecret(dataDir);
@@ -264,6 +277,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       .digest('base64url');
   }
   return config;
+}
+
+/** PAY_*: all three secrets or none (a half-configured gateway would take orders it could never confirm). */
+function readPaymentSettings(
+  str: (name: string) => string | undefined,
+  problems: string[],
+): PaymentGatewaySettings {
+  const keyId = str('PAY_KEY_ID');
+  const keySecret = str('PAY_KEY_SECRET');
+  const webhookSecret = str('PAY_WEBHOOK_SECRET');
+  const set = [keyId, keySecret, webhookSecret].filter(Boolean).length;
+  if (set > 0 && set < 3)
+    problems.push('PAY_KEY_ID, PAY_KEY_SECRET and PAY_WEBHOOK_SECRET are set together or not at all');
+  const apiBaseUrl = (str('PAY_API_BASE_URL') ?? 'https://api.razorpay.com').replace(/\/+$/, '');
+  if (!/^https?:\/\/[^\s]+$/.test(apiBaseUrl))
+    problems.push(`PAY_API_BASE_URL must be an http(s) URL (got "${apiBaseUrl}")`);
+  return { keyId, keySecret, webhookSecret, apiBaseUrl };
 }
 
 /** Outside production: a random secret made once and kept beside the embedded data, so tokens survive restarts. */

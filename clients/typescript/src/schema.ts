@@ -24,6 +24,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/accounts/bank-statement": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import the bank statement (treasurer or admin): accepts each pending claim a row matches
+         * @description A row whose UTR is a pending claim of the same amount accepts it (`matched`); a UTR already a payment's reference is `alreadyRecorded`; the rest are `unmatched` with a reason (`no claim`, `amount differs`, `bad row`). One transaction; importing the same statement twice records nothing the second time.
+         */
+        post: operations["importStatement"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/accounts/entries/{id}/reverse": {
         parameters: {
             query?: never;
@@ -54,6 +74,123 @@ export interface paths {
         /** The caller's own account: balance and entries, newest first (any member) */
         get: operations["getMyAccount"];
         put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/accounts/me/gateway-orders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a payment gateway order for the caller (any member): for the gateway's hosted checkout
+         * @description Bound to the member and the mess; the payment is recorded when the gateway confirms it by webhook. `amount` defaults to the balance due.
+         */
+        post: operations["createOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/accounts/me/payment-claims": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Report a bank (UPI) transfer to the mess by its 12-digit UTR (any member)
+         * @description The treasurer accepts it (a payment is recorded, a receipt sent) or rejects it; a bank statement naming the UTR with the same amount accepts it too. 409 naming `utr` when the UTR is already claimed or recorded.
+         */
+        post: operations["createClaim"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/accounts/me/upi": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A UPI link and QR code for what the caller owes (any member)
+         * @description `upi://pay?pa=&pn=&am=&cu=INR&tn=` per NPCI's UPI linking specification, each value percent-encoded (RFC 3986), `am` with two decimals, `tn` naming the mess and the member. A phone's UPI app opens it filled in; the member then reports the transfer as a claim. `amount` defaults to the balance due.
+         */
+        get: operations["upi"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/accounts/payment-claims": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Payment claims, newest first
+         * @description Treasurer or admin: every claim (filter by `status`, `userId`). Anyone else: their own.
+         */
+        get: operations["listClaims"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/accounts/payment-claims/{id}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Accept a claim (treasurer or admin): records the payment (upi, the UTR as reference) once
+         * @description The claim's date and amount; a PAYMENT_RECEIVED receipt is sent. Accepting again (or at once) answers the same entry and records nothing.
+         */
+        put: operations["accept"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/accounts/payment-claims/{id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Reject a claim with a reason (treasurer or admin) */
+        put: operations["reject"];
         post?: never;
         delete?: never;
         options?: never;
@@ -1233,6 +1370,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/payments/gateway/webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The payment gateway's events (public, signed)
+         * @description `payment.captured` for one of our orders records one payment to the order's member in the order's mess (method upi, card, bank or other; reference the payment id; dated the capture day). The same payment again records nothing (200); an order not ours records nothing (200, logged); a bad signature is 400.
+         */
+        post: operations["webhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/ready": {
         parameters: {
             query?: never;
@@ -1417,6 +1574,14 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        AcceptClaimResponse: {
+            /** @description Rupees: the member's balance now */
+            balance: number;
+            claim: components["schemas"]["ClaimDto"];
+            entry: components["schemas"]["EntryDto"];
+            /** @example true */
+            success: boolean;
+        };
         AccountLineDto: {
             /** @description Rupees: > 0 due, < 0 credit */
             balance: number;
@@ -1739,6 +1904,40 @@ export interface components {
              */
             role: "student" | "manager" | "treasurer" | "admin";
         };
+        ClaimDto: {
+            _id: string;
+            /** @description Rupees */
+            amount: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date */
+            date: string;
+            /** Format: date-time */
+            decidedAt: string | null;
+            decidedBy: string | null;
+            /** @description The payment entry once accepted */
+            entryId: string | null;
+            note: string | null;
+            /** @description Why it was rejected */
+            reason: string | null;
+            /** @enum {string} */
+            status: "pending" | "accepted" | "rejected";
+            userId: components["schemas"]["MemberRefDto"];
+            /** @example 412233445566 */
+            utr: string;
+        };
+        ClaimResponse: {
+            claim: components["schemas"]["ClaimDto"];
+            /** @example true */
+            success: boolean;
+        };
+        ClaimsResponse: {
+            /** @description Newest first */
+            claims: components["schemas"]["ClaimDto"][];
+            pagination: components["schemas"]["PaginationDto"];
+            /** @example true */
+            success: boolean;
+        };
         CloseEventDto: {
             /** @enum {string} */
             action: "close" | "reopen";
@@ -1757,6 +1956,26 @@ export interface components {
             config: components["schemas"]["ConfigCheckDto"];
             /** @example true */
             success: boolean;
+        };
+        CreateClaimDto: {
+            /**
+             * @description Rupees, more than 0, at most two decimals, at most 10000000
+             * @example 3250.5
+             */
+            amount: number;
+            /**
+             * Format: date
+             * @description The day of the transfer; not in the future (mess time zone)
+             * @example 2025-03-14
+             */
+            date: string;
+            /** @example November mess bill */
+            note?: string;
+            /**
+             * @description The transfer's 12-digit UTR (UPI reference)
+             * @example 412233445566
+             */
+            utr: string;
         };
         CreateExpenseDto: {
             /**
@@ -2180,6 +2399,18 @@ export interface components {
             field: string;
             /** @example category must be one of the configured expense categories */
             message: string;
+        };
+        GatewayOrderDto: {
+            /**
+             * @description Rupees to pay; default: the balance due
+             * @example 1250.5
+             */
+            amount?: number;
+        };
+        GatewayOrderResponse: {
+            order: components["schemas"]["OrderDto"];
+            /** @example true */
+            success: boolean;
         };
         GuardErrorDto: {
             /**
@@ -2847,6 +3078,19 @@ export interface components {
             /** @enum {string} */
             type: "MEAL_REMINDER" | "PAYMENT_DUE" | "COST_SUMMARY" | "DISCREPANCY_ALERT" | "MEAL_UPDATE" | "EXPENSE_ADDED" | "BUDGET_EXCEEDED" | "ATTENDANCE_CONFIRMATION" | "PAYMENT_RECEIVED" | "LEAVE_DECIDED";
         };
+        OrderDto: {
+            _id: string;
+            /** @description Rupees */
+            amount: number;
+            /** @example INR */
+            currency: string;
+            /** @example order_N5nJ3wS2a1b2c3 */
+            gatewayOrderId: string;
+            /** @description The gateway's key id, for the client's checkout */
+            keyId: string;
+            /** @example created */
+            status: string;
+        };
         PaginationDto: {
             /** @example 10 */
             limit: number;
@@ -3138,6 +3382,10 @@ export interface components {
             /** @example 0193a5e4-7c1a-7c9e-9d3b-4a1f2e3d4c5b */
             userId: string;
         };
+        RejectClaimDto: {
+            /** @example No such credit in the bank account */
+            reason: string;
+        };
         RejectLeaveDto: {
             /** @example The mess is short of staff that week */
             reason?: string;
@@ -3292,6 +3540,17 @@ export interface components {
              * @example +91-9876543210
              */
             phone: string;
+        };
+        StatementImportResponse: {
+            /** @description Rows whose UTR is already a payment's reference */
+            alreadyRecorded: number;
+            /** @description Rows that accepted a pending claim (a payment recorded each) */
+            matched: number;
+            /** @description Rows read (the header not counted) */
+            rows: number;
+            /** @example true */
+            success: boolean;
+            unmatched: components["schemas"]["UnmatchedLineDto"][];
         };
         StatementLineDto: {
             _id: string;
@@ -3476,6 +3735,15 @@ export interface components {
             success: boolean;
             totals: components["schemas"]["UniversityTotalsDto"];
         };
+        UnmatchedLineDto: {
+            /** @description Rupees, when readable */
+            amount: number | null;
+            /** @description Line of the file (the header is line 1) */
+            line: number;
+            /** @enum {string} */
+            reason: "no claim" | "amount differs" | "bad row";
+            utr: string | null;
+        };
         UpdateAttendanceDto: {
             /**
              * @example absent
@@ -3606,6 +3874,19 @@ export interface components {
              */
             room?: string;
         };
+        UpiResponse: {
+            /**
+             * @description Rupees
+             * @example 3250.5
+             */
+            amount: number;
+            /** @description The link as an SVG QR code */
+            qrSvg: string;
+            /** @example true */
+            success: boolean;
+            /** @example upi://pay?pa=hostel7%40okbank&pn=Hostel%207%20Mess&am=3250.50&cu=INR&tn=Hostel%207%20Mess%20-%20Asha */
+            upiLink: string;
+        };
         UserEnvelopeDto: {
             /** @example true */
             success: boolean;
@@ -3682,6 +3963,10 @@ export interface components {
             /** @example true */
             valid: boolean;
         };
+        WebhookResponse: {
+            /** @example true */
+            success: boolean;
+        };
     };
     responses: never;
     parameters: {
@@ -3744,6 +4029,101 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    importStatement: {
+        parameters: {
+            query?: {
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The mess bank account's CSV export: UTF-8 (a BOM allowed), `,` separated, quoted fields allowed; a header naming at least `date`, `amount` and `utr` (or `reference` / `ref no`), ignoring case and spaces; other columns ignored. Dates YYYY-MM-DD or DD/MM/YYYY, amounts in rupees (thousands separators allowed); at most 5000 rows. */
+        requestBody: {
+            content: {
+                "text/csv": string;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StatementImportResponse"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The body is not JSON (text/plain, XML, multipart), or is declared in a charset other than UTF-8 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
             /** @description Too many requests; wait for the seconds in Retry-After */
@@ -3923,6 +4303,542 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    createOrder: {
+        parameters: {
+            query?: {
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GatewayOrderDto"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayOrderResponse"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Conflicts with existing data or with a closed month */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The body is not JSON (text/plain, XML, multipart), or is declared in a charset other than UTF-8 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description A dependency is unavailable, or the service is too busy (then with Retry-After). Or: The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    createClaim: {
+        parameters: {
+            query?: {
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateClaimDto"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClaimResponse"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Conflicts with existing data or with a closed month */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The body is not JSON (text/plain, XML, multipart), or is declared in a charset other than UTF-8 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    upi: {
+        parameters: {
+            query?: {
+                /** @description Rupees to pay; default: the balance due */
+                amount?: number;
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UpiResponse"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Conflicts with existing data or with a closed month */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    listClaims: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+                status?: "pending" | "accepted" | "rejected";
+                /** @description One member's claims (treasurer, admin) */
+                userId?: string;
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClaimsResponse"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    accept: {
+        parameters: {
+            query?: {
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AcceptClaimResponse"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Conflicts with existing data or with a closed month */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    reject: {
+        parameters: {
+            query?: {
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RejectClaimDto"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClaimResponse"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Conflicts with existing data or with a closed month */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The body is not JSON (text/plain, XML, multipart), or is declared in a charset other than UTF-8 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
             /** @description Too many requests; wait for the seconds in Retry-After */
@@ -10068,6 +10984,88 @@ export interface operations {
                 };
             };
             /** @description A dependency is unavailable, or the service is too busy (then with Retry-After). Or: The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    webhook: {
+        parameters: {
+            query?: {
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
+            header: {
+                /** @description hex HMAC-SHA256 of the raw body */
+                "X-Razorpay-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The gateway's event, e.g. `payment.captured` with `payload.payment.entity` */
+        requestBody: {
+            content: {
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookResponse"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The body is not JSON (text/plain, XML, multipart), or is declared in a charset other than UTF-8 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
             503: {
                 headers: {
                     /** @description Seconds until a request is accepted again */

@@ -25,7 +25,8 @@ export const PERMISSIONS = {
   'bills.read': "read the month's bill and the months' status",
   'months.close': 'close a month (freeze its bill and charge the accounts)',
   'months.reopen': 'reopen a closed month',
-  'accounts.manage': 'read every account, record payments, adjustments, opening balances and reversals',
+  'accounts.manage':
+    'read every account, record payments, adjustments, opening balances and reversals, decide payment claims and import the bank statement',
   'audit.read': 'read the audit trail',
   'leave.decide': 'approve and reject leave, ask for leave for a member, read everyone’s leave',
   'extras.record': 'record and delete extras for members',

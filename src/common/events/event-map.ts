@@ -23,6 +23,8 @@ export interface EventMap {
   'member.updated': MemberUpdatedEvent;
   /** A payment was recorded on a member's account. */
   'account.payment-recorded': PaymentEvent;
+  /** Many payments recorded at once (a bank statement's): one event, so their receipts are queued in batches. */
+  'account.payments-recorded': { payments: PaymentEvent[] };
   /** A leave was decided (approved or rejected by a manager, or approved at once) or cancelled. */
   'leave.decided': LeaveEvent;
   /** An extra was recorded for a member: its month's bill changed. */

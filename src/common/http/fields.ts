@@ -251,7 +251,7 @@ class RupeesConstraint implements ValidatorConstraintInterface {
 export const WholePaise = (message?: string) => Validate(RupeesConstraint, message ? { message } : {});
 
 /** Rupees as a JSON number: positive, whole paise, at most MAX_AMOUNT_RUPEES. */
-export const RupeesField = (options: FieldOptions = {}) =>
+export const RupeesField = ({ optional, ...options }: FieldOptions = {}) =>
   applyDecorators(
     ApiProperty({
       type: Number,
@@ -259,8 +259,10 @@ export const RupeesField = (options: FieldOptions = {}) =>
       minimum: 0.01,
       maximum: MAX_AMOUNT_RUPEES,
       example: 1250.5,
+      ...(optional ? { required: false } : {}),
       ...options,
     }),
+    ...maybeOptional(optional),
     IsNumber({ allowNaN: false, allowInfinity: false }, { message: 'amount must be a number' }),
     IsPositive({ message: 'amount must be more than 0' }),
     Max(MAX_AMOUNT_RUPEES, { message: `amount must be at most ${MAX_AMOUNT_RUPEES}` }),

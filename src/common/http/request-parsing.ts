@@ -73,6 +73,20 @@ export function parseJsonBody(raw: Buffer): unknown {
   return value;
 }
 
+/** The largest CSV body accepted (a bank statement of 5,000 rows is ~1 MB). */
+export const CSV_BODY_LIMIT_BYTES = 5 * 1024 * 1024;
+
+/** A text body (`text/csv`): well-formed UTF-8 (a BOM kept for the CSV parser to skip), else 400. */
+export function parseTextBody(raw: Buffer): string {
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(raw);
+  } catch {
+    throw badRequest(BODY_NOT_UTF8);
+  }
+  return text;
+}
+
 /** The nesting depth in one pass (strings skipped, so brackets inside them do not count); syntax is JSON.parse's. */
 function scanJson(text: string): void {
   let depth = 0;

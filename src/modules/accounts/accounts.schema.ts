@@ -73,6 +73,10 @@ export const accountEntries = pgTable(
     // A mess's entries: the dues list's balances and the university view's dues aggregate the mess's entries, which
     // row-level security selects by mess_id (without this, a scan of every mess's entries).
     index('account_entries_mess_user_idx').on(t.messId, t.userId),
+    // A payment's reference: a UTR already recorded (extension 2.2's claims and bank statements look it up).
+    index('account_entries_mess_reference_idx')
+      .on(t.messId, t.reference)
+      .where(sql`${t.reference} is not null`),
     // A month's charges, for the reversals of a reopen.
     index('account_entries_mess_month_kind_idx')
       .on(t.messId, t.month, t.kind)

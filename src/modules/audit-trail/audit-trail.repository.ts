@@ -23,6 +23,10 @@ export class AuditTrailRepository {
     await db.insert(auditEvents).values(values);
   }
 
+  async insertMany(db: DbOrTx, values: NewAuditEventRow[]): Promise<void> {
+    await db.insert(auditEvents).values(values);
+  }
+
   /** One page, newest first (actors as ids: their names are the users module's); plus the count of all matches. */
   async page(filter: AuditPageFilter): Promise<{ rows: AuditEventRow[]; total: number }> {
     const conditions: SQL[] = [];

@@ -48,6 +48,24 @@ export class AuditTrail {
     });
   }
 
+  /** Many changes in one statement in `db` (a bank statement's payments): as `record`, once per entry. */
+  async recordMany(db: DbOrTx, entries: AuditEntry[]): Promise<void> {
+    if (!entries.length) return;
+    const requestId = requestContext.requestId();
+    await this.repository.insertMany(
+      db,
+      entries.map((entry) => ({
+        actorId: entry.actorId,
+        action: entry.action,
+        entity: entry.entity,
+        entityId: entry.entityId,
+        before: entry.before ?? null,
+        after: entry.after ?? null,
+        requestId,
+      })),
+    );
+  }
+
   /** A page of the trail, newest first, with the actors as ids; and the count of all matches. */
   page(filter: AuditPageFilter): Promise<{ rows: AuditEventRow[]; total: number }> {
     return this.repository.page(filter);

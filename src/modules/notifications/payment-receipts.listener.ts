@@ -23,15 +23,19 @@ export class PaymentReceiptsListener {
 
   @OnDomainEvent('account.payment-recorded')
   onPaymentRecorded(event: PaymentEvent): void {
-    this.pending.track('payment receipt', () =>
-      this.notifications.notify([
-        {
-          userId: event.userId,
-          type: 'PAYMENT_RECEIVED',
-          ...Messages.paymentReceived(event),
-          dedupeKey: `PAYMENT_RECEIVED:${event.entryId}`,
-        },
-      ]),
-    );
+    this.pending.track('payment receipt', () => this.notifications.notify([receipt(event)]));
+  }
+
+  /** A bank statement's payments: their receipts in one call (queued in batches), not 2,000 calls at once. */
+  @OnDomainEvent('account.payments-recorded')
+  onPaymentsRecorded(event: { payments: PaymentEvent[] }): void {
+    this.pending.track('payment receipts', () => this.notifications.notify(event.payments.map(receipt)));
   }
 }
+
+const receipt = (event: PaymentEvent) => ({
+  userId: event.userId,
+  type: 'PAYMENT_RECEIVED' as const,
+  ...Messages.paymentReceived(event),
+  dedupeKey: `PAYMENT_RECEIVED:${event.entryId}`,
+});

@@ -1,0 +1,229 @@
+import { Body, Controller, Get, Headers, HttpCode, Param, Post, Put, Query, Req } from '@nestjs/common';
+import {
+  ApiBody,
+  ApiConsumes,
+  ApiCreatedResponse,
+  ApiHeader,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiTags,
+} from '@nestjs/swagger';
+import { Allow, CurrentUser, Public, type CurrentMember } from '../../common/auth/auth.decorators';
+import { ApiError } from '../../common/errors/api-error';
+import { ApiAuth, ApiErrors, ApiRoleAuth } from '../../common/http/api-docs';
+import { IdPipe } from '../../common/http/id.pipe';
+import { toPaise, toRupees } from '../../common/money/money';
+import { toEntryDto } from './dto/accounts.response';
+import {
+  AcceptClaimResponse,
+  ClaimResponse,
+  ClaimsQuery,
+  ClaimsResponse,
+  CreateClaimDto,
+  GatewayOrderDto,
+  GatewayOrderResponse,
+  RejectClaimDto,
+  StatementImportResponse,
+  toClaimDto,
+  toOrderResponse,
+  toStatementImportResponse,
+  UpiQuery,
+  UpiResponse,
+  WebhookResponse,
+} from './dto/payments.dto';
+import { GATEWAY_NOT_CONFIGURED, GATEWAY_UNAVAILABLE } from './payment-gateway.client';
+import { PaymentErrors } from './payments.errors';
+import { PaymentsService } from './payments.service';
+import { STATEMENT_MAX_ROWS, STATEMENT_TOO_LONG, STATEMENT_UNREADABLE } from './statement-csv';
+
+const CLAIM_NOT_FOUND = [404, PaymentErrors.claimNotFound] as const;
+
+/** Paying the mess (extension 2.2): UPI links, claims of transfers, the bank statement, gateway orders. */
+@ApiTags('Payments')
+@Controller('accounts')
+export class PaymentsController {
+  constructor(private readonly payments: PaymentsService) {}
+
+  @Get('me/upi')
+  @ApiOperation({
+    summary: 'A UPI link and QR code for what the caller owes (any member)',
+    description:
+      "`upi://pay?pa=&pn=&am=&cu=INR&tn=` per NPCI's UPI linking specification, each value percent-encoded " +
+      "(RFC 3986), `am` with two decimals, `tn` naming the mess and the member. A phone's UPI app opens it filled " +
+      'in; the member then reports the transfer as a claim. `amount` defaults to the balance due.',
+  })
+  @ApiOkResponse({ type: UpiResponse })
+  @ApiAuth(400, [409, PaymentErrors.upiNotSetUp, PaymentErrors.nothingDue])
+  async upi(@CurrentUser() member: CurrentMember, @Query() query: UpiQuery): Promise<UpiResponse> {
+    const paise = query.amount === undefined ? undefined : toPaise(query.amount);
+    const { amount, upiLink, qrSvg } = await this.payments.upi(member, paise);
+    return { success: true, amount, upiLink, qrSvg };
+  }
+
+  @Post('me/payment-claims')
+  @ApiOperation({
+    summary: 'Report a bank (UPI) transfer to the mess by its 12-digit UTR (any member)',
+    description:
+      'The treasurer accepts it (a payment is recorded, a receipt sent) or rejects it; a bank statement naming the ' +
+      'UTR with the same amount accepts it too. 409 naming `utr` when the UTR is already claimed or recorded.',
+  })
+  @ApiCreatedResponse({ type: ClaimResponse })
+  @ApiAuth(400, [409, PaymentErrors.utrTaken])
+  async createClaim(
+    @CurrentUser() member: CurrentMember,
+    @Body() body: CreateClaimDto,
+  ): Promise<ClaimResponse> {
+    const claim = await this.payments.createClaim(member, {
+      amountPaise: toPaise(body.amount)!,
+      date: body.date,
+      utr: body.utr,
+      note: body.note,
+    });
+    return { success: true, claim: toClaimDto(claim) };
+  }
+
+  @Get('payment-claims')
+  @ApiOperation({
+    summary: 'Payment claims, newest first',
+    description: 'Treasurer or admin: every claim (filter by `status`, `userId`). Anyone else: their own.',
+  })
+  @ApiOkResponse({ type: ClaimsResponse })
+  @ApiAuth(400)
+  async listClaims(
+    @CurrentUser() member: CurrentMember,
+    @Query() query: ClaimsQuery,
+  ): Promise<ClaimsResponse> {
+    const { rows, total } = await this.payments.claims(member, query);
+    return {
+      success: true,
+      claims: rows.map(toClaimDto),
+      pagination: { page: query.page, limit: query.limit, total },
+    };
+  }
+
+  @Put('payment-claims/:id/accept')
+  @Allow('accounts.manage')
+  @ApiParam({ name: 'id', format: 'uuid' })
+  @ApiOperation({
+    summary: 'Accept a claim (treasurer or admin): records the payment (upi, the UTR as reference) once',
+    description:
+      "The claim's date and amount; a PAYMENT_RECEIVED receipt is sent. Accepting again (or at once) answers the " +
+      'same entry and records nothing.',
+  })
+  @ApiOkResponse({ type: AcceptClaimResponse })
+  @ApiRoleAuth(400, CLAIM_NOT_FOUND, [409, PaymentErrors.rejectedClaim])
+  async accept(
+    @CurrentUser() member: CurrentMember,
+    @Param('id', IdPipe) id: string,
+  ): Promise<AcceptClaimResponse> {
+    const result = await this.payments.accept(member.id, id);
+    return {
+      success: true,
+      claim: toClaimDto(result.claim),
+      entry: toEntryDto(result.entry),
+      balance: toRupees(result.balancePaise),
+    };
+  }
+
+  @Put('payment-claims/:id/reject')
+  @Allow('accounts.manage')
+  @ApiParam({ name: 'id', format: 'uuid' })
+  @ApiOperation({ summary: 'Reject a claim with a reason (treasurer or admin)' })
+  @ApiOkResponse({ type: ClaimResponse })
+  @ApiRoleAuth(400, CLAIM_NOT_FOUND, [409, PaymentErrors.acceptedClaim])
+  async reject(
+    @CurrentUser() member: CurrentMember,
+    @Param('id', IdPipe) id: string,
+    @Body() body: RejectClaimDto,
+  ): Promise<ClaimResponse> {
+    return { success: true, claim: toClaimDto(await this.payments.reject(member.id, id, body.reason)) };
+  }
+
+  @Post('bank-statement')
+  @HttpCode(200)
+  @Allow('accounts.manage')
+  @ApiConsumes('text/csv')
+  @ApiBody({
+    description:
+      "The mess bank account's CSV export: UTF-8 (a BOM allowed), `,` separated, quoted fields allowed; a header " +
+      'naming at least `date`, `amount` and `utr` (or `reference` / `ref no`), ignoring case and spaces; other ' +
+      `columns ignored. Dates YYYY-MM-DD or DD/MM/YYYY, amounts in rupees (thousands separators allowed); at most ` +
+      `${STATEMENT_MAX_ROWS} rows.`,
+    schema: {
+      type: 'string',
+      example: 'Date,Narration,Ref No,Amount\n14/03/2025,"UPI/412233445566/Asha",412233445566,"3,250.50"\n',
+    },
+  })
+  @ApiOperation({
+    summary: 'Import the bank statement (treasurer or admin): accepts each pending claim a row matches',
+    description:
+      "A row whose UTR is a pending claim of the same amount accepts it (`matched`); a UTR already a payment's " +
+      'reference is `alreadyRecorded`; the rest are `unmatched` with a reason (`no claim`, `amount differs`, ' +
+      '`bad row`). One transaction; importing the same statement twice records nothing the second time.',
+  })
+  @ApiOkResponse({ type: StatementImportResponse })
+  @ApiRoleAuth([400, STATEMENT_UNREADABLE, 'The statement has no utr column'], [413, STATEMENT_TOO_LONG])
+  async importStatement(
+    @CurrentUser() member: CurrentMember,
+    @Body() csv: string,
+  ): Promise<StatementImportResponse> {
+    if (typeof csv !== 'string') throw new ApiError(415, STATEMENT_NOT_CSV);
+    return toStatementImportResponse(await this.payments.importStatement(member.id, csv));
+  }
+
+  @Post('me/gateway-orders')
+  @ApiOperation({
+    summary: "Create a payment gateway order for the caller (any member): for the gateway's hosted checkout",
+    description:
+      'Bound to the member and the mess; the payment is recorded when the gateway confirms it by webhook. ' +
+      '`amount` defaults to the balance due.',
+  })
+  @ApiCreatedResponse({ type: GatewayOrderResponse })
+  @ApiAuth(400, [409, PaymentErrors.nothingDue], [503, GATEWAY_NOT_CONFIGURED, GATEWAY_UNAVAILABLE])
+  async createOrder(
+    @CurrentUser() member: CurrentMember,
+    @Body() body: GatewayOrderDto,
+  ): Promise<GatewayOrderResponse> {
+    const { order, keyId } = await this.payments.createOrder(
+      member,
+      body.amount === undefined ? undefined : toPaise(body.amount),
+    );
+    return toOrderResponse(order, keyId);
+  }
+}
+
+/** The gateway's webhook: public, verified by its signature over the raw body. */
+@ApiTags('Payments')
+@Controller('payments')
+export class PaymentGatewayWebhookController {
+  constructor(private readonly payments: PaymentsService) {}
+
+  @Public()
+  @Post('gateway/webhook')
+  @HttpCode(200)
+  @ApiHeader({ name: 'X-Razorpay-Signature', required: true, description: 'hex HMAC-SHA256 of the raw body' })
+  @ApiBody({
+    description: "The gateway's event, e.g. `payment.captured` with `payload.payment.entity`",
+    schema: { type: 'object', additionalProperties: true },
+  })
+  @ApiOperation({
+    summary: "The payment gateway's events (public, signed)",
+    description:
+      "`payment.captured` for one of our orders records one payment to the order's member in the order's mess " +
+      '(method upi, card, bank or other; reference the payment id; dated the capture day). The same payment again ' +
+      'records nothing (200); an order not ours records nothing (200, logged); a bad signature is 400.',
+  })
+  @ApiOkResponse({ type: WebhookResponse })
+  @ApiErrors([400, PaymentErrors.badSignature, PaymentErrors.badEvent])
+  async webhook(
+    @Req() request: { rawBody?: Buffer },
+    @Body() _event: Record<string, unknown>,
+    @Headers('x-razorpay-signature') signature: string | undefined,
+  ): Promise<WebhookResponse> {
+    await this.payments.webhook(request.rawBody ?? Buffer.alloc(0), signature);
+    return { success: true };
+  }
+}
+
+const STATEMENT_NOT_CSV = 'Send the statement as text/csv';
