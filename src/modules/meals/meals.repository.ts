@@ -88,7 +88,7 @@ export class MealsRepository {
   async update(id: string, values: MealValues): Promise<MealRow | undefined> {
     const [row] = await this.db
       .update(meals)
-      .set({ ...values, updatedAt: new Date() })
+      .set({ ...values, source: 'manager', updatedAt: new Date() })
       .where(eq(meals.id, id))
       .returning();
     return row;

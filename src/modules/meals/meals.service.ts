@@ -13,12 +13,14 @@ import { mealEvent } from './meal-events';
 import { MealsRepository, MealValues, type MealWithCreator } from './meals.repository';
 import { resolveMenuPeriod, sortMenus } from './menu-period';
 import { MEAL_SLOT_UNIQUE, MENU_TAKEN } from './meals.errors';
+import { RotationRepository } from './rotation.repository';
 
 /** The menu: publishing, reading by day or week, and changes by its publisher or an admin. Owner of `meals`. */
 @Injectable()
 export class MealsService {
   constructor(
     private readonly repository: MealsRepository,
+    private readonly rotation: RotationRepository,
     private readonly messConfig: MessConfigService,
     private readonly events: DomainEventBus,
     private readonly clock: Clock,
@@ -51,6 +53,7 @@ export class MealsService {
     const meal = await this.namingTheHolder(values, () =>
       this.repository.insert({ ...values, createdBy: caller.id }),
     );
+    await this.rotation.forgetWithdrawal(meal.date, meal.mealType);
     this.events.publish('meal.published', mealEvent(meal, caller.id));
     return { meal, creatorName: caller.fullName };
   }
@@ -85,6 +88,8 @@ export class MealsService {
     await this.getChangeableBy(caller, id);
     const meal = await this.repository.delete(id);
     if (!meal) throw notFound('Meal not found');
+    // the weekly menu leaves the slot empty from now on
+    await this.rotation.rememberWithdrawal(meal.date, meal.mealType);
     this.events.publish('meal.deleted', mealEvent(meal, caller.id));
   }
 
