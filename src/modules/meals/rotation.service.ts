@@ -3,7 +3,7 @@ import { type CurrentMember } from '../../common/auth/auth.decorators';
 import { badRequest, type FieldError } from '../../common/errors/api-error';
 import { currentMessId } from '../../common/tenancy/mess-scope';
 import { Clock } from '../../common/time/clock';
-import { addDays, localParts, zonedInstant } from '../../common/time/dates';
+import { localParts, zonedInstant } from '../../common/time/dates';
 import { AppConfig } from '../../config/app-config';
 import type { DbOrTx } from '../../database/database';
 import { AuditTrail } from '../audit-trail';
