@@ -4,7 +4,8 @@
 // Options (environment): BENCH_MEMBERS (2000), BENCH_MONTHS (12), BENCH_ENGINES (embedded,server),
 // BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres: a fresh database is created beside it),
 // BENCH_SECTIONS (analytics,cost: `cost` is the per-request A/B and login storm of bench/cost.ts; `university`, not in
-// the default list, is the many-messes section of bench/university.ts, on the server only: see its options there).
+// the default list, is the many-messes section of bench/university.ts, on the server only: see its options there;
+// `rotation`, not in the default list either, is the weekly menu's PUT of bench/rotation.ts, on the server only).
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { sql } from 'drizzle-orm';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -20,6 +21,7 @@ import { MonthCache } from '../src/modules/billing/month-cache';
 import { BillingService } from '../src/modules/billing/billing.service';
 import { benchCost, costReport, type CostResult } from './cost';
 import { benchCounter, counterReport, type CounterResult } from './counter';
+import { benchRotation, rotationReport, type RotationResult } from './rotation';
 import { benchUniversity, universityReport, type UniversityResult } from './university';
 import {
   freshServerDatabase,
@@ -429,6 +431,11 @@ async function main(): Promise<void> {
     if (await serverAvailable()) university = await benchUniversity(SERVER_BASE);
     else console.log(`[university] no PostgreSQL at ${SERVER_BASE}; skipped`);
   }
+  let rotation: RotationResult | undefined;
+  if (SECTIONS.includes('rotation')) {
+    if (await serverAvailable()) rotation = await benchRotation(SERVER_BASE);
+    else console.log(`[rotation] no PostgreSQL at ${SERVER_BASE}; skipped`);
+  }
   let cost: CostResult | undefined;
   if (SECTIONS.includes('cost'))
     cost = await benchCost({
@@ -438,12 +445,12 @@ async function main(): Promise<void> {
   mkdirSync('bench', { recursive: true });
   writeFileSync(
     'bench/REPORT.md',
-    `${report(results)}\n${university ? `\n${universityReport(university)}\n` : ''}${cost ? `\n${costReport(cost)}\n` : ''}`,
+    `${report(results)}\n${university ? `\n${universityReport(university)}\n` : ''}${rotation ? `\n${rotationReport(rotation)}\n` : ''}${cost ? `\n${costReport(cost)}\n` : ''}`,
   );
   mkdirSync('bench/out', { recursive: true });
   writeFileSync(
     'bench/out/results.json',
-    `${JSON.stringify({ analytics: results, university, cost }, null, 2)}\n`,
+    `${JSON.stringify({ analytics: results, university, rotation, cost }, null, 2)}\n`,
   );
   console.log('Wrote bench/REPORT.md');
 }
