@@ -88,8 +88,9 @@ export class RotationRepository {
   /**
    * Publishes the rotation's menus of `first` and the `days - 1` days after it into every slot that has no menu and
    * that no manager withdrew, in one statement. A slot already held (by a manager's menu, or by another replica
-   * publishing the same day) is left alone by the menus' unique key, so each slot is published once. Returns how
-   * many menus it published.
+   * publishing the same day) is left alone by the menus' unique key, so each slot is published once. It holds the
+   * rotation's row (`for share`) while it runs, so a change of the rotation waits for it rather than crossing it.
+   * Returns how many menus it published.
    */
   async publish(first: string, days: number, db: DbOrTx = this.db): Promise<number> {
     const result = await db.execute(sql`
@@ -106,6 +107,7 @@ export class RotationRepository {
           and not exists (
             select 1 from ${mealWithdrawnSlots} w where w.date = d.day and w.meal_type = e."mealType"
           )
+        for share of r
         on conflict do nothing
         returning 1
       )

@@ -44,11 +44,13 @@ export class RotationService {
     const { today, openToday } = await this.now();
     const rotation = await this.repository.transaction(async (tx) => {
       const before = await this.repository.find(tx);
-      await this.repository.withdrawUnedited(today, openToday, tx);
+      // The rotation's row first: it holds concurrent sets (and the daily publishing) back until this one commits,
+      // so two never wait on each other's menus.
       const row = await this.repository.upsert(
         { startsOn: body.startsOn, weeks: body.weeks, entries, updatedBy: caller.id },
         tx,
       );
+      await this.repository.withdrawUnedited(today, openToday, tx);
       await this.repository.publish(today, ROTATION_WINDOW_DAYS, tx);
       await this.audit.record(tx, {
         actorId: caller.id,
