@@ -86,10 +86,13 @@ export class MealsService {
 
   async remove(caller: CurrentMember, id: string): Promise<void> {
     await this.getChangeableBy(caller, id);
-    const meal = await this.repository.delete(id);
+    // with the menu, the record that the weekly menu leaves its slot empty from now on
+    const meal = await this.rotation.transaction(async (tx) => {
+      const row = await this.repository.delete(id, tx);
+      if (row) await this.rotation.rememberWithdrawal(row.date, row.mealType, tx);
+      return row;
+    });
     if (!meal) throw notFound('Meal not found');
-    // the weekly menu leaves the slot empty from now on
-    await this.rotation.rememberWithdrawal(meal.date, meal.mealType);
     this.events.publish('meal.deleted', mealEvent(meal, caller.id));
   }
 
