@@ -228,6 +228,21 @@ describe('Meals: the weekly menu', () => {
     );
     expect(await slot(plus(TODAY, 4), 'Lunch')).toBeUndefined();
     expect((await slot(plus(TODAY, 5), 'Lunch')).source).toBe('rotation');
+
+    // the audit trail: every set and the delete, newest first, by the manager
+    const audit = await t.get('/audit?entity=rotation&limit=100', { token: admin });
+    expect(audit.status).toBe(200);
+    expect(audit.body.events.map((e: { action: string }) => e.action)).toEqual([
+      'set',
+      'deleted',
+      'set',
+      'set',
+      'set',
+    ]);
+    expect(audit.body.events[1]).toMatchObject({
+      entity: 'rotation',
+      before: { weeks: 1, startsOn: '2025-03-17' },
+    });
   });
 
   it('acts per mess: a rotation in one mess publishes nothing in another', async () => {
