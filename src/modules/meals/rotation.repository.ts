@@ -87,12 +87,12 @@ export class RotationRepository {
 
   /**
    * Publishes the rotation's menus of `first` and the `days - 1` days after it into every slot that has no menu and
-   * that no manager withdrew, in one statement. A slot already held (by a manager's menu, or by another replica
+   * that no manager withdrew, of the meal types still configured (`mealTypes`), in one statement. A slot already held (by a manager's menu, or by another replica
    * publishing the same day) is left alone by the menus' unique key, so each slot is published once. It holds the
    * rotation's row (`for share`) while it runs, so a change of the rotation waits for it rather than crossing it.
    * Returns how many menus it published.
    */
-  async publish(first: string, days: number, db: DbOrTx = this.db): Promise<number> {
+  async publish(first: string, days: number, mealTypes: string[], db: DbOrTx = this.db): Promise<number> {
     const result = await db.execute(sql`
       with published as (
         insert into ${meals} (date, meal_type, dishes, notes, created_by, source)
@@ -104,6 +104,7 @@ export class RotationRepository {
         where d.day >= r.starts_on
           and e.week = ((d.day - r.starts_on) / 7) % r.weeks + 1
           and e.day = (array['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'])[extract(isodow from d.day)::int]
+          and e."mealType" in (select jsonb_array_elements_text(${JSON.stringify(mealTypes)}::jsonb))
           and not exists (
             select 1 from ${mealWithdrawnSlots} w where w.date = d.day and w.meal_type = e."mealType"
           )

@@ -41,7 +41,7 @@ export class RotationService {
    */
   async set(caller: CurrentMember, body: SetRotationDto): Promise<RotationWithUpdater> {
     const entries = await this.checked(body);
-    const { today, openToday } = await this.now();
+    const { today, openToday, mealTypes } = await this.now();
     const rotation = await this.repository.transaction(async (tx) => {
       const before = await this.repository.find(tx);
       // The rotation's row first: it holds concurrent sets (and the daily publishing) back until this one commits,
@@ -51,7 +51,7 @@ export class RotationService {
         tx,
       );
       await this.repository.withdrawUnedited(today, openToday, tx);
-      await this.repository.publish(today, ROTATION_WINDOW_DAYS, tx);
+      await this.repository.publish(today, ROTATION_WINDOW_DAYS, mealTypes, tx);
       await this.audit.record(tx, {
         actorId: caller.id,
         action: 'set',
@@ -88,9 +88,11 @@ export class RotationService {
    * while the service was down is caught up. Slots already held are left alone (the menus' unique key), so every
    * replica may run it. Returns how many menus it published.
    */
-  publishWindow(now: Date = this.clock.now()): Promise<number> {
+  async publishWindow(now: Date = this.clock.now()): Promise<number> {
     const today = localParts(now, this.config.messTimezone).date;
-    return this.repository.publish(today, ROTATION_WINDOW_DAYS);
+    const { mealTimes } = await this.messConfig.settings();
+    const mealTypes = mealTimes.map((meal) => meal.name);
+    return this.repository.publish(today, ROTATION_WINDOW_DAYS, mealTypes);
   }
 
   /** The messes with a rotation (for the daily publishing). */
@@ -98,8 +100,11 @@ export class RotationService {
     return this.repository.messesWithRotation();
   }
 
-  /** Today in the mess time zone, and today's meal types that have not started (their menus may still change). */
-  private async now(): Promise<{ today: string; openToday: string[] }> {
+  /**
+   * Today in the mess time zone, today's meal types that have not started (their menus may still change), and the
+   * configured meal types (an entry of a meal time since removed publishes nothing).
+   */
+  private async now(): Promise<{ today: string; openToday: string[]; mealTypes: string[] }> {
     const now = this.clock.now();
     const tz = this.config.messTimezone;
     const today = localParts(now, tz).date;
@@ -107,7 +112,7 @@ export class RotationService {
     const openToday = mealTimes
       .filter((meal) => zonedInstant(today, meal.startTime, tz).getTime() > now.getTime())
       .map((meal) => meal.name);
-    return { today, openToday };
+    return { today, openToday, mealTypes: mealTimes.map((meal) => meal.name) };
   }
 
   /** The rules the DTO cannot see: a Monday, weeks in range, configured meals, one entry per slot. */
