@@ -12,6 +12,7 @@ describe('Meals: the weekly menu', () => {
   let t: TestApp;
   let admin: string;
   let manager: Member;
+  let otherManager: Member;
   let student: Member;
 
   // Wednesday 12 March 2025, 08:30 in India: Breakfast (07:30) has started, Lunch (12:30) has not.
@@ -49,7 +50,7 @@ describe('Meals: the weekly menu', () => {
     (await onDate(date)).find((m: { mealType: string }) => m.mealType === mealType);
 
   beforeAll(async () => {
-    ({ t, admin, manager, student } = await startMealsApp());
+    ({ t, admin, manager, otherManager, student } = await startMealsApp());
     jest.spyOn(t.app.get(Clock), 'now').mockImplementation(() => NOW);
   });
   afterAll(() => t?.close());
@@ -147,12 +148,12 @@ describe('Meals: the weekly menu', () => {
     });
     expect(own.source).toBe('manager');
     const toEdit = await slot(plus(TODAY, 3), 'Lunch');
-    const edited = await t.put(
-      `/meals/${toEdit._id}`,
-      { date: plus(TODAY, 3), mealType: 'Lunch', dishes: ['Biryani'] },
-      { token: admin },
-    );
+    const edit = { date: plus(TODAY, 3), mealType: 'Lunch', dishes: ['Biryani'] };
+    expect((await t.put(`/meals/${toEdit._id}`, edit, { token: student.token })).status).toBe(403);
+    // a menu of the weekly menu is any manager's to edit; the editor becomes its publisher
+    const edited = await t.put(`/meals/${toEdit._id}`, edit, { token: otherManager.token });
     expect([edited.status, edited.body.meal.source]).toEqual([200, 'manager']);
+    expect(edited.body.meal.createdBy).toEqual({ _id: otherManager.id, fullName: 'Kiran Rao' });
     const toWithdraw = await slot(plus(TODAY, 4), 'Lunch');
     expect((await t.delete(`/meals/${toWithdraw._id}`, { token: admin })).status).toBe(200);
     const breakfastToday = await slot(TODAY, 'Breakfast');

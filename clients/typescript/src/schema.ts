@@ -1052,11 +1052,14 @@ export interface paths {
         get: operations["getMeal"];
         /**
          * Replace a menu (its publisher, or an admin)
-         * @description A full replacement with the same fields and rules as POST; an omitted `notes` becomes empty. Moving it onto a (date, mealType) that already has a menu is 409 (`existingId`: that menu). Anyone else gets 403.
+         * @description A full replacement with the same fields and rules as POST; an omitted `notes` becomes empty. Moving it onto a (date, mealType) that already has a menu is 409 (`existingId`: that menu). A menu of the weekly menu (`source: rotation`) is any manager's to edit, who becomes its publisher; the edit makes it `manager`. Anyone else gets 403.
          */
         put: operations["replaceMeal"];
         post?: never;
-        /** Delete a menu (its publisher, or an admin) */
+        /**
+         * Delete a menu (its publisher, or an admin; any manager for a menu of the weekly menu)
+         * @description The weekly menu leaves the slot empty from then on, until a manager publishes it again.
+         */
         delete: operations["deleteMeal"];
         options?: never;
         head?: never;

@@ -85,7 +85,8 @@ export class MealsRepository {
     return row;
   }
 
-  async update(id: string, values: MealValues): Promise<MealRow | undefined> {
+  /** An edit by a manager: the menu is theirs from now on (`source: 'manager'`). */
+  async update(id: string, values: MealValues & { createdBy?: string }): Promise<MealRow | undefined> {
     const [row] = await this.db
       .update(meals)
       .set({ ...values, source: 'manager', updatedAt: new Date() })

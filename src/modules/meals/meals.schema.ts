@@ -35,7 +35,10 @@ export const meals = pgTable(
     notes: text('notes').notNull().default(''),
     /** `rotation` when published from the weekly menu and not edited since; `manager` otherwise. */
     source: text('source').$type<MenuSource>().notNull().default('manager'),
-    /** The manager who published it: the owner who may change it (besides an admin). Never changes. */
+    /**
+     * The manager who published it: the owner who may change it (besides an admin). Never changes, except that a
+     * manager who edits a menu of the weekly menu (any manager may) becomes its publisher.
+     */
     createdBy: uuid('created_by')
       .notNull()
       .references(() => users.id),

@@ -61,11 +61,15 @@ export class MealsService {
   /** Input is checked first (400), then existence (404), then ownership (403); moving onto a taken slot is 409. */
   async replace(caller: CurrentMember, id: string, body: MealBodyDto): Promise<MealWithCreator> {
     const values = await this.values(body);
-    const { creatorName } = await this.getChangeableBy(caller, id);
-    const meal = await this.namingTheHolder(values, () => this.repository.update(id, values));
+    const found = await this.getChangeableBy(caller, id);
+    // A menu of the weekly menu belongs to the mess: the manager who edits it becomes its publisher.
+    const adopted = found.meal.source === 'rotation';
+    const meal = await this.namingTheHolder(values, () =>
+      this.repository.update(id, adopted ? { ...values, createdBy: caller.id } : values),
+    );
     if (!meal) throw notFound('Meal not found');
     this.events.publish('meal.changed', mealEvent(meal, caller.id));
-    return { meal, creatorName };
+    return { meal, creatorName: adopted ? caller.fullName : found.creatorName };
   }
 
   /**
@@ -104,6 +108,8 @@ export class MealsService {
   private async getChangeableBy(caller: CurrentMember, id: string): Promise<MealWithCreator> {
     const found = await this.get(id);
     if (can(caller, 'menus.edit-any')) return found;
+    // the weekly menu's unedited menus are any manager's to edit or withdraw
+    if (found.meal.source === 'rotation' && can(caller, 'menus.publish')) return found;
     if (found.meal.createdBy !== caller.id) throw forbidden('You can only change your own menus');
     if (!can(caller, 'menus.publish')) throw forbidden('Only a manager can change the menus they published');
     return found;
