@@ -5,7 +5,8 @@
 // BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres: a fresh database is created beside it),
 // BENCH_SECTIONS (analytics,cost: `cost` is the per-request A/B and login storm of bench/cost.ts; `university`, not in
 // the default list, is the many-messes section of bench/university.ts, on the server only: see its options there;
-// `payments`, also not in the default list, is paying the mess of bench/payments.ts, on the server only).
+// `payments`, also not in the default list, is paying the mess of bench/payments.ts, on the server only;
+// `rotation`, not in the default list either, is the weekly menu's PUT of bench/rotation.ts, on the server only).
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { sql } from 'drizzle-orm';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -22,6 +23,7 @@ import { BillingService } from '../src/modules/billing/billing.service';
 import { benchCost, costReport, type CostResult } from './cost';
 import { benchCounter, counterReport, type CounterResult } from './counter';
 import { benchPayments, paymentsReport, type PaymentsResult } from './payments';
+import { benchRotation, rotationReport, type RotationResult } from './rotation';
 import { benchUniversity, universityReport, type UniversityResult } from './university';
 import {
   freshServerDatabase,
@@ -436,6 +438,11 @@ async function main(): Promise<void> {
     if (await serverAvailable()) payments = await benchPayments(SERVER_BASE);
     else console.log(`[payments] no PostgreSQL at ${SERVER_BASE}; skipped`);
   }
+  let rotation: RotationResult | undefined;
+  if (SECTIONS.includes('rotation')) {
+    if (await serverAvailable()) rotation = await benchRotation(SERVER_BASE);
+    else console.log(`[rotation] no PostgreSQL at ${SERVER_BASE}; skipped`);
+  }
   let cost: CostResult | undefined;
   if (SECTIONS.includes('cost'))
     cost = await benchCost({
@@ -445,12 +452,12 @@ async function main(): Promise<void> {
   mkdirSync('bench', { recursive: true });
   writeFileSync(
     'bench/REPORT.md',
-    `${report(results)}\n${university ? `\n${universityReport(university)}\n` : ''}${payments ? `\n${paymentsReport(payments).join('\n')}\n` : ''}${cost ? `\n${costReport(cost)}\n` : ''}`,
+    `${report(results)}\n${university ? `\n${universityReport(university)}\n` : ''}${payments ? `\n${paymentsReport(payments).join('\n')}\n` : ''}${rotation ? `\n${rotationReport(rotation)}\n` : ''}${cost ? `\n${costReport(cost)}\n` : ''}`,
   );
   mkdirSync('bench/out', { recursive: true });
   writeFileSync(
     'bench/out/results.json',
-    `${JSON.stringify({ analytics: results, university, payments, cost }, null, 2)}\n`,
+    `${JSON.stringify({ analytics: results, university, payments, rotation, cost }, null, 2)}\n`,
   );
   console.log('Wrote bench/REPORT.md');
 }

@@ -50,6 +50,7 @@ describe('Meals: the menu, one per date and meal type, published by managers', (
         mealType: 'Lunch',
         dishes: ['Rice', 'Dal tadka', 'Curd'],
         notes: 'Sweet on Fridays',
+        source: 'manager',
         createdBy: { _id: manager.id, fullName: 'Meera Nair' },
         createdAt: expect.stringMatching(ISO),
         updatedAt: expect.stringMatching(ISO),

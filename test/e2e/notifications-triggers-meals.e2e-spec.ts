@@ -369,4 +369,44 @@ describe('Notification triggers: menus, headcounts, reminders, confirmations and
     expect(await headcounts(manager)).toHaveLength(3);
     expect(await headcounts(managerNoUpdates)).toHaveLength(0);
   });
+
+  it("MEAL_UPDATE: none for the menus the weekly menu publishes, one for a manager's edit of one (the SMTP server counts)", async () => {
+    const { manager, student } = members;
+    const menuMails = () =>
+      suite.mail.to(student.email).filter((m) => /Menu (published|changed)/.test(m.subject));
+    await n.settle();
+    const before = menuMails().length;
+    const beforeListed = (await received(student, 'MEAL_UPDATE')).length;
+    // a one-week rotation from the Monday of this week: Dinner every day
+    const weekday = (new Date(`${today()}T00:00:00Z`).getUTCDay() + 6) % 7;
+    const monday = addDays(today(), -weekday);
+    const days = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'];
+    const set = await t.put(
+      '/meals/rotation',
+      {
+        startsOn: monday,
+        weeks: 1,
+        entries: days.map((day) => ({ week: 1, day, mealType: 'Dinner', dishes: [`Dinner of ${day}`] })),
+      },
+      { token: manager.token },
+    );
+    expect(set.status).toBe(200);
+    const day = addDays(today(), 3);
+    const listed = await t.get(`/meals?date=${day}&mealType=Dinner`, { token: student.token });
+    const [menu] = listed.body.meals;
+    expect(menu.source).toBe('rotation');
+    await n.settle();
+    expect(menuMails()).toHaveLength(before);
+    expect(await received(student, 'MEAL_UPDATE')).toHaveLength(beforeListed);
+
+    const edited = await t.put(
+      `/meals/${menu._id}`,
+      { date: day, mealType: 'Dinner', dishes: ['Paneer', 'Roti'] },
+      { token: manager.token },
+    );
+    expect([edited.status, edited.body.meal.source]).toEqual([200, 'manager']);
+    await n.settle();
+    expect(menuMails()).toHaveLength(before + 1);
+    expect(menuMails()[before].subject).toContain(`Menu changed: Dinner on ${day}`);
+  });
 });

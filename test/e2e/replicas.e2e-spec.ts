@@ -204,6 +204,35 @@ describeReplicas('Three replicas on one PostgreSQL database and Redis', () => {
     expect(status.body.history).toHaveLength(1);
   });
 
+  it('publishes each slot of the weekly menu once when three replicas set the same rotation at the same moment', async () => {
+    const manager = await registerMember(a, admin, 'manager', 40, clientIp());
+    const today = new Date().toISOString().slice(0, 10); // the mess time zone is UTC here
+    const dayMs = 86_400_000;
+    const plus = (days: number) => new Date(Date.parse(today) + days * dayMs).toISOString().slice(0, 10);
+    const weekday = (new Date(`${today}T00:00:00Z`).getUTCDay() + 6) % 7;
+    const body = {
+      startsOn: plus(-weekday - 7), // a Monday a week or more ago
+      weeks: 1,
+      entries: ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'].map((day) => ({
+        week: 1,
+        day,
+        mealType: 'Supper',
+        dishes: [`Supper of ${day}`],
+      })),
+    };
+    const answers = await Promise.all(
+      replicas.map((r) => r.request('PUT', '/meals/rotation', { token: manager.token, body })),
+    );
+    expect(answers.map((x) => x.status)).toEqual([200, 200, 200]);
+    for (let i = 0; i < 14; i += 1) {
+      const listed = await replicas[i % 3].request('GET', `/meals?date=${plus(i)}`, { token: manager.token });
+      // today's Supper may have started before a later set: then it stays as the first set published it
+      expect(
+        listed.body.meals.map((m: { mealType: string; source: string }) => [m.mealType, m.source]),
+      ).toEqual([['Supper', 'rotation']]);
+    }
+  });
+
   it('loses no acknowledged write when one replica is killed (SIGKILL) under load', async () => {
     const writers = startWriters(() => replicas, treasurer.token, '2025-07-15', 12);
     await within(60_000, async () => writers.acknowledged.size >= 60);

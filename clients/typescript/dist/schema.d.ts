@@ -1152,6 +1152,31 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/meals/rotation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read the mess's weekly menu (null when it has none) */
+        get: operations["getRotation"];
+        /**
+         * Set the mess's weekly menu (manager; admin passes)
+         * @description A rotation of `weeks` (1 to 6) weeks from `startsOn` (a Monday); the date d is in week ((d − startsOn) in days div 7) mod weeks + 1. Its menus are published for today and the next 13 days into every slot that has no menu and that no manager withdrew, with `source: rotation`, and each day for the day coming into that range; they send no MEAL_UPDATE. Replacing a rotation first withdraws its menus of the coming days that nobody edited (today's only while its meal has not started). Bad input is a 400 naming each bad field (`startsOn`, `weeks`, `entries.<i>.week`, `.day`, `.mealType`, `.dishes`, `.notes`, a duplicate `entries.<i>`) and changes nothing.
+         */
+        put: operations["setRotation"];
+        post?: never;
+        /**
+         * Delete the mess's weekly menu (manager; admin passes)
+         * @description Withdraws its menus of the coming days that nobody edited (today's only while its meal has not started); managers' menus and edited ones stay. Without a rotation it is 200 all the same.
+         */
+        delete: operations["deleteRotation"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/meals/{id}": {
         parameters: {
             query?: never;
@@ -1163,11 +1188,14 @@ export interface paths {
         get: operations["getMeal"];
         /**
          * Replace a menu (its publisher, or an admin)
-         * @description A full replacement with the same fields and rules as POST; an omitted `notes` becomes empty. Moving it onto a (date, mealType) that already has a menu is 409 (`existingId`: that menu). Anyone else gets 403.
+         * @description A full replacement with the same fields and rules as POST; an omitted `notes` becomes empty. Moving it onto a (date, mealType) that already has a menu is 409 (`existingId`: that menu). A menu of the weekly menu (`source: rotation`) is any manager's to edit, who becomes its publisher; the edit makes it `manager`. Anyone else gets 403.
          */
         put: operations["replaceMeal"];
         post?: never;
-        /** Delete a menu (its publisher, or an admin) */
+        /**
+         * Delete a menu (its publisher, or an admin; any manager for a menu of the weekly menu)
+         * @description The weekly menu leaves the slot empty from then on, until a manager publishes it again.
+         */
         delete: operations["deleteMeal"];
         options?: never;
         head?: never;
@@ -1780,7 +1808,7 @@ export interface components {
              * @example expense
              * @enum {string}
              */
-            entity: "expense" | "account" | "month" | "extra" | "leave" | "user" | "config" | "attendance";
+            entity: "expense" | "account" | "month" | "extra" | "leave" | "user" | "config" | "attendance" | "rotation";
             /**
              * @description The changed record's id
              * @example 0193a5e5-1b2c-7d3e-8f40-5a6b7c8d9e0f
@@ -2708,6 +2736,11 @@ export interface components {
             mealType: string;
             /** @example Sweet on Sundays */
             notes: string;
+            /**
+             * @description `rotation` when published from the weekly menu and not edited since; else `manager`
+             * @enum {string}
+             */
+            source: "manager" | "rotation";
             /** Format: date-time */
             updatedAt: string;
         };
@@ -3493,6 +3526,84 @@ export interface components {
             /** @enum {string} */
             status: "pending" | "approved" | "rejected";
         };
+        RotationDeletedDto: {
+            /** @example Rotation deleted */
+            message: string;
+            /** @example true */
+            success: boolean;
+        };
+        RotationDto: {
+            /** @description By week, day, then meal type as given */
+            entries: components["schemas"]["RotationEntryResponseDto"][];
+            /**
+             * Format: date
+             * @example 2025-03-10
+             */
+            startsOn: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description The manager who set it last */
+            updatedBy: components["schemas"]["MealCreatorDto"];
+            /** @example 2 */
+            weeks: number;
+        };
+        RotationEntryDto: {
+            /**
+             * @example Mon
+             * @enum {string}
+             */
+            day: "Mon" | "Tue" | "Wed" | "Thu" | "Fri" | "Sat" | "Sun";
+            /**
+             * @description 1 to 30 dishes, each 1 to 100 characters after trimming
+             * @example [
+             *       "Rice",
+             *       "Dal tadka",
+             *       "Aloo gobi",
+             *       "Curd"
+             *     ]
+             */
+            dishes: string[];
+            /**
+             * @description One of the configured meal times (GET /auth/admin/config), exact spelling
+             * @example Lunch
+             */
+            mealType: string;
+            /**
+             * @description Free text; an empty string when omitted
+             * @example Sweet on Sundays
+             */
+            notes?: string;
+            /** @example 1 */
+            week: number;
+        };
+        RotationEntryResponseDto: {
+            /**
+             * @example Mon
+             * @enum {string}
+             */
+            day: "Mon" | "Tue" | "Wed" | "Thu" | "Fri" | "Sat" | "Sun";
+            /**
+             * @example [
+             *       "Rice",
+             *       "Dal tadka",
+             *       "Aloo gobi",
+             *       "Curd"
+             *     ]
+             */
+            dishes: string[];
+            /** @example Lunch */
+            mealType: string;
+            /** @example  */
+            notes: string;
+            /** @example 1 */
+            week: number;
+        };
+        RotationEnvelopeDto: {
+            /** @description null when the mess has no rotation */
+            rotation: components["schemas"]["RotationDto"] | null;
+            /** @example true */
+            success: boolean;
+        };
         ScanDto: {
             /**
              * @description The pass as read from the QR code
@@ -3539,6 +3650,18 @@ export interface components {
              * @example +91-9876543210
              */
             phone: string;
+        };
+        SetRotationDto: {
+            /** @description One per (week, day, mealType); `week` 1 to `weeks`. Slots without an entry stay empty. */
+            entries: components["schemas"]["RotationEntryDto"][];
+            /**
+             * Format: date
+             * @description A Monday (YYYY-MM-DD): the first day of week 1
+             * @example 2025-03-10
+             */
+            startsOn: string;
+            /** @example 2 */
+            weeks: number;
         };
         StatementImportResponse: {
             /** @description Rows whose UTR is already a payment's reference */
@@ -6970,7 +7093,7 @@ export interface operations {
             query?: {
                 page?: number;
                 limit?: number;
-                entity?: "expense" | "account" | "month" | "extra" | "leave" | "user" | "config" | "attendance";
+                entity?: "expense" | "account" | "month" | "extra" | "leave" | "user" | "config" | "attendance" | "rotation";
                 /** @description The changed record's id: a UUID, or a month `YYYY-MM` for a month */
                 entityId?: string;
                 /** @description The member who made the changes */
@@ -9762,6 +9885,235 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    getRotation: {
+        parameters: {
+            query?: {
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RotationEnvelopeDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    setRotation: {
+        parameters: {
+            query?: {
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetRotationDto"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RotationEnvelopeDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The body is not JSON (text/plain, XML, multipart), or is declared in a charset other than UTF-8 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    deleteRotation: {
+        parameters: {
+            query?: {
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RotationDeletedDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
                 };
             };
             /** @description Too many requests; wait for the seconds in Retry-After */

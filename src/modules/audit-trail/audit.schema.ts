@@ -13,6 +13,7 @@ export const AUDIT_ENTITIES = [
   'user',
   'config',
   'attendance',
+  'rotation',
 ] as const;
 export type AuditEntity = (typeof AUDIT_ENTITIES)[number];
 

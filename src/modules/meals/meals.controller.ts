@@ -67,7 +67,8 @@ export class MealsController {
     description:
       'A full replacement with the same fields and rules as POST; an omitted `notes` becomes empty. ' +
       'Moving it onto a (date, mealType) that already has a menu is 409 (`existingId`: that menu). ' +
-      'Anyone else gets 403.',
+      "A menu of the weekly menu (`source: rotation`) is any manager's to edit, who becomes its publisher; the edit " +
+      'makes it `manager`. Anyone else gets 403.',
   })
   @ApiOkResponse({ type: MealEnvelopeDto })
   @ApiAuth(400, [403, 'You can only change your own menus'], [404, 'Meal not found'], MENU_TAKEN_EXAMPLE)
@@ -81,7 +82,10 @@ export class MealsController {
   }
 
   @Delete(':id')
-  @ApiOperation({ summary: 'Delete a menu (its publisher, or an admin)' })
+  @ApiOperation({
+    summary: 'Delete a menu (its publisher, or an admin; any manager for a menu of the weekly menu)',
+    description: 'The weekly menu leaves the slot empty from then on, until a manager publishes it again.',
+  })
   @ApiOkResponse({ type: MealDeletedDto })
   @ApiAuth(400, [403, 'You can only change your own menus'], [404, 'Meal not found'])
   async deleteMeal(

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { and, asc, eq, gte, lte, sql } from 'drizzle-orm';
-import { Database } from '../../database/database';
+import { Database, type DbOrTx } from '../../database/database';
 import { memberNames } from '../users';
 import { meals, MealRow, NewMealRow } from './meals.schema';
 
@@ -85,17 +85,18 @@ export class MealsRepository {
     return row;
   }
 
-  async update(id: string, values: MealValues): Promise<MealRow | undefined> {
+  /** An edit by a manager: the menu is theirs from now on (`source: 'manager'`). */
+  async update(id: string, values: MealValues & { createdBy?: string }): Promise<MealRow | undefined> {
     const [row] = await this.db
       .update(meals)
-      .set({ ...values, updatedAt: new Date() })
+      .set({ ...values, source: 'manager', updatedAt: new Date() })
       .where(eq(meals.id, id))
       .returning();
     return row;
   }
 
-  async delete(id: string): Promise<MealRow | undefined> {
-    const [row] = await this.db.delete(meals).where(eq(meals.id, id)).returning();
+  async delete(id: string, db: DbOrTx = this.db): Promise<MealRow | undefined> {
+    const [row] = await db.delete(meals).where(eq(meals.id, id)).returning();
     return row;
   }
 }

@@ -13,12 +13,14 @@ import { mealEvent } from './meal-events';
 import { MealsRepository, MealValues, type MealWithCreator } from './meals.repository';
 import { resolveMenuPeriod, sortMenus } from './menu-period';
 import { MEAL_SLOT_UNIQUE, MENU_TAKEN } from './meals.errors';
+import { RotationRepository } from './rotation.repository';
 
 /** The menu: publishing, reading by day or week, and changes by its publisher or an admin. Owner of `meals`. */
 @Injectable()
 export class MealsService {
   constructor(
     private readonly repository: MealsRepository,
+    private readonly rotation: RotationRepository,
     private readonly messConfig: MessConfigService,
     private readonly events: DomainEventBus,
     private readonly clock: Clock,
@@ -51,6 +53,7 @@ export class MealsService {
     const meal = await this.namingTheHolder(values, () =>
       this.repository.insert({ ...values, createdBy: caller.id }),
     );
+    await this.rotation.forgetWithdrawal(meal.date, meal.mealType);
     this.events.publish('meal.published', mealEvent(meal, caller.id));
     return { meal, creatorName: caller.fullName };
   }
@@ -58,11 +61,15 @@ export class MealsService {
   /** Input is checked first (400), then existence (404), then ownership (403); moving onto a taken slot is 409. */
   async replace(caller: CurrentMember, id: string, body: MealBodyDto): Promise<MealWithCreator> {
     const values = await this.values(body);
-    const { creatorName } = await this.getChangeableBy(caller, id);
-    const meal = await this.namingTheHolder(values, () => this.repository.update(id, values));
+    const found = await this.getChangeableBy(caller, id);
+    // A menu of the weekly menu belongs to the mess: the manager who edits it becomes its publisher.
+    const adopted = found.meal.source === 'rotation';
+    const meal = await this.namingTheHolder(values, () =>
+      this.repository.update(id, adopted ? { ...values, createdBy: caller.id } : values),
+    );
     if (!meal) throw notFound('Meal not found');
     this.events.publish('meal.changed', mealEvent(meal, caller.id));
-    return { meal, creatorName };
+    return { meal, creatorName: adopted ? caller.fullName : found.creatorName };
   }
 
   /**
@@ -83,7 +90,12 @@ export class MealsService {
 
   async remove(caller: CurrentMember, id: string): Promise<void> {
     await this.getChangeableBy(caller, id);
-    const meal = await this.repository.delete(id);
+    // with the menu, the record that the weekly menu leaves its slot empty from now on
+    const meal = await this.rotation.transaction(async (tx) => {
+      const row = await this.repository.delete(id, tx);
+      if (row) await this.rotation.rememberWithdrawal(row.date, row.mealType, tx);
+      return row;
+    });
     if (!meal) throw notFound('Meal not found');
     this.events.publish('meal.deleted', mealEvent(meal, caller.id));
   }
@@ -96,6 +108,8 @@ export class MealsService {
   private async getChangeableBy(caller: CurrentMember, id: string): Promise<MealWithCreator> {
     const found = await this.get(id);
     if (can(caller, 'menus.edit-any')) return found;
+    // the weekly menu's unedited menus are any manager's to edit or withdraw
+    if (found.meal.source === 'rotation' && can(caller, 'menus.publish')) return found;
     if (found.meal.createdBy !== caller.id) throw forbidden('You can only change your own menus');
     if (!can(caller, 'menus.publish')) throw forbidden('Only a manager can change the menus they published');
     return found;

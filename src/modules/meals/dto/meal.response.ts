@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import type { MealRow } from '../meals.schema';
+import type { MealRow, MenuSource } from '../meals.schema';
 
 export class MealCreatorDto {
   @ApiProperty({ example: '0193a5e4-7c1a-7c9e-9d3b-4a1f2e3d4c5b' }) _id: string;
@@ -12,6 +12,11 @@ export class MealDto {
   @ApiProperty({ example: 'Lunch' }) mealType: string;
   @ApiProperty({ type: [String], example: ['Rice', 'Dal tadka', 'Aloo gobi', 'Curd'] }) dishes: string[];
   @ApiProperty({ example: 'Sweet on Sundays' }) notes: string;
+  @ApiProperty({
+    enum: ['manager', 'rotation'],
+    description: '`rotation` when published from the weekly menu and not edited since; else `manager`',
+  })
+  source: MenuSource;
   @ApiProperty({ type: MealCreatorDto, description: 'The manager who published it (the owner)' })
   createdBy: MealCreatorDto;
   @ApiProperty({ format: 'date-time' }) createdAt: string;
@@ -24,6 +29,7 @@ export const toMealResponse = (row: MealRow, creatorName: string | null): MealDt
   mealType: row.mealType,
   dishes: row.dishes,
   notes: row.notes,
+  source: row.source,
   createdBy: { _id: row.createdBy, fullName: creatorName ?? '' },
   createdAt: row.createdAt.toISOString(),
   updatedAt: row.updatedAt.toISOString(),

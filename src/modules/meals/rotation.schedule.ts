@@ -1,0 +1,41 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { Cron, CronExpression } from '@nestjs/schedule';
+import { inMess } from '../../common/tenancy/mess-scope';
+import { Clock } from '../../common/time/clock';
+import { RotationService } from './rotation.service';
+
+/**
+ * The daily publishing of the weekly menu. The scheduler ticks every few minutes on every replica; each tick
+ * publishes, in every mess with a rotation, the whole window from today (so the day coming into it is published
+ * soon after midnight, and days missed while the service was down are caught up). Each slot is published once: the
+ * menus' unique key turns a second insert into nothing.
+ */
+@Injectable()
+export class RotationSchedule {
+  private readonly logger = new Logger('RotationSchedule');
+
+  constructor(
+    private readonly rotation: RotationService,
+    private readonly clock: Clock,
+  ) {}
+
+  @Cron(CronExpression.EVERY_5_MINUTES, { name: 'meal-rotation' })
+  async tick(): Promise<void> {
+    try {
+      await this.publishDue(this.clock.now());
+    } catch (error) {
+      this.logger.error({ reason: (error as Error).message }, 'Publishing the weekly menu failed');
+    }
+  }
+
+  /** Publishes every mess's window at `now`; returns how many menus were published, added over the messes. */
+  async publishDue(now: Date = this.clock.now()): Promise<number> {
+    let published = 0;
+    for (const messId of await this.rotation.messesWithRotation()) {
+      const n = await inMess(messId, () => this.rotation.publishWindow(now));
+      if (n) this.logger.log({ messId, published: n }, 'Weekly menu published');
+      published += n;
+    }
+    return published;
+  }
+}
