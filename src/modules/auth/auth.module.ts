@@ -7,6 +7,8 @@ import { AuthController } from './auth.controller';
 import { AuthGuard } from './auth.guard';
 import { AuthService } from './auth.service';
 import { IdpVerifier } from './idp-verifier';
+import { PasswordResetService } from './password-reset.service';
+import { PasswordResetsRepository } from './password-resets.repository';
 import { RevokedTokensRepository } from './revoked-tokens.repository';
 import { TokenHolderCache } from './token-holder-cache';
 import { TokenService } from './token.service';
@@ -27,7 +29,16 @@ import { TokenService } from './token.service';
     }),
   ],
   controllers: [AuthController],
-  providers: [AuthService, TokenService, TokenHolderCache, RevokedTokensRepository, IdpVerifier, AuthGuard],
+  providers: [
+    AuthService,
+    PasswordResetService,
+    PasswordResetsRepository,
+    TokenService,
+    TokenHolderCache,
+    RevokedTokensRepository,
+    IdpVerifier,
+    AuthGuard,
+  ],
   exports: [TokenService, AuthGuard],
 })
 export class AuthModule {}
