@@ -1796,6 +1796,69 @@ export interface components {
              */
             role: "student" | "manager" | "treasurer" | "admin";
         };
+        ChargeBreakdownDto: {
+            extras: components["schemas"]["ChargeExtraDto"][];
+            /**
+             * @description Rupees
+             * @example 30
+             */
+            extrasAmount: number;
+            /** @example 25 */
+            meals: number;
+            /**
+             * @description Rupees: the member's share for the meals
+             * @example 1000
+             */
+            mealsAmount: number;
+            /**
+             * @description The charge method of the close
+             * @enum {string}
+             */
+            method: "spec" | "proportional";
+            /**
+             * @description Rupees: the month's cost per meal under the method, rounded to the paisa; the share is the exact product rounded as the bill rounds, so meals × rate can differ from mealsAmount by a few paise
+             * @example 40
+             */
+            ratePerMeal: number | null;
+        };
+        ChargeExtraDto: {
+            /**
+             * @description Rupees
+             * @example 30
+             */
+            amount: number;
+            /** @example Egg */
+            item: string;
+            /** @example 3 */
+            quantity: number;
+            /**
+             * @description Rupees
+             * @example 10
+             */
+            unitPrice: number;
+        };
+        ChargeItemDto: {
+            /**
+             * @description Rupees; the items of a charge add up to its amount
+             * @example 1000
+             */
+            amount: number;
+            /**
+             * @description As the PDF and CSV print it
+             * @example Meals: 25 × ₹40.00 per meal = ₹1,000.00
+             */
+            particulars: string;
+            /**
+             * @description Meals, or the extra's quantity
+             * @example 25
+             */
+            quantity: number;
+            /**
+             * @description Rupees: the month's rate per meal (rounded to the paisa; null when nobody ate), or the extra's price
+             * @example 40
+             */
+            unitPrice: number | null;
+        };
         CloseEventDto: {
             /** @enum {string} */
             action: "close" | "reopen";
@@ -3362,6 +3425,20 @@ export interface components {
              */
             phone: string;
         };
+        StatementIssuerDto: {
+            /**
+             * @description Empty when not configured
+             * @example mess.office@college.edu
+             */
+            email: string;
+            /** @example Hostel 4 Mess */
+            name: string;
+            /**
+             * @description Empty when not configured
+             * @example +919876543210
+             */
+            phone: string;
+        };
         StatementLineDto: {
             _id: string;
             /**
@@ -3371,12 +3448,16 @@ export interface components {
             amount: number;
             /** @description Rupees after this entry */
             balance: number;
+            /** @description A month's charge: what it is made of, frozen by the close (null on charges from before this was kept) */
+            breakdown?: components["schemas"]["ChargeBreakdownDto"] | null;
             /** Format: date-time */
             createdAt: string;
             /** Format: date */
             date: string;
             /** @enum {string} */
             direction: "debit" | "credit";
+            /** @description A month's charge: its lines as the PDF and CSV print them (meals × rate, each extra) */
+            items?: components["schemas"]["ChargeItemDto"][];
             /** @enum {string} */
             kind: "charge" | "payment" | "adjustment" | "reversal" | "opening";
             /**
@@ -3399,11 +3480,18 @@ export interface components {
         StatementResponse: {
             /** @description Rupees: opening + Σ debits − Σ credits of the period */
             closing: number;
+            /**
+             * @description The member's college id
+             * @example CS21B042
+             */
+            collegeId: string | null;
             /** @description By date, then order of recording */
             entries: components["schemas"]["StatementLineDto"][];
             /** @example 2025-01 */
             from: string;
             member: components["schemas"]["MemberRefDto"];
+            /** @description The mess that issues the statement: its name and contact */
+            mess: components["schemas"]["StatementIssuerDto"];
             /** @description Rupees: the balance of the entries dated before `from` */
             opening: number;
             /** @example true */
@@ -4457,15 +4545,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description The statement as JSON, or as a download: `text/csv` a string, `application/pdf` binary (read the body as a blob, array buffer or text, e.g. the TypeScript client's `parseAs: 'blob'`) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["StatementResponse"];
-                    "application/pdf": components["schemas"]["StatementResponse"];
-                    "text/csv": components["schemas"]["StatementResponse"];
+                    "application/pdf": string;
+                    "text/csv": string;
                 };
             };
             /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
@@ -4475,8 +4563,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorResponseDto"];
-                    "application/pdf": components["schemas"]["ErrorResponseDto"];
-                    "text/csv": components["schemas"]["ErrorResponseDto"];
                 };
             };
             /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
@@ -4486,8 +4572,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["GuardErrorDto"];
-                    "application/pdf": components["schemas"]["GuardErrorDto"];
-                    "text/csv": components["schemas"]["GuardErrorDto"];
                 };
             };
             /** @description Not allowed: the caller does not own the record, or the account is not approved */
@@ -4497,8 +4581,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorResponseDto"];
-                    "application/pdf": components["schemas"]["ErrorResponseDto"];
-                    "text/csv": components["schemas"]["ErrorResponseDto"];
                 };
             };
             /** @description Not found */
@@ -4508,8 +4590,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorResponseDto"];
-                    "application/pdf": components["schemas"]["ErrorResponseDto"];
-                    "text/csv": components["schemas"]["ErrorResponseDto"];
                 };
             };
             /** @description Too many requests; wait for the seconds in Retry-After */

@@ -122,7 +122,8 @@ export class AccountsController {
       'text/csv': {
         schema: {
           type: 'string',
-          example: 'date,entry_id,kind,particulars,month,debit_inr,credit_inr,balance_inr',
+          example:
+            'date,entry_id,kind,particulars,month,debit_inr,credit_inr,balance_inr,quantity,unit_price_inr,item_amount_inr,member,college_id',
         },
       },
       'application/pdf': { schema: { type: 'string', format: 'binary' } },
