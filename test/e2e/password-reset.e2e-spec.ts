@@ -82,6 +82,15 @@ describe('Password reset: a forgotten password set anew through a mailed one-tim
     expect(
       (await t.post('/auth/login', { email: asha.email, password: 'a-brand-new-password' })).status,
     ).toBe(200);
+    // the member's trail says their password was reset, by them
+    const audited = await t.app
+      .get(Database)
+      .db.execute(
+        sql`select actor_id, action from audit_events where entity = 'user' and entity_id = ${asha.id}`,
+      );
+    expect((audited as unknown as { rows: unknown[] }).rows).toEqual([
+      { actor_id: asha.id, action: 'password-reset' },
+    ]);
   });
 
   it('answers an unknown email exactly as a known one, and mails nothing', async () => {
@@ -147,6 +156,10 @@ describe('Password reset: a forgotten password set anew through a mailed one-tim
     expect(sent.status).toBe(202);
     expect(sent.body).toEqual({ success: true, message: expect.any(String) });
     const token = await nextLink(kiran.email);
+    const audited = await t.app
+      .get(Database)
+      .db.execute(sql`select action from audit_events where entity = 'user' and entity_id = ${kiran.id}`);
+    expect((audited as unknown as { rows: unknown[] }).rows).toEqual([{ action: 'password-reset-sent' }]);
     expect((await t.post('/auth/password/reset', { token, newPassword: 'chosen-by-kiran' })).status).toBe(
       200,
     );

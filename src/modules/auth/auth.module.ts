@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { JwtModule } from '@nestjs/jwt';
 import { createSecretKey } from 'node:crypto';
 import { AppConfig } from '../../config/app-config';
+import { AuditTrailModule } from '../audit-trail';
 import { UsersModule } from '../users';
 import { AuthController } from './auth.controller';
 import { AuthGuard } from './auth.guard';
@@ -16,6 +17,7 @@ import { TokenService } from './token.service';
 @Module({
   imports: [
     UsersModule,
+    AuditTrailModule,
     JwtModule.registerAsync({
       inject: [AppConfig],
       useFactory: (config: AppConfig) => ({

@@ -1,4 +1,4 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { InjectThrottlerStorage, ThrottlerStorage } from '@nestjs/throttler';
 import { createHash, randomBytes } from 'node:crypto';
 import type { CurrentMember } from '../../common/auth/auth.decorators';
@@ -8,6 +8,8 @@ import { DomainEventBus } from '../../common/events/domain-event-bus';
 import { currentMessId } from '../../common/tenancy/mess-scope';
 import { Clock } from '../../common/time/clock';
 import { AppConfig } from '../../config/app-config';
+import { actInMessWithin, type DbOrTx } from '../../database/database';
+import { AuditTrail } from '../audit-trail';
 import { CredentialsService, type UserRow, UsersService } from '../users';
 import { PasswordResetsRepository } from './password-resets.repository';
 
@@ -25,8 +27,9 @@ const hashOf = (token: string): string => createHash('sha256').update(token, 'ut
  * (the token version, as a password change does).
  */
 @Injectable()
-export class PasswordResetService {
+export class PasswordResetService implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('PasswordReset');
+  private purgeTimer?: NodeJS.Timeout;
 
   constructor(
     private readonly users: UsersService,
@@ -35,8 +38,23 @@ export class PasswordResetService {
     private readonly events: DomainEventBus,
     private readonly config: AppConfig,
     private readonly clock: Clock,
+    private readonly audit: AuditTrail,
     @InjectThrottlerStorage() private readonly throttle: ThrottlerStorage,
   ) {}
+
+  onModuleInit(): void {
+    // Used or expired tokens are kept a day (for the record), then dropped, hourly.
+    this.purgeTimer = setInterval(() => {
+      this.repository
+        .purge(new Date(this.clock.now().getTime() - 24 * HOUR_MS))
+        .catch((error: unknown) => this.logger.warn({ err: error }, 'Purge failed'));
+    }, HOUR_MS);
+    this.purgeTimer.unref();
+  }
+
+  onModuleDestroy(): void {
+    clearInterval(this.purgeTimer);
+  }
 
   /**
    * Mails a link when the email names a member who may log in, within the per-email limit; whatever the case it
@@ -69,7 +87,16 @@ export class PasswordResetService {
     const user = await this.users.findById(userId);
     if (!user || !mayActIn(caller, user.messId, { ownRecordsOnly: false })) throw notFound('User not found');
     const token = randomBytes(32).toString('base64url');
-    await this.issue(user, token, hashOf(token));
+    await this.issue(user, token, hashOf(token), async (tx) => {
+      // In the member's mess's trail, as a move between messes is.
+      await actInMessWithin(tx, user.messId);
+      await this.audit.record(tx, {
+        actorId: caller.id,
+        action: 'password-reset-sent',
+        entity: 'user',
+        entityId: user.id,
+      });
+    });
     this.logger.log(
       { by: caller.id, userId: user.id, mess: currentMessId() },
       'Password-reset link sent by an admin',
@@ -80,22 +107,37 @@ export class PasswordResetService {
   async reset(token: string, newPassword: string): Promise<UserRow> {
     const now = this.clock.now();
     const user = await this.credentials.resetPassword(newPassword, async (tx) => {
-      const userId = await this.repository.consume(hashOf(token), now, tx);
-      if (userId !== undefined) await this.repository.endOthers(userId, now, tx);
-      return userId;
+      const used = await this.repository.consume(hashOf(token), now, tx);
+      if (!used) return undefined;
+      await this.repository.endOthers(used.userId, now, tx);
+      // The member's mess's trail says their password was reset (by them, with a mailed link).
+      await actInMessWithin(tx, used.messId);
+      await this.audit.record(tx, {
+        actorId: used.userId,
+        action: 'password-reset',
+        entity: 'user',
+        entityId: used.userId,
+      });
+      return used.userId;
     });
     if (!user) throw badRequest(RESET_TOKEN_INVALID, [{ field: 'token', message: RESET_TOKEN_INVALID }]);
     this.logger.log({ userId: user.id }, 'Password reset; earlier tokens revoked');
     return user;
   }
 
-  private async issue(user: UserRow, token: string, tokenHash: string): Promise<void> {
+  /** `audited`: the admin's send is audited in the insert's transaction. */
+  private async issue(
+    user: UserRow,
+    token: string,
+    tokenHash: string,
+    audited?: (tx: DbOrTx) => Promise<void>,
+  ): Promise<void> {
     const ttlMinutes = this.config.passwordResetTtlMinutes;
-    await this.repository.insert(
-      tokenHash,
-      user.id,
-      new Date(this.clock.now().getTime() + ttlMinutes * 60_000),
-    );
+    const expiresAt = new Date(this.clock.now().getTime() + ttlMinutes * 60_000);
+    await this.repository.transaction(async (tx) => {
+      await this.repository.insert(tokenHash, user.id, expiresAt, tx);
+      await audited?.(tx);
+    });
     const link = `${this.config.publicUrl}/reset-password?token=${token}`;
     this.events.publish('auth.password-reset-requested', {
       userId: user.id,

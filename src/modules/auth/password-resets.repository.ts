@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { and, eq, gt, isNull, lt, or, isNotNull } from 'drizzle-orm';
 import { Database, type DbOrTx } from '../../database/database';
+import { users } from '../users';
 import { passwordResetTokens } from './auth.schema';
 
 /** The password-reset tokens (hashes only). Global: see auth.schema.ts. */
@@ -8,27 +9,42 @@ import { passwordResetTokens } from './auth.schema';
 export class PasswordResetsRepository {
   constructor(private readonly database: Database) {}
 
-  async insert(tokenHash: string, userId: string, expiresAt: Date): Promise<void> {
-    await this.database.db.insert(passwordResetTokens).values({ tokenHash, userId, expiresAt });
+  async insert(
+    tokenHash: string,
+    userId: string,
+    expiresAt: Date,
+    db: DbOrTx = this.database.db,
+  ): Promise<void> {
+    await db.insert(passwordResetTokens).values({ tokenHash, userId, expiresAt });
+  }
+
+  transaction<T>(work: (tx: DbOrTx) => Promise<T>): Promise<T> {
+    return this.database.db.transaction(work);
   }
 
   /**
    * Uses the token if it is unused and unexpired, in one statement (two resets racing with one token: one wins);
-   * resolves with its member, or undefined.
+   * resolves with its member and the member's mess, or undefined. (Auth reads `users` here, as for the token holder.)
    */
-  async consume(tokenHash: string, now: Date, db: DbOrTx): Promise<string | undefined> {
+  async consume(
+    tokenHash: string,
+    now: Date,
+    db: DbOrTx,
+  ): Promise<{ userId: string; messId: string } | undefined> {
     const [row] = await db
       .update(passwordResetTokens)
       .set({ usedAt: now })
+      .from(users)
       .where(
         and(
           eq(passwordResetTokens.tokenHash, tokenHash),
           isNull(passwordResetTokens.usedAt),
           gt(passwordResetTokens.expiresAt, now),
+          eq(users.id, passwordResetTokens.userId),
         ),
       )
-      .returning({ userId: passwordResetTokens.userId });
-    return row?.userId;
+      .returning({ userId: passwordResetTokens.userId, messId: users.messId });
+    return row;
   }
 
   /** A new password ends every other link of that member too. */
