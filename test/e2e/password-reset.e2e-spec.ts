@@ -61,6 +61,13 @@ describe('Password reset: a forgotten password set anew through a mailed one-tim
       { token_hash: createHash('sha256').update(token).digest('hex') },
     ]);
 
+    // the member's notification history shows the mail, not its token
+    const history = await t.get('/notifications', { token: asha.token });
+    expect(history.status).toBe(200);
+    const shown = history.body.notifications.find((n: { type: string }) => n.type === 'PASSWORD_RESET');
+    expect(shown.content).toContain('reset-password?token=(sent by email only)');
+    expect(JSON.stringify(history.body)).not.toContain(token);
+
     const reset = await t.post('/auth/password/reset', { token, newPassword: 'a-brand-new-password' });
     expect(reset.status).toBe(200);
     expect(reset.body).toEqual({ success: true, message: expect.stringMatching(/Password set/) });
