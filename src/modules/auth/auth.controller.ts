@@ -175,7 +175,6 @@ export class AuthController {
   @Post('users/:id/password-reset')
   @Allow('users.send-password-reset')
   @HttpCode(202)
-  @ApiTags('Users')
   @ApiOperation({ summary: 'Mail a member a link to set a new password (admin)' })
   @ApiResponse({ status: 202, type: MessageDto })
   @ApiRoleAuth(400, [404, 'User not found'])
