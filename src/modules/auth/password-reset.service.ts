@@ -1,3 +1,4 @@
+import { normalizeEmail } from '../../common/identity/email';
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { InjectThrottlerStorage, ThrottlerStorage } from '@nestjs/throttler';
 import { createHash, randomBytes } from 'node:crypto';
@@ -63,7 +64,7 @@ export class PasswordResetService implements OnModuleInit, OnModuleDestroy {
   async forgot(email: string): Promise<void> {
     const user = await this.users.findByEmail(email);
     const { totalHits } = await this.throttle.increment(
-      `password-reset:email:${user?.email ?? email.trim().toLowerCase()}`,
+      `password-reset:email:${normalizeEmail(email)}`,
       HOUR_MS,
       Number.MAX_SAFE_INTEGER,
       0,
