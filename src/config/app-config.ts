@@ -118,6 +118,10 @@ export abstract class AppConfig {
   /** Password hashes computed at once (the rest wait), and how long one may wait before a 503. */
   declare readonly bcryptConcurrency: number;
   declare readonly bcryptQueueTimeoutMs: number;
+  /** How long a password-reset link works. */
+  declare readonly passwordResetTtlMinutes: number;
+  /** The address members open the app at (no trailing slash): links in mails point there. */
+  declare readonly publicUrl: string;
   /** Mail and messaging providers, delivery queue and schedules (see notifications-config.ts). */
   declare readonly notifications: NotificationSettings;
   /**
@@ -218,6 +222,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     );
   }
 
+  const publicUrl = (str('PUBLIC_URL') ?? 'http://localhost:5173').replace(/\/+$/, '');
+  if (!/^https?:\/\/[^\s/]+/.test(publicUrl)) problems.push('PUBLIC_URL must be an http(s) URL');
+
   const config = {
     env: nodeEnv,
     port: int('PORT', 3000, 0, 65535),
@@ -265,6 +272,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     bcryptCost: int('BCRYPT_COST', 10, 10, 15),
     bcryptConcurrency: int('BCRYPT_CONCURRENCY', Math.max(1, availableParallelism() - 1), 1, 64),
     bcryptQueueTimeoutMs: int('BCRYPT_QUEUE_TIMEOUT_MS', 3_000, 100, 60_000),
+    passwordResetTtlMinutes: int('PASSWORD_RESET_TTL_MINUTES', 30, 1, 24 * 60),
+    publicUrl,
     notifications: readNotificationSettings(env, problems),
     payments: readPaymentSettings(str, problems),
   };

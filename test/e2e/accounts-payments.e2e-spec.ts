@@ -195,9 +195,16 @@ describe('Member accounts: payments and statements', () => {
       'debit_inr',
       'credit_inr',
       'balance_inr',
+      // added after these (issue 24), so a reader of the first eight columns reads what it always did
+      'quantity',
+      'unit_price_inr',
+      'item_amount_inr',
+      'member',
+      'college_id',
     ]);
     expect(paise(Number(rows[1][7]))).toBe(paise(opening));
-    const body = rows.slice(2, -1);
+    // a charge's item rows (issue 24) follow it, naming its entry; the entry rows are as before
+    const body = rows.slice(2, -1).filter((r: string[]) => r[2] !== 'charge_item');
     expect(body.map((r: string[]) => r[1])).toEqual(entries.map((e) => e._id));
     expect(body.map((r: string[]) => paise(Number(r[7])))).toEqual(entries.map((e) => paise(e.balance!)));
     expect(paise(Number(rows[rows.length - 1][7]))).toBe(paise(closing));
@@ -234,7 +241,14 @@ describe('Member accounts: payments and statements', () => {
       // opening, then each entry's amount and balance, then totals and closing, in order
       const expected = [
         rupees(paise(opening)),
-        ...entries.flatMap((e) => [rupees(paise(e.amount)), rupees(paise(e.balance!))]),
+        ...entries.flatMap((e) => [
+          rupees(paise(e.amount)),
+          rupees(paise(e.balance!)),
+          // a charge's item lines (meals × rate, extras) print their amounts after it
+          ...((e as { items?: { particulars: string }[] }).items ?? []).flatMap((item) =>
+            [...item.particulars.matchAll(/-?₹[\d,]+\.\d{2}/g)].map((m) => m[0]),
+          ),
+        ]),
       ];
       expect(amounts.slice(0, expected.length)).toEqual(expected);
       expect(text).toContain(`Closing balance`);

@@ -789,6 +789,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/auth/password/forgot": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Forgot your password: a link to set a new one is mailed
+         * @description Always the same 200, whether or not the email is registered. A registered member (not rejected) is mailed `${PUBLIC_URL}/reset-password?token=…`, valid PASSWORD_RESET_TTL_MINUTES and once. Throttled per IP; at most a few mails per email an hour (past that the answer is the same and nothing is sent).
+         */
+        post: operations["forgotPassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/password/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set a new password with a mailed link's token; every earlier token of the member stops working
+         * @description A token unknown, expired or already used is 400. Log in with the new password afterwards.
+         */
+        post: operations["resetPassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/auth/register": {
         parameters: {
             query?: never;
@@ -1547,6 +1587,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/users/{id}/password-reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mail a member a link to set a new password (admin) */
+        post: operations["sendPasswordReset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/users/{id}/reject": {
         parameters: {
             query?: never;
@@ -1931,6 +1988,69 @@ export interface components {
              * @enum {string}
              */
             role: "student" | "manager" | "treasurer" | "admin";
+        };
+        ChargeBreakdownDto: {
+            extras: components["schemas"]["ChargeExtraDto"][];
+            /**
+             * @description Rupees
+             * @example 30
+             */
+            extrasAmount: number;
+            /** @example 25 */
+            meals: number;
+            /**
+             * @description Rupees: the member's share for the meals
+             * @example 1000
+             */
+            mealsAmount: number;
+            /**
+             * @description The charge method of the close
+             * @enum {string}
+             */
+            method: "spec" | "proportional";
+            /**
+             * @description Rupees: the month's cost per meal under the method, rounded to the paisa; the share is the exact product rounded as the bill rounds, so meals × rate can differ from mealsAmount by a few paise
+             * @example 40
+             */
+            ratePerMeal: number | null;
+        };
+        ChargeExtraDto: {
+            /**
+             * @description Rupees
+             * @example 30
+             */
+            amount: number;
+            /** @example Egg */
+            item: string;
+            /** @example 3 */
+            quantity: number;
+            /**
+             * @description Rupees
+             * @example 10
+             */
+            unitPrice: number;
+        };
+        ChargeItemDto: {
+            /**
+             * @description Rupees; the items of a charge add up to its amount
+             * @example 1000
+             */
+            amount: number;
+            /**
+             * @description As the PDF and CSV print it
+             * @example Meals: 25 × ₹40.00 per meal = ₹1,000.00
+             */
+            particulars: string;
+            /**
+             * @description Meals, or the extra's quantity
+             * @example 25
+             */
+            quantity: number;
+            /**
+             * @description Rupees: the month's rate per meal (rounded to the paisa; null when nobody ate), or the extra's price
+             * @example 40
+             */
+            unitPrice: number | null;
         };
         ClaimDto: {
             _id: string;
@@ -2427,6 +2547,13 @@ export interface components {
             field: string;
             /** @example category must be one of the configured expense categories */
             message: string;
+        };
+        ForgotPasswordDto: {
+            /**
+             * Format: email
+             * @example asha@college.edu
+             */
+            email: string;
         };
         GatewayOrderDto: {
             /**
@@ -3109,7 +3236,7 @@ export interface components {
             status: "queued" | "retrying" | "sent" | "failed";
             title: string;
             /** @enum {string} */
-            type: "MEAL_REMINDER" | "PAYMENT_DUE" | "COST_SUMMARY" | "DISCREPANCY_ALERT" | "MEAL_UPDATE" | "EXPENSE_ADDED" | "BUDGET_EXCEEDED" | "ATTENDANCE_CONFIRMATION" | "PAYMENT_RECEIVED" | "LEAVE_DECIDED";
+            type: "MEAL_REMINDER" | "PAYMENT_DUE" | "COST_SUMMARY" | "DISCREPANCY_ALERT" | "MEAL_UPDATE" | "EXPENSE_ADDED" | "BUDGET_EXCEEDED" | "ATTENDANCE_CONFIRMATION" | "PAYMENT_RECEIVED" | "LEAVE_DECIDED" | "PASSWORD_RESET";
         };
         OrderDto: {
             _id: string;
@@ -3493,6 +3620,19 @@ export interface components {
             /** @description Where members pay the mess by UPI */
             upi?: components["schemas"]["MessUpiDto"] | null;
         };
+        ResetPasswordDto: {
+            /**
+             * Format: password
+             * @description 8 to 72 characters and at most 72 bytes in UTF-8 (what bcrypt reads)
+             * @example correct-horse-battery
+             */
+            newPassword: string;
+            /**
+             * @description The token from the mailed link (`…/reset-password?token=…`)
+             * @example q3V…
+             */
+            token: string;
+        };
         ReverseEntryDto: {
             /**
              * @description Why (required)
@@ -3675,6 +3815,20 @@ export interface components {
             success: boolean;
             unmatched: components["schemas"]["UnmatchedLineDto"][];
         };
+        StatementIssuerDto: {
+            /**
+             * @description Empty when not configured
+             * @example mess.office@college.edu
+             */
+            email: string;
+            /** @example Hostel 4 Mess */
+            name: string;
+            /**
+             * @description Empty when not configured
+             * @example +919876543210
+             */
+            phone: string;
+        };
         StatementLineDto: {
             _id: string;
             /**
@@ -3684,12 +3838,16 @@ export interface components {
             amount: number;
             /** @description Rupees after this entry */
             balance: number;
+            /** @description A month's charge: what it is made of, frozen by the close (null on charges from before this was kept) */
+            breakdown?: components["schemas"]["ChargeBreakdownDto"] | null;
             /** Format: date-time */
             createdAt: string;
             /** Format: date */
             date: string;
             /** @enum {string} */
             direction: "debit" | "credit";
+            /** @description A month's charge: its lines as the PDF and CSV print them (meals × rate, each extra) */
+            items?: components["schemas"]["ChargeItemDto"][];
             /** @enum {string} */
             kind: "charge" | "payment" | "adjustment" | "reversal" | "opening";
             /**
@@ -3712,11 +3870,18 @@ export interface components {
         StatementResponse: {
             /** @description Rupees: opening + Σ debits − Σ credits of the period */
             closing: number;
+            /**
+             * @description The member's college id
+             * @example CS21B042
+             */
+            collegeId: string | null;
             /** @description By date, then order of recording */
             entries: components["schemas"]["StatementLineDto"][];
             /** @example 2025-01 */
             from: string;
             member: components["schemas"]["MemberRefDto"];
+            /** @description The mess that issues the statement: its name and contact */
+            mess: components["schemas"]["StatementIssuerDto"];
             /** @description Rupees: the balance of the entries dated before `from` */
             opening: number;
             /** @example true */
@@ -5427,15 +5592,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description The statement as JSON, or as a download: `text/csv` a string, `application/pdf` binary (read the body as a blob, array buffer or text, e.g. the TypeScript client's `parseAs: 'blob'`) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["StatementResponse"];
-                    "application/pdf": components["schemas"]["StatementResponse"];
-                    "text/csv": components["schemas"]["StatementResponse"];
+                    "application/pdf": string;
+                    "text/csv": string;
                 };
             };
             /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
@@ -5445,8 +5610,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorResponseDto"];
-                    "application/pdf": components["schemas"]["ErrorResponseDto"];
-                    "text/csv": components["schemas"]["ErrorResponseDto"];
                 };
             };
             /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
@@ -5456,8 +5619,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["GuardErrorDto"];
-                    "application/pdf": components["schemas"]["GuardErrorDto"];
-                    "text/csv": components["schemas"]["GuardErrorDto"];
                 };
             };
             /** @description Not allowed: the caller does not own the record, or the account is not approved */
@@ -5467,8 +5628,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorResponseDto"];
-                    "application/pdf": components["schemas"]["ErrorResponseDto"];
-                    "text/csv": components["schemas"]["ErrorResponseDto"];
                 };
             };
             /** @description Not found */
@@ -5478,8 +5637,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorResponseDto"];
-                    "application/pdf": components["schemas"]["ErrorResponseDto"];
-                    "text/csv": components["schemas"]["ErrorResponseDto"];
                 };
             };
             /** @description Too many requests; wait for the seconds in Retry-After */
@@ -7833,6 +7990,158 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["GuardErrorDto"] | components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The body is not JSON (text/plain, XML, multipart), or is declared in a charset other than UTF-8 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description A dependency is unavailable, or the service is too busy (then with Retry-After). Or: The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    forgotPassword: {
+        parameters: {
+            query?: {
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ForgotPasswordDto"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The body is not JSON (text/plain, XML, multipart), or is declared in a charset other than UTF-8 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    resetPassword: {
+        parameters: {
+            query?: {
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ResetPasswordDto"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
             /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
@@ -12099,6 +12408,89 @@ export interface operations {
             };
             /** @description The body is not JSON (text/plain, XML, multipart), or is declared in a charset other than UTF-8 */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    sendPasswordReset: {
+        parameters: {
+            query?: {
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Status 202 */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Not found */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -11,6 +11,7 @@ export const PERMISSIONS = {
   'users.read-any': "read any member's profile",
   'members.list': "list the mess's members (the roster): names, rooms, college ids, roles, dining",
   'users.edit-any': "edit any member's profile",
+  'users.send-password-reset': 'mail a member a link to set a new password',
   'mess.configure': "set up and change the mess's configuration",
   'expenses.record': 'record expenses, and change the ones they recorded',
   'expenses.edit-any': "change or delete anyone's expense",

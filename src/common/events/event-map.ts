@@ -30,6 +30,8 @@ export interface EventMap {
   /** An extra was recorded for a member: its month's bill changed. */
   'extra.recorded': ExtraEvent;
   'extra.deleted': ExtraEvent;
+  /** A password-reset link was made for a member (asked for, or sent by an admin): it is to be mailed. */
+  'auth.password-reset-requested': PasswordResetEvent;
 }
 
 export type EventName = keyof EventMap;
@@ -97,6 +99,16 @@ export interface MemberEvent {
   /** Whether the member eats at the mess (counted in totalMembers, the headcount and the bill). */
   dines: boolean;
   actorId: string;
+}
+
+/** The link carries the one-time token: a listener mails it and never logs it. */
+export interface PasswordResetEvent {
+  userId: string;
+  messId: string;
+  /** The row's key (the token's hash): the notification's dedupe key, never the token. */
+  tokenHash: string;
+  link: string;
+  ttlMinutes: number;
 }
 
 export interface MemberUpdatedEvent {

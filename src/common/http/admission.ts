@@ -12,6 +12,7 @@ export const HASHING_ROUTES: ReadonlySet<string> = new Set([
   'POST /api/auth/login',
   'POST /api/auth/register',
   'POST /api/auth/password',
+  'POST /api/auth/password/reset',
 ]);
 
 /** How often the stall clock ticks: the resolution of "how long has the event loop been busy". */

@@ -4,7 +4,7 @@ import {
   ApiOkResponse,
   ApiOperation,
   ApiParam,
-  ApiProduces,
+  ApiExtraModels,
   ApiTags,
 } from '@nestjs/swagger';
 import {
@@ -110,15 +110,20 @@ export class AccountsController {
       '`Accept: application/pdf` a printable A4 PDF with the mess name and contact and rupees written the Indian ' +
       'way (₹1,23,456.78); both download as `statement-<userId>-<from>-<to>.<ext>`.',
   })
-  @ApiProduces('application/json', 'text/csv', 'application/pdf')
+  // No `type` and no @ApiProduces: either would describe every media type as the JSON StatementResponse (a client
+  // would then parse a PDF as JSON). Each media type's schema is given here instead.
+  @ApiExtraModels(StatementResponse)
   @ApiOkResponse({
-    type: StatementResponse,
+    description:
+      'The statement as JSON, or as a download: `text/csv` a string, `application/pdf` binary (read the body as a ' +
+      "blob, array buffer or text, e.g. the TypeScript client's `parseAs: 'blob'`)",
     content: {
       'application/json': { schema: { $ref: '#/components/schemas/StatementResponse' } },
       'text/csv': {
         schema: {
           type: 'string',
-          example: 'date,entry_id,kind,particulars,month,debit_inr,credit_inr,balance_inr',
+          example:
+            'date,entry_id,kind,particulars,month,debit_inr,credit_inr,balance_inr,quantity,unit_price_inr,item_amount_inr,member,college_id',
         },
       },
       'application/pdf': { schema: { type: 'string', format: 'binary' } },
@@ -131,7 +136,9 @@ export class AccountsController {
     @Query() query: StatementQuery,
     @Headers('accept') accept: string | undefined,
   ): Promise<StatementResponse | FileResponse> {
-    const statement = await this.queries.statement(member, userId, query.from, query.to);
+    const statement = await this.exports.issue(
+      await this.queries.statement(member, userId, query.from, query.to),
+    );
     const format = statementFormat(accept);
     return format ? this.exports.file(statement, format) : toStatementResponse(statement);
   }

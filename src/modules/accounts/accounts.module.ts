@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { describeConstraint } from '../../common/errors/database-errors';
 import { AuditTrailModule } from '../audit-trail';
 import { MessConfigModule } from '../mess-config';
+import { UsersModule } from '../users';
 import { AccountsController } from './accounts.controller';
 import { AccountErrors } from './accounts.errors';
 import { AccountsQueries } from './accounts.queries';
@@ -24,7 +25,7 @@ describeConstraint('account_entries_mess_opening_unique', 409, AccountErrors.ope
  * paying the mess (PaymentsService: UPI links, claims, the bank statement, the payment gateway).
  */
 @Module({
-  imports: [MessConfigModule, AuditTrailModule],
+  imports: [MessConfigModule, AuditTrailModule, UsersModule],
   controllers: [AccountsController, PaymentsController, PaymentGatewayWebhookController],
   providers: [
     AccountsRepository,

@@ -32,6 +32,23 @@ export const NOTE_MAX = 500;
 const list = (values: readonly string[]) => sql.raw(values.map((v) => `'${v}'`).join(', '));
 
 /**
+ * What a month's charge is made of, as the close froze it: the member's meals at the month's rate per meal (their
+ * share under the charge method), and their extras by item. mealsPaise + extrasPaise = the charge's amount.
+ */
+export interface ChargeItems {
+  method: string;
+  meals: number;
+  /**
+   * The month's cost per meal under the method, rounded to the paisa (null: no meals that month). The share is the
+   * exact product rounded as the bill rounds, so meals × this rate can differ from mealsPaise by a few paise.
+   */
+  ratePerMealPaise: number | null;
+  mealsPaise: number;
+  extras: { item: string; quantity: number; unitPricePaise: number; amountPaise: number }[];
+  extrasPaise: number;
+}
+
+/**
  * A member's account: an append-only list of entries. The balance is Σ debits − Σ credits. A database trigger
  * (migration 0011) refuses every UPDATE and DELETE of a row: a mistake is undone by a reversal entry, never by an
  * edit. Users are never deleted, so the references need no ON DELETE action (one would be an UPDATE).
@@ -59,6 +76,8 @@ export const accountEntries = pgTable(
     /** The entry a reversal undoes; unique, so an entry is reversed at most once, also under concurrent requests. */
     reverses: uuid('reverses').references((): AnyPgColumn => accountEntries.id),
     recordedBy: uuid('recorded_by').references(() => users.id),
+    /** A month's charge: what it is made of, frozen by the close (null on other entries and older charges). */
+    items: jsonb('items').$type<ChargeItems>(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [

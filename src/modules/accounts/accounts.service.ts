@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { DbOrTx } from '../../database/database';
 import { AccountsRepository } from './accounts.repository';
+import type { ChargeItems } from './accounts.schema';
 
 /**
  * What other modules ask of the accounts: billing posts a month's charges at its close and their reversals at its
@@ -18,7 +19,7 @@ export class AccountsService {
       month: string;
       date: string;
       actorId: string;
-      charges: { userId: string; amountPaise: number }[];
+      charges: { userId: string; amountPaise: number; items?: ChargeItems }[];
     },
   ): Promise<number> {
     return this.repository.insertMany(
@@ -31,6 +32,7 @@ export class AccountsService {
         month: posting.month,
         date: posting.date,
         recordedBy: posting.actorId,
+        items: c.items ?? null,
       })),
     );
   }

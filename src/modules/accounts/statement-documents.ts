@@ -1,6 +1,6 @@
 import { csvDocument } from '../../common/http/csv';
 import { formatRupees } from '../../common/money/money';
-import type { AccountEntryRow } from './accounts.schema';
+import type { AccountEntryRow, ChargeItems } from './accounts.schema';
 import type { Statement } from './accounts.queries';
 
 /** Who issues the statement: printed at the top of the PDF. */
@@ -8,6 +8,51 @@ export interface StatementIssuer {
   messName: string;
   email: string;
   phone: string;
+}
+
+/** A statement with the member's college id and the mess that issues it: what the JSON, CSV and PDF all show. */
+export interface IssuedStatement extends Statement {
+  /** Null when the member has none recorded. */
+  collegeId: string | null;
+  issuer: StatementIssuer;
+}
+
+/** One itemised line of a month's charge: its words, and quantity × unit price = amount where that applies. */
+export interface ChargeItemLine {
+  particulars: string;
+  quantity: number;
+  unitPricePaise: number | null;
+  amountPaise: number;
+}
+
+/**
+ * What a month's charge is made of, line by line: the meals (× the month's rate per meal) and each extra by item. The
+ * amounts add up to the charge. Charges posted before their items were recorded have none.
+ */
+export function chargeItemLines(items: ChargeItems | null | undefined): ChargeItemLine[] {
+  if (!items) return [];
+  const lines: ChargeItemLine[] = [];
+  if (items.meals > 0 || items.mealsPaise > 0) {
+    const rate = items.ratePerMealPaise;
+    lines.push({
+      particulars:
+        rate === null
+          ? `Meals: ${items.meals} = ${formatRupees(items.mealsPaise)}`
+          : `Meals: ${items.meals} × ${formatRupees(rate)} per meal = ${formatRupees(items.mealsPaise)}`,
+      quantity: items.meals,
+      unitPricePaise: rate,
+      amountPaise: items.mealsPaise,
+    });
+  }
+  for (const extra of items.extras) {
+    lines.push({
+      particulars: `Extra: ${extra.item} ${extra.quantity} × ${formatRupees(extra.unitPricePaise)} = ${formatRupees(extra.amountPaise)}`,
+      quantity: extra.quantity,
+      unitPricePaise: extra.unitPricePaise,
+      amountPaise: extra.amountPaise,
+    });
+  }
+  return lines;
 }
 
 const METHOD_NAMES: Record<string, string> = {
@@ -41,12 +86,31 @@ const plain = (paise: number): string => (paise / 100).toFixed(2);
 
 /**
  * The statement as CSV, spreadsheet-ready like the bill's: UTF-8 with BOM, one row per entry between an opening and
- * a closing row, amounts as plain numbers in rupees (debit, credit, balance after the row).
+ * a closing row, amounts as plain numbers in rupees (debit, credit, balance after the row). Every row names the member
+ * and their college id; after each month's charge come its items (kind `charge_item`: meals × the rate per meal,
+ * each extra by item) with quantity, unit price and amount in their own columns, the debit column left to the
+ * charge, so sums of debits are unchanged.
  */
-export function statementCsv(statement: Statement): string {
+export function statementCsv(statement: IssuedStatement): string {
   const { lines } = statement;
+  const who = [statement.fullName, statement.collegeId ?? ''];
+  const none = ['', '', ''];
   return csvDocument([
-    ['date', 'entry_id', 'kind', 'particulars', 'month', 'debit_inr', 'credit_inr', 'balance_inr'],
+    [
+      'date',
+      'entry_id',
+      'kind',
+      'particulars',
+      'month',
+      'debit_inr',
+      'credit_inr',
+      'balance_inr',
+      'quantity',
+      'unit_price_inr',
+      'item_amount_inr',
+      'member',
+      'college_id',
+    ],
     [
       `${statement.from}-01`,
       '',
@@ -56,16 +120,36 @@ export function statementCsv(statement: Statement): string {
       '',
       '',
       plain(statement.openingPaise),
+      ...none,
+      ...who,
     ],
-    ...lines.map(({ entry, balancePaise }) => [
-      entry.date,
-      entry.id,
-      entry.kind,
-      particulars(entry),
-      entry.month ?? '',
-      entry.direction === 'debit' ? plain(entry.amountPaise) : '',
-      entry.direction === 'credit' ? plain(entry.amountPaise) : '',
-      plain(balancePaise),
+    ...lines.flatMap(({ entry, balancePaise }) => [
+      [
+        entry.date,
+        entry.id,
+        entry.kind,
+        particulars(entry),
+        entry.month ?? '',
+        entry.direction === 'debit' ? plain(entry.amountPaise) : '',
+        entry.direction === 'credit' ? plain(entry.amountPaise) : '',
+        plain(balancePaise),
+        ...none,
+        ...who,
+      ],
+      ...(entry.kind === 'charge' ? chargeItemLines(entry.items) : []).map((item) => [
+        entry.date,
+        entry.id,
+        'charge_item',
+        item.particulars,
+        entry.month ?? '',
+        '',
+        '',
+        '',
+        String(item.quantity),
+        item.unitPricePaise === null ? '' : plain(item.unitPricePaise),
+        plain(item.amountPaise),
+        ...who,
+      ]),
     ]),
     [
       '',
@@ -76,6 +160,8 @@ export function statementCsv(statement: Statement): string {
       plain(statement.totalDebitPaise),
       plain(statement.totalCreditPaise),
       plain(statement.closingPaise),
+      ...none,
+      ...who,
     ],
   ]);
 }
@@ -99,7 +185,7 @@ const COLUMNS = [
  * is negative). `generatedOn` is the issue date printed at the bottom.
  */
 export async function statementPdf(
-  statement: Statement,
+  statement: IssuedStatement,
   issuer: StatementIssuer,
   generatedOn: string,
 ): Promise<Buffer> {
@@ -130,7 +216,8 @@ export async function statementPdf(
   doc
     .font('body')
     .fontSize(10)
-    .text(`Member: ${statement.fullName} (${statement.userId})`)
+    .text(`Member: ${statement.fullName}${statement.collegeId ? `, college id ${statement.collegeId}` : ''}`)
+    .text(`Account: ${statement.userId}`)
     .text(`Period: ${statement.from} to ${statement.to}`);
   doc.moveDown(0.8);
 
@@ -173,6 +260,9 @@ export async function statementPdf(
       entry.direction === 'credit' ? amount : '',
       formatRupees(balancePaise),
     ]);
+    if (entry.kind === 'charge') {
+      for (const item of chargeItemLines(entry.items)) row(['', `    ${item.particulars}`, '', '', '']);
+    }
   }
   row(
     [

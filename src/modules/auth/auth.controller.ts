@@ -1,22 +1,30 @@
 import { MessDirectory } from '../messes';
 import { toUserSummary } from '../users';
-import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
-import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { type CurrentMember, CurrentUser, Public } from '../../common/auth/auth.decorators';
+import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { Allow, type CurrentMember, CurrentUser, Public } from '../../common/auth/auth.decorators';
+import { IdPipe } from '../../common/http/id.pipe';
 import { BUSY } from '../../common/concurrency/work-limiter';
-import { ApiAuth, ApiErrors, MessageDto } from '../../common/http/api-docs';
+import { ApiAuth, ApiErrors, ApiRoleAuth, MessageDto } from '../../common/http/api-docs';
 import { LoginThrottle } from '../../common/http/rate-limit';
 import {
   ChangePasswordDto,
+  ForgotPasswordDto,
   IdpLoginDto,
   LoginDto,
   LoginResponseDto,
   PasswordChangedDto,
   RegisterDto,
   RegisterResponseDto,
+  ResetPasswordDto,
   VerifyResponseDto,
 } from './dto/auth.dto';
 import { AuthService } from './auth.service';
+import { PasswordResetService, RESET_TOKEN_INVALID } from './password-reset.service';
+
+/** The forgot route's one answer, whether or not the email is registered. */
+export const RESET_MAIL_ANSWER =
+  'If this email belongs to a member, a link to set a new password is on its way. It works once, for a short time.';
 
 @ApiTags('Auth')
 @Controller()
@@ -24,6 +32,7 @@ export class AuthController {
   constructor(
     private readonly auth: AuthService,
     private readonly messes: MessDirectory,
+    private readonly resets: PasswordResetService,
   ) {}
 
   @Public()
@@ -125,5 +134,55 @@ export class AuthController {
   ): Promise<PasswordChangedDto> {
     const token = await this.auth.changePassword(member, body);
     return { success: true, message: 'Password changed. Every earlier token is now invalid.', token };
+  }
+
+  @Public()
+  @LoginThrottle()
+  @Post('auth/password/forgot')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Forgot your password: a link to set a new one is mailed',
+    description:
+      'Always the same 200, whether or not the email is registered. A registered member (not rejected) is mailed ' +
+      '`${PUBLIC_URL}/reset-password?token=…`, valid PASSWORD_RESET_TTL_MINUTES and once. Throttled per IP; at most ' +
+      'a few mails per email an hour (past that the answer is the same and nothing is sent).',
+  })
+  @ApiOkResponse({ type: MessageDto })
+  @ApiErrors(400, 429)
+  async forgotPassword(@Body() body: ForgotPasswordDto): Promise<MessageDto> {
+    await this.resets.forgot(body.email);
+    return { success: true, message: RESET_MAIL_ANSWER };
+  }
+
+  @Public()
+  @LoginThrottle()
+  @Post('auth/password/reset')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: "Set a new password with a mailed link's token; every earlier token of the member stops working",
+    description: 'A token unknown, expired or already used is 400. Log in with the new password afterwards.',
+  })
+  @ApiOkResponse({ type: MessageDto })
+  @ApiErrors([400, RESET_TOKEN_INVALID], 429, [503, BUSY])
+  async resetPassword(@Body() body: ResetPasswordDto): Promise<MessageDto> {
+    await this.resets.reset(body.token, body.newPassword);
+    return {
+      success: true,
+      message: 'Password set. Every earlier token is now invalid; log in with the new password.',
+    };
+  }
+
+  @Post('users/:id/password-reset')
+  @Allow('users.send-password-reset')
+  @HttpCode(202)
+  @ApiOperation({ summary: 'Mail a member a link to set a new password (admin)' })
+  @ApiResponse({ status: 202, type: MessageDto })
+  @ApiRoleAuth(400, [404, 'User not found'])
+  async sendPasswordReset(
+    @CurrentUser() caller: CurrentMember,
+    @Param('id', IdPipe) id: string,
+  ): Promise<MessageDto> {
+    await this.resets.sendFor(caller, id);
+    return { success: true, message: 'A link to set a new password is on its way to the member' };
   }
 }

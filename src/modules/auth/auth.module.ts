@@ -2,11 +2,14 @@ import { Module } from '@nestjs/common';
 import { JwtModule } from '@nestjs/jwt';
 import { createSecretKey } from 'node:crypto';
 import { AppConfig } from '../../config/app-config';
+import { AuditTrailModule } from '../audit-trail';
 import { UsersModule } from '../users';
 import { AuthController } from './auth.controller';
 import { AuthGuard } from './auth.guard';
 import { AuthService } from './auth.service';
 import { IdpVerifier } from './idp-verifier';
+import { PasswordResetService } from './password-reset.service';
+import { PasswordResetsRepository } from './password-resets.repository';
 import { RevokedTokensRepository } from './revoked-tokens.repository';
 import { TokenHolderCache } from './token-holder-cache';
 import { TokenService } from './token.service';
@@ -14,6 +17,7 @@ import { TokenService } from './token.service';
 @Module({
   imports: [
     UsersModule,
+    AuditTrailModule,
     JwtModule.registerAsync({
       inject: [AppConfig],
       useFactory: (config: AppConfig) => ({
@@ -27,7 +31,16 @@ import { TokenService } from './token.service';
     }),
   ],
   controllers: [AuthController],
-  providers: [AuthService, TokenService, TokenHolderCache, RevokedTokensRepository, IdpVerifier, AuthGuard],
+  providers: [
+    AuthService,
+    PasswordResetService,
+    PasswordResetsRepository,
+    TokenService,
+    TokenHolderCache,
+    RevokedTokensRepository,
+    IdpVerifier,
+    AuthGuard,
+  ],
   exports: [TokenService, AuthGuard],
 })
 export class AuthModule {}

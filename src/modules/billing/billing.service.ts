@@ -177,6 +177,11 @@ export class BillingService implements OnModuleInit {
     };
   }
 
+  /** Each member's extras of the month by item and unit price (the close itemises its charges with them). */
+  extraItemsOf(month: string, db?: DbOrTx) {
+    return this.extras.monthItemsByMember(month, db);
+  }
+
   /** Of `months`, those that are closed (their bill frozen): leave that touches one is refused. */
   async closedAmong(months: string[]): Promise<string[]> {
     const closed = new Set(await this.repository.closedMonths());

@@ -1,5 +1,5 @@
 import { computeShares } from './cost-shares';
-import { billLines, monthCharges } from './month-charges';
+import { billLines, chargeItems, monthCharges, ratePerMealPaise } from './month-charges';
 
 describe('monthCharges', () => {
   const members = [
@@ -53,6 +53,42 @@ describe('monthCharges', () => {
     ]);
     expect(monthCharges(bill, new Map([['z', 700]])).reduce((sum, c) => sum + c.amountPaise, 0)).toBe(
       bill.allocatedPaise + 700,
+    );
+  });
+});
+
+describe('chargeItems', () => {
+  const members = [
+    { userId: 'a', meals: 3 },
+    { userId: 'b', meals: 2 },
+    { userId: 'c', meals: 1 },
+  ];
+
+  it("gives the month's rate per meal under each method, rounded half up to the paisa; none when nobody ate", () => {
+    // proportional: 9001.01 / 6 = 1500.168…; spec: 9001.01 / 3 members / 6 meals = 500.056…
+    expect(ratePerMealPaise(computeShares(900_101, members, 'proportional'))).toBe(150_017);
+    expect(ratePerMealPaise(computeShares(900_101, members, 'spec'))).toBe(50_006);
+    expect(ratePerMealPaise(computeShares(900_101, [], 'proportional'))).toBeNull();
+  });
+
+  it('itemises a charge as the share for the meals and the extras by item, adding up to the charge', () => {
+    const bill = computeShares(900_101, members, 'proportional');
+    const extras = [
+      { item: 'Egg', quantity: 5, unitPricePaise: 1_250, amountPaise: 6_250 },
+      { item: 'Sweet', quantity: 1, unitPricePaise: 3_000, amountPaise: 3_000 },
+    ];
+    const [charge] = monthCharges(bill, new Map([['a', 9_250]]));
+    const items = chargeItems(bill, charge, extras);
+    expect(items).toEqual({
+      method: 'proportional',
+      meals: 3,
+      ratePerMealPaise: 150_017,
+      mealsPaise: 450_050,
+      extras,
+      extrasPaise: 9_250,
+    });
+    expect(items.mealsPaise + items.extras.reduce((sum, e) => sum + e.amountPaise, 0)).toBe(
+      charge.amountPaise,
     );
   });
 });

@@ -66,3 +66,50 @@ export function monthCharges(
       amountPaise: line.totalPaise,
     }));
 }
+
+/** An extra line of a charge: an item at one unit price, the quantity taken in the month and what it came to. */
+export interface ChargeExtraItem {
+  item: string;
+  quantity: number;
+  unitPricePaise: number;
+  amountPaise: number;
+}
+
+/**
+ * The month's cost per meal under the bill's method, rounded half up to the paisa: proportional, total ÷ all meals;
+ * spec, (total ÷ active members) ÷ all meals. Null when nobody ate.
+ */
+export function ratePerMealPaise(bill: MonthBill): number | null {
+  if (bill.totalMeals === 0 || bill.activeMembers === 0) return null;
+  const denominator = bill.method === 'spec' ? bill.activeMembers * bill.totalMeals : bill.totalMeals;
+  return Math.floor((bill.totalPaise * 2 + denominator) / (denominator * 2));
+}
+
+/** What each charge of a close is made of: the member's meals and share, and their extras by item. */
+export function chargeItems(
+  bill: MonthBill,
+  charge: MonthCharge,
+  extras: readonly ChargeExtraItem[],
+): {
+  method: string;
+  meals: number;
+  ratePerMealPaise: number | null;
+  mealsPaise: number;
+  extras: ChargeExtraItem[];
+  extrasPaise: number;
+} {
+  const share = bill.shares.find((s) => s.userId === charge.userId);
+  return {
+    method: bill.method,
+    meals: share?.meals ?? 0,
+    ratePerMealPaise: ratePerMealPaise(bill),
+    mealsPaise: charge.sharePaise,
+    extras: extras.map(({ item, quantity, unitPricePaise, amountPaise }) => ({
+      item,
+      quantity,
+      unitPricePaise,
+      amountPaise,
+    })),
+    extrasPaise: charge.extrasPaise,
+  };
+}

@@ -10,7 +10,7 @@ import { BillingErrors } from './billing.errors';
 import { BillingRepository } from './billing.repository';
 import { BillingService, BillView, FrozenBill } from './billing.service';
 import { computeShares } from './cost-shares';
-import { monthCharges } from './month-charges';
+import { chargeItems, type ChargeExtraItem, monthCharges } from './month-charges';
 import { MonthCache } from './month-cache';
 import { ShareRecalculator } from './share-recalculator';
 
@@ -93,7 +93,20 @@ export class MonthClosingService {
       await this.repository.replaceMonth(tx, month, inputs);
       await this.repository.insertClosure(tx, month, actorId, frozen);
       const charges = monthCharges(frozen.bills[chargeMethod], extras.paise);
-      await this.accounts.postMonthCharges(tx, { month, date: monthBounds(month).last, actorId, charges });
+      // Each charge says what it is made of (meals × the rate, extras by item): the statement itemises it.
+      const itemsOf = new Map<string, ChargeExtraItem[]>();
+      for (const row of await this.billing.extraItemsOf(month, tx)) {
+        itemsOf.set(row.userId, [...(itemsOf.get(row.userId) ?? []), row]);
+      }
+      await this.accounts.postMonthCharges(tx, {
+        month,
+        date: monthBounds(month).last,
+        actorId,
+        charges: charges.map((charge) => ({
+          ...charge,
+          items: chargeItems(frozen.bills[chargeMethod], charge, itemsOf.get(charge.userId) ?? []),
+        })),
+      });
       const bill = frozen.bills[chargeMethod];
       await this.audit.record(tx, {
         actorId,

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { monthBounds } from '../../common/time/dates';
 import type { DbOrTx } from '../../database/database';
-import { ExtrasRepository, MemberExtras } from './extras.repository';
+import { ExtrasRepository, MemberExtraItem, MemberExtras } from './extras.repository';
 
-export type { MemberExtras } from './extras.repository';
+export type { MemberExtraItem, MemberExtras } from './extras.repository';
 
 /** The read-only view of extras that billing uses: one aggregate query, exact integer paise. */
 @Injectable()
@@ -17,5 +17,11 @@ export class ExtrasQueries {
   monthTotalsByMember(month: string, db?: DbOrTx): Promise<MemberExtras[]> {
     const { first, last } = monthBounds(month);
     return this.repository.memberTotals(first, last, db);
+  }
+
+  /** Each member's extras of a `YYYY-MM` month by item and unit price: what a close itemises on the charges. */
+  monthItemsByMember(month: string, db?: DbOrTx): Promise<MemberExtraItem[]> {
+    const { first, last } = monthBounds(month);
+    return this.repository.memberItems(first, last, db);
   }
 }

@@ -20,6 +20,15 @@ export interface ExtraPage {
 }
 
 /** One diner's extras of a period, in paise, with their name (for a bill line of a member with no meals). */
+/** One member's extras of a period, by item and unit price: how many and what they came to. */
+export interface MemberExtraItem {
+  userId: string;
+  item: string;
+  unitPricePaise: number;
+  quantity: number;
+  amountPaise: number;
+}
+
 export interface MemberExtras {
   userId: string;
   fullName: string;
@@ -89,5 +98,21 @@ export class ExtrasRepository {
       .where(and(gte(extras.date, from), lte(extras.date, to)))
       .groupBy(extras.userId, memberNames.fullName)
       .orderBy(asc(extras.userId));
+  }
+
+  /** Each member's extras from `from` to `to` by item and unit price (a price change gives a second line). */
+  memberItems(from: string, to: string, db: DbOrTx = this.db): Promise<MemberExtraItem[]> {
+    return db
+      .select({
+        userId: extras.userId,
+        item: extras.item,
+        unitPricePaise: extras.unitPricePaise,
+        quantity: sql<number>`sum(${extras.quantity})`.mapWith(Number),
+        amountPaise: sumPaise,
+      })
+      .from(extras)
+      .where(and(gte(extras.date, from), lte(extras.date, to)))
+      .groupBy(extras.userId, extras.item, extras.unitPricePaise)
+      .orderBy(asc(extras.userId), asc(extras.item), asc(extras.unitPricePaise));
   }
 }

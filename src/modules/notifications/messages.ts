@@ -178,4 +178,13 @@ export const Messages = {
           ? `You are now ${formatRupees(-payment.balancePaise)} in credit.`
           : 'Your account is settled.'),
   }),
+
+  /** The link carries the one-time token: the message is never logged (only its type and id are). */
+  passwordReset: (link: string, ttlMinutes: number): Message => ({
+    title: 'Set a new password',
+    content:
+      `Someone (hopefully you, or an admin of your mess for you) asked to set a new password for your mess account. ` +
+      `Open this link within ${ttlMinutes} minutes to choose one; it works once:\n\n${link}\n\n` +
+      'If you did not ask for this, ignore this mail: your password stays as it is.',
+  }),
 };

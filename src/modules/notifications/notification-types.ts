@@ -13,6 +13,7 @@ export const NOTIFICATION_TYPES = [
   'ATTENDANCE_CONFIRMATION',
   'PAYMENT_RECEIVED',
   'LEAVE_DECIDED',
+  'PASSWORD_RESET',
 ] as const;
 export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
 
@@ -27,8 +28,8 @@ export interface NotificationTypeInfo {
   email: boolean;
   /** Flag 2. */
   whatsapp: boolean;
-  /** The member's on/off switch for this type, in `preferences`. */
-  switch: PreferenceSwitch;
+  /** The member's on/off switch for this type, in `preferences`; null: always sent (a mail the member asked for). */
+  switch: PreferenceSwitch | null;
   purpose: string;
 }
 
@@ -87,6 +88,12 @@ export const NOTIFICATION_TYPE_INFO: Record<NotificationType, NotificationTypeIn
     whatsapp: true,
     switch: 'leaveDecisions',
     purpose: 'your leave was approved or rejected',
+  },
+  PASSWORD_RESET: {
+    email: true,
+    whatsapp: false,
+    switch: null,
+    purpose: 'a link to set a new password (asked for by you or sent by an admin); no switch, email only',
   },
 };
 

@@ -16,6 +16,7 @@ import { NotificationQueue } from './notification-queue';
 import { MONTHLY_BILLS, MonthlyBills, NotificationSchedules } from './notification-schedules';
 import { NotificationTriggers } from './notification-triggers';
 import { PaymentReceiptsListener } from './payment-receipts.listener';
+import { PasswordResetListener } from './password-reset.listener';
 import { LeaveDecidedListener } from './leave-decided.listener';
 import { NotificationsController } from './notifications.controller';
 import { NotificationsRepository } from './notifications.repository';
@@ -48,6 +49,7 @@ import './notifications.errors';
     NotificationsService,
     NotificationTriggers,
     PaymentReceiptsListener,
+    PasswordResetListener,
     NotificationSchedules,
     LeaveDecidedListener,
     {

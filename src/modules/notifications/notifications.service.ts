@@ -87,7 +87,8 @@ export class NotificationsService {
     const stored = await this.repository.findPreferencesFor([...new Set(requests.map((r) => r.userId))]);
     const wanted = requests.filter((request) => {
       const preferences = effectivePreferences(stored.get(request.userId));
-      return preferences.switches[NOTIFICATION_TYPE_INFO[request.type].switch];
+      const key = NOTIFICATION_TYPE_INFO[request.type].switch;
+      return key === null || preferences.switches[key];
     });
     if (!wanted.length) return [];
     // In transactions of NOTIFY_BATCH rows, the event loop let through between them: a fan-out to every member

@@ -97,6 +97,24 @@ export class CredentialsService {
   }
 
   /**
+   * A forgotten password set anew: hashes it, then in one transaction `claim` decides the member (a reset token used
+   * once, or undefined: nothing changes) and their password is set and every earlier token ended.
+   */
+  async resetPassword(
+    newPassword: string,
+    claim: (tx: DbOrTx) => Promise<string | undefined>,
+  ): Promise<UserRow | undefined> {
+    const passwordHash = await this.hash(newPassword);
+    const row = await this.repository.transaction(async (tx) => {
+      const userId = await claim(tx);
+      return userId === undefined
+        ? undefined
+        : this.repository.updateAndRevokeTokens(userId, { passwordHash }, tx);
+    });
+    return row && memberUpdated(this.events, row);
+  }
+
+  /**
    * Makes sure an approved admin with this email exists: creates one, or promotes and re-passwords the existing
    * account. Used by the start-up bootstrap and `npm run admin:create`.
    */

@@ -1,7 +1,7 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { PaginationDto } from '../../../common/http/paging';
 import { toRupees } from '../../../common/money/money';
-import type { Statement } from '../accounts.queries';
+import { chargeItemLines, type IssuedStatement } from '../statement-documents';
 import type { AccountRow } from '../accounts.repository';
 import {
   DIRECTIONS,
@@ -83,8 +83,72 @@ export class AccountsResponse {
   @ApiProperty({ type: PaginationDto }) pagination: PaginationDto;
 }
 
+export class ChargeItemDto {
+  @ApiProperty({
+    example: 'Meals: 25 × ₹40.00 per meal = ₹1,000.00',
+    description: 'As the PDF and CSV print it',
+  })
+  particulars: string;
+  @ApiProperty({ example: 25, description: "Meals, or the extra's quantity" }) quantity: number;
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    example: 40,
+    description:
+      "Rupees: the month's rate per meal (rounded to the paisa; null when nobody ate), or the extra's price",
+  })
+  unitPrice: number | null;
+  @ApiProperty({ example: 1000, description: 'Rupees; the items of a charge add up to its amount' })
+  amount: number;
+}
+
+export class ChargeExtraDto {
+  @ApiProperty({ example: 'Egg' }) item: string;
+  @ApiProperty({ example: 3 }) quantity: number;
+  @ApiProperty({ example: 10, description: 'Rupees' }) unitPrice: number;
+  @ApiProperty({ example: 30, description: 'Rupees' }) amount: number;
+}
+
+export class ChargeBreakdownDto {
+  @ApiProperty({ enum: ['spec', 'proportional'], description: 'The charge method of the close' })
+  method: string;
+  @ApiProperty({ example: 25 }) meals: number;
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    example: 40,
+    description:
+      "Rupees: the month's cost per meal under the method, rounded to the paisa; the share is the exact product " +
+      'rounded as the bill rounds, so meals × rate can differ from mealsAmount by a few paise',
+  })
+  ratePerMeal: number | null;
+  @ApiProperty({ example: 1000, description: "Rupees: the member's share for the meals" })
+  mealsAmount: number;
+  @ApiProperty({ type: [ChargeExtraDto] }) extras: ChargeExtraDto[];
+  @ApiProperty({ example: 30, description: 'Rupees' }) extrasAmount: number;
+}
+
 class StatementLineDto extends EntryDto {
   @ApiProperty({ description: 'Rupees after this entry' }) balance: number;
+  @ApiPropertyOptional({
+    type: ChargeBreakdownDto,
+    nullable: true,
+    description:
+      "A month's charge: what it is made of, frozen by the close (null on charges from before this was kept)",
+  })
+  breakdown?: ChargeBreakdownDto | null;
+  @ApiPropertyOptional({
+    type: [ChargeItemDto],
+    description: "A month's charge: its lines as the PDF and CSV print them (meals × rate, each extra)",
+  })
+  items?: ChargeItemDto[];
+}
+
+export class StatementIssuerDto {
+  @ApiProperty({ example: 'Hostel 4 Mess' }) name: string;
+  @ApiProperty({ example: 'mess.office@college.edu', description: 'Empty when not configured' })
+  email: string;
+  @ApiProperty({ example: '+919876543210', description: 'Empty when not configured' }) phone: string;
 }
 
 export class StatementResponse {
@@ -98,6 +162,13 @@ export class StatementResponse {
   @ApiProperty({ description: 'Rupees: opening + Σ debits − Σ credits of the period' }) closing: number;
   @ApiProperty({ description: 'Σ debits of the period, rupees' }) totalDebit: number;
   @ApiProperty({ description: 'Σ credits of the period, rupees' }) totalCredit: number;
+  @ApiProperty({ type: String, nullable: true, example: 'CS21B042', description: "The member's college id" })
+  collegeId: string | null;
+  @ApiProperty({
+    type: StatementIssuerDto,
+    description: 'The mess that issues the statement: its name and contact',
+  })
+  mess: StatementIssuerDto;
 }
 
 export const toEntryDto = (row: AccountEntryRow): EntryDto => ({
@@ -150,7 +221,7 @@ export function toAccountResponse(
   };
 }
 
-export function toStatementResponse(s: Statement): StatementResponse {
+export function toStatementResponse(s: IssuedStatement): StatementResponse {
   return {
     success: true,
     member: { _id: s.userId, fullName: s.fullName },
@@ -160,9 +231,37 @@ export function toStatementResponse(s: Statement): StatementResponse {
     entries: s.lines.map(({ entry, balancePaise }) => ({
       ...toEntryDto(entry),
       balance: toRupees(balancePaise),
+      ...(entry.kind === 'charge'
+        ? {
+            breakdown: entry.items
+              ? {
+                  method: entry.items.method,
+                  meals: entry.items.meals,
+                  ratePerMeal:
+                    entry.items.ratePerMealPaise === null ? null : toRupees(entry.items.ratePerMealPaise),
+                  mealsAmount: toRupees(entry.items.mealsPaise),
+                  extras: entry.items.extras.map((e) => ({
+                    item: e.item,
+                    quantity: e.quantity,
+                    unitPrice: toRupees(e.unitPricePaise),
+                    amount: toRupees(e.amountPaise),
+                  })),
+                  extrasAmount: toRupees(entry.items.extrasPaise),
+                }
+              : null,
+            items: chargeItemLines(entry.items).map((item) => ({
+              particulars: item.particulars,
+              quantity: item.quantity,
+              unitPrice: item.unitPricePaise === null ? null : toRupees(item.unitPricePaise),
+              amount: toRupees(item.amountPaise),
+            })),
+          }
+        : {}),
     })),
     closing: toRupees(s.closingPaise),
     totalDebit: toRupees(s.totalDebitPaise),
     totalCredit: toRupees(s.totalCreditPaise),
+    collegeId: s.collegeId,
+    mess: { name: s.issuer.messName, email: s.issuer.email, phone: s.issuer.phone },
   };
 }

@@ -69,6 +69,24 @@ export class ChangePasswordDto {
   newPassword: string;
 }
 
+export class ForgotPasswordDto {
+  @EmailField()
+  email: string;
+}
+
+export class ResetPasswordDto {
+  @ApiProperty({
+    description: 'The token from the mailed link (`…/reset-password?token=…`)',
+    example: 'q3V…',
+  })
+  @IsString()
+  @Length(1, 200)
+  token: string;
+
+  @PasswordField()
+  newPassword: string;
+}
+
 export class RegisterResponseDto {
   @ApiProperty({ example: true }) success: true;
   @ApiProperty({

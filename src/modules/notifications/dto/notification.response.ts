@@ -95,11 +95,20 @@ export class NotificationResponseDto {
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) sentAt: string | null;
 }
 
+/**
+ * A password-reset link is for the mailbox alone: the history shows the mail without its token, so whoever holds a
+ * member's access token cannot read a link there and take the account over with a new password.
+ */
+const shownContent = (row: NotificationRow): string =>
+  row.type === 'PASSWORD_RESET'
+    ? row.content.replace(/([?&]token=)[^\s&]+/g, '$1(sent by email only)')
+    : row.content;
+
 export const toNotificationResponse = (row: NotificationRow): NotificationResponseDto => ({
   _id: row.id,
   type: row.type,
   title: row.title,
-  content: row.content,
+  content: shownContent(row),
   status: row.status,
   channels: row.channels,
   deliveredVia: row.deliveredVia,
