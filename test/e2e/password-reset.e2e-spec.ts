@@ -19,6 +19,7 @@ describe('Password reset: a forgotten password set anew through a mailed one-tim
       NOTIFY_WORKER_ENABLED: 'true',
       NOTIFY_WORKER_POLL_SECONDS: '1',
       PUBLIC_URL: 'https://mess.example.edu/app/',
+      LOGIN_RATE_LIMIT_PER_EMAIL: '3',
     });
   });
   afterAll(async () => {
@@ -178,5 +179,16 @@ describe('Password reset: a forgotten password set anew through a mailed one-tim
       token: admin,
     });
     expect(missing.status).toBe(404);
+  });
+
+  it("does not forgive a password guesser's failures: a forgot request is not a successful login", async () => {
+    const victim = await t.member('student');
+    const guess = () => t.post('/auth/login', { email: victim.email, password: 'wrong-guess-123' });
+    const statuses: number[] = [];
+    for (let i = 0; i < 2; i += 1) statuses.push((await guess()).status);
+    expect((await t.post('/auth/password/forgot', { email: victim.email })).status).toBe(200);
+    for (let i = 0; i < 2; i += 1) statuses.push((await guess()).status);
+    expect(statuses.slice(0, 2)).toEqual([401, 401]);
+    expect(statuses).toContain(429);
   });
 });

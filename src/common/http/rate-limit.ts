@@ -42,6 +42,13 @@ const LOGIN_THROTTLE = 'mess:login-throttle';
 export const LoginThrottle = () =>
   applyDecorators(SetMetadata(LOGIN_THROTTLE, true), UseInterceptors(LoginFailureInterceptor));
 
+/**
+ * Routes that take an email but are not a login (a password reset's forgot and reset): limited per IP like the
+ * logins, and refused while the source waits for that email, but their answers are not counted as a login's: a
+ * forgot answering 200 must not clear a password guesser's failures for the email it names.
+ */
+export const CredentialRouteThrottle = () => SetMetadata(LOGIN_THROTTLE, true);
+
 const isLoginRoute = (context: ExecutionContext): boolean =>
   Reflect.getMetadata(LOGIN_THROTTLE, context.getHandler()) === true;
 

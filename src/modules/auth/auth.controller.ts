@@ -6,7 +6,7 @@ import { Allow, type CurrentMember, CurrentUser, Public } from '../../common/aut
 import { IdPipe } from '../../common/http/id.pipe';
 import { BUSY } from '../../common/concurrency/work-limiter';
 import { ApiAuth, ApiErrors, ApiRoleAuth, MessageDto } from '../../common/http/api-docs';
-import { LoginThrottle } from '../../common/http/rate-limit';
+import { CredentialRouteThrottle, LoginThrottle } from '../../common/http/rate-limit';
 import {
   ChangePasswordDto,
   ForgotPasswordDto,
@@ -137,7 +137,7 @@ export class AuthController {
   }
 
   @Public()
-  @LoginThrottle()
+  @CredentialRouteThrottle()
   @Post('auth/password/forgot')
   @HttpCode(200)
   @ApiOperation({
@@ -155,7 +155,7 @@ export class AuthController {
   }
 
   @Public()
-  @LoginThrottle()
+  @CredentialRouteThrottle()
   @Post('auth/password/reset')
   @HttpCode(200)
   @ApiOperation({
