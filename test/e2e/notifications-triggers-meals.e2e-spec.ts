@@ -102,6 +102,7 @@ describe('Notification triggers: menus, headcounts, reminders, confirmations and
       (n.schedules as any).attendance,
       (n.schedules as any).leave,
       (n.schedules as any).messConfig,
+      (n.schedules as any).directory,
       (n.schedules as any).clock,
       (n.schedules as any).config,
     );
@@ -314,6 +315,7 @@ describe('Notification triggers: menus, headcounts, reminders, confirmations and
       (n.schedules as any).attendance,
       (n.schedules as any).leave,
       (n.schedules as any).messConfig,
+      (n.schedules as any).directory,
       (n.schedules as any).clock,
       (n.schedules as any).config,
     );

@@ -13,7 +13,10 @@ import { StatementExportService } from './statement-export.service';
 import { PaymentGatewayClient } from './payment-gateway.client';
 import { PaymentGatewayWebhookController, PaymentsController } from './payments.controller';
 import { PaymentsRepository } from './payments.repository';
-import { PaymentsService } from './payments.service';
+import { BankStatementService } from './bank-statement.service';
+import { GatewayPaymentsService } from './gateway-payments.service';
+import { PaymentClaimsService } from './payment-claims.service';
+import { PaymentRecorder } from './payment-recorder';
 
 // Two requests racing past the service's checks meet these unique indexes; the answer is the check's own 409.
 describeConstraint('account_entries_reverses_unique', 409, AccountErrors.alreadyReversed);
@@ -22,7 +25,8 @@ describeConstraint('account_entries_mess_opening_unique', 409, AccountErrors.ope
 /**
  * Members' accounts: the append-only ledger (LedgerService records by hand, AccountsService posts a month's charges
  * for billing), balances and statements (AccountsQueries), statements as CSV and PDF (StatementExportService);
- * paying the mess (PaymentsService: UPI links, claims, the bank statement, the payment gateway).
+ * paying the mess (PaymentClaimsService: UPI links and claims; BankStatementService; GatewayPaymentsService; each
+ * recording through PaymentRecorder, once per reference).
  */
 @Module({
   imports: [MessConfigModule, AuditTrailModule, UsersModule],
@@ -34,7 +38,10 @@ describeConstraint('account_entries_mess_opening_unique', 409, AccountErrors.ope
     LedgerService,
     StatementExportService,
     PaymentsRepository,
-    PaymentsService,
+    PaymentRecorder,
+    PaymentClaimsService,
+    BankStatementService,
+    GatewayPaymentsService,
     PaymentGatewayClient,
   ],
   exports: [AccountsService],

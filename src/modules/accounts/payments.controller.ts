@@ -34,7 +34,9 @@ import {
 } from './dto/payments.dto';
 import { GATEWAY_NOT_CONFIGURED, GATEWAY_UNAVAILABLE } from './payment-gateway.client';
 import { PaymentErrors } from './payments.errors';
-import { PaymentsService } from './payments.service';
+import { BankStatementService } from './bank-statement.service';
+import { GatewayPaymentsService } from './gateway-payments.service';
+import { PaymentClaimsService } from './payment-claims.service';
 import { STATEMENT_MAX_ROWS, STATEMENT_TOO_LONG, STATEMENT_UNREADABLE } from './statement-csv';
 
 const CLAIM_NOT_FOUND = [404, PaymentErrors.claimNotFound] as const;
@@ -43,7 +45,11 @@ const CLAIM_NOT_FOUND = [404, PaymentErrors.claimNotFound] as const;
 @ApiTags('Payments')
 @Controller('accounts')
 export class PaymentsController {
-  constructor(private readonly payments: PaymentsService) {}
+  constructor(
+    private readonly claims: PaymentClaimsService,
+    private readonly statements: BankStatementService,
+    private readonly gateway: GatewayPaymentsService,
+  ) {}
 
   @Get('me/upi')
   @ApiOperation({
@@ -57,7 +63,7 @@ export class PaymentsController {
   @ApiAuth(400, [409, PaymentErrors.upiNotSetUp, PaymentErrors.nothingDue])
   async upi(@CurrentUser() member: CurrentMember, @Query() query: UpiQuery): Promise<UpiResponse> {
     const paise = query.amount === undefined ? undefined : toPaise(query.amount);
-    const { amount, upiLink, qrSvg } = await this.payments.upi(member, paise);
+    const { amount, upiLink, qrSvg } = await this.claims.upi(member, paise);
     return { success: true, amount, upiLink, qrSvg };
   }
 
@@ -74,7 +80,7 @@ export class PaymentsController {
     @CurrentUser() member: CurrentMember,
     @Body() body: CreateClaimDto,
   ): Promise<ClaimResponse> {
-    const claim = await this.payments.createClaim(member, {
+    const claim = await this.claims.createClaim(member, {
       amountPaise: toPaise(body.amount)!,
       date: body.date,
       utr: body.utr,
@@ -94,7 +100,7 @@ export class PaymentsController {
     @CurrentUser() member: CurrentMember,
     @Query() query: ClaimsQuery,
   ): Promise<ClaimsResponse> {
-    const { rows, total } = await this.payments.claims(member, query);
+    const { rows, total } = await this.claims.claims(member, query);
     return {
       success: true,
       claims: rows.map(toClaimDto),
@@ -117,7 +123,7 @@ export class PaymentsController {
     @CurrentUser() member: CurrentMember,
     @Param('id', IdPipe) id: string,
   ): Promise<AcceptClaimResponse> {
-    const result = await this.payments.accept(member.id, id);
+    const result = await this.claims.accept(member.id, id);
     return {
       success: true,
       claim: toClaimDto(result.claim),
@@ -137,7 +143,7 @@ export class PaymentsController {
     @Param('id', IdPipe) id: string,
     @Body() body: RejectClaimDto,
   ): Promise<ClaimResponse> {
-    return { success: true, claim: toClaimDto(await this.payments.reject(member.id, id, body.reason)) };
+    return { success: true, claim: toClaimDto(await this.claims.reject(member.id, id, body.reason)) };
   }
 
   @Post('bank-statement')
@@ -169,7 +175,7 @@ export class PaymentsController {
     @Body() csv: string,
   ): Promise<StatementImportResponse> {
     if (typeof csv !== 'string') throw new ApiError(415, STATEMENT_NOT_CSV);
-    return toStatementImportResponse(await this.payments.importStatement(member.id, csv));
+    return toStatementImportResponse(await this.statements.importStatement(member.id, csv));
   }
 
   @Post('me/gateway-orders')
@@ -185,7 +191,7 @@ export class PaymentsController {
     @CurrentUser() member: CurrentMember,
     @Body() body: GatewayOrderDto,
   ): Promise<GatewayOrderResponse> {
-    const { order, keyId } = await this.payments.createOrder(
+    const { order, keyId } = await this.gateway.createOrder(
       member,
       body.amount === undefined ? undefined : toPaise(body.amount),
     );
@@ -197,7 +203,7 @@ export class PaymentsController {
 @ApiTags('Payments')
 @Controller('payments')
 export class PaymentGatewayWebhookController {
-  constructor(private readonly payments: PaymentsService) {}
+  constructor(private readonly gateway: GatewayPaymentsService) {}
 
   @Public()
   @Post('gateway/webhook')
@@ -221,7 +227,7 @@ export class PaymentGatewayWebhookController {
     @Body() _event: Record<string, unknown>,
     @Headers('x-razorpay-signature') signature: string | undefined,
   ): Promise<WebhookResponse> {
-    await this.payments.webhook(request.rawBody ?? Buffer.alloc(0), signature);
+    await this.gateway.webhook(request.rawBody ?? Buffer.alloc(0), signature);
     return { success: true };
   }
 }

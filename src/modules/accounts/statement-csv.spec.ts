@@ -1,5 +1,5 @@
 import { ApiError } from '../../common/errors/api-error';
-import { rfc3986, upiNote } from './payments.service';
+import { rfc3986, upiNote } from './payment-claims.service';
 import { readStatement, rupeesTextToPaise } from './statement-csv';
 
 describe('the bank statement CSV', () => {

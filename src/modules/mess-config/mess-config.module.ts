@@ -5,11 +5,12 @@ import { MessesController } from './messes.controller';
 import { MessConfigRepository } from './mess-config.repository';
 import { MessConfigService } from './mess-config.service';
 import { ConfiguredExpenseCategory } from './expense-category.check';
+import { MessCatalogue } from './mess-catalogue.service';
 
 @Module({
   imports: [AuditTrailModule],
   controllers: [MessConfigController, MessesController],
-  providers: [MessConfigRepository, MessConfigService, ConfiguredExpenseCategory],
+  providers: [MessConfigRepository, MessConfigService, MessCatalogue, ConfiguredExpenseCategory],
   exports: [MessConfigService, ConfiguredExpenseCategory],
 })
 export class MessConfigModule {}

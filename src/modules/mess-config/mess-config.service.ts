@@ -28,8 +28,7 @@ import {
 import { AuditTrail } from '../audit-trail';
 import { MessDirectory, MessesRepository, type MessRow } from '../messes';
 import { actInMessWithin, type DbOrTx } from '../../database/database';
-import { CreateMessDto, MessDto, MessFieldsDto } from './dto/messes.dto';
-import type { MessListing } from './mess-config.repository';
+import { MessFieldsDto } from './dto/messes.dto';
 
 /**
  * Our own changes are visible at once, other replicas' when their invalidation message arrives (milliseconds);
@@ -252,52 +251,6 @@ export class MessConfigService {
     }
   }
 
-  /**
-   * `POST /messes`: a new mess and its configuration, in one transaction. A slug or name already taken (also by a
-   * concurrent creation) is 409 from the unique indexes; bad input changes nothing.
-   */
-  async createMess(adminId: string, body: CreateMessDto): Promise<{ mess: MessDto; config: MessConfigDto }> {
-    validateSemantics(body);
-    try {
-      const messId = await this.repository.transaction(async (tx) => {
-        const mess = await this.messes.insert(
-          { slug: body.slug, capacity: body.capacity ?? null, upi: body.upi ?? null },
-          tx,
-        );
-        await actInMessWithin(tx, mess.id);
-        const created = await this.repository.insert({ ...values(body), createdBy: adminId }, tx);
-        await this.audit.record(tx, {
-          actorId: adminId,
-          action: 'setup',
-          entity: 'config',
-          entityId: created.id,
-          after: { ...auditSnapshot(created), slug: mess.slug, capacity: mess.capacity },
-        });
-        return mess.id;
-      });
-      const [listing] = await this.repository.listMesses(messId);
-      return { mess: toMessDto(listing), config: { ...toDto(listing.config!), ...messFields(listing.mess) } };
-    } finally {
-      this.forget();
-    }
-  }
-
-  /** Every mess, ordered by name. */
-  async listMesses(): Promise<MessDto[]> {
-    const rows = await this.repository.listMesses();
-    return rows
-      .map(toMessDto)
-      .sort((a, b) => a.messName.localeCompare(b.messName) || a.slug.localeCompare(b.slug));
-  }
-
-  /** One mess by `_id` or slug; undefined when there is none. */
-  async findMess(idOrSlug: string): Promise<MessDto | undefined> {
-    const mess = await this.directory.find(idOrSlug);
-    if (!mess) return undefined;
-    const [listing] = await this.repository.listMesses(mess.id);
-    return listing && toMessDto(listing);
-  }
-
   /** The 2.2 fields of the mess row that setup and a replacement may change; left out: unchanged. */
   private async saveMessFields(messId: string, body: MessFieldsDto, tx: DbOrTx): Promise<void> {
     const change: Partial<Pick<MessRow, 'slug' | 'capacity' | 'upi'>> = {};
@@ -307,8 +260,8 @@ export class MessConfigService {
     if (Object.keys(change).length) await this.messes.update(messId, change, tx);
   }
 
-  /** Drops the cached row here and on the other replicas. */
-  private forget(): void {
+  /** Drops the cached rows (and the mess directory) here and on the other replicas: after a mess changed. */
+  forget(): void {
     this.directory.changed();
     this.drop();
     this.replicas.publish(CACHE_TOPIC, 'all');
@@ -336,20 +289,8 @@ const READ_ONLY = new Set(['_id', 'configured', 'createdBy', 'createdAt', 'updat
 /** What a partial update may remove by sending null. */
 const REMOVABLE = new Set(['monthlyBudget', 'markingWindow', 'capacity', 'upi']);
 
-const messFields = (mess: MessRow) => ({ slug: mess.slug, capacity: mess.capacity, upi: mess.upi ?? null });
-
-function toMessDto({ mess, config, members }: MessListing): MessDto {
-  return {
-    _id: mess.id,
-    slug: mess.slug,
-    messName: config?.messName ?? DEFAULT_MESS_CONFIG.messName,
-    description: config?.description ?? '',
-    email: config?.email ?? '',
-    phone: config ? toDto(config).phone : '',
-    capacity: mess.capacity,
-    members,
-    configured: Boolean(config),
-    upi: mess.upi ?? null,
-    createdAt: mess.createdAt,
-  };
-}
+export const messFields = (mess: MessRow) => ({
+  slug: mess.slug,
+  capacity: mess.capacity,
+  upi: mess.upi ?? null,
+});

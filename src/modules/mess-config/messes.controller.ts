@@ -7,20 +7,20 @@ import { MESS_NOT_FOUND } from '../messes';
 import { CreateMessDto, MessEnvelopeDto, MessesEnvelopeDto } from './dto/messes.dto';
 import { MessConfigDto } from './dto/mess-config.dto';
 import { MESS_NAME_TAKEN, SLUG_TAKEN } from './mess-config.errors';
-import { MessConfigService } from './mess-config.service';
+import { MessCatalogue } from './mess-catalogue.service';
 
 /** Extension 2.2: the deployment's messes. */
 @ApiTags('Messes')
 @Controller('messes')
 export class MessesController {
-  constructor(private readonly messConfig: MessConfigService) {}
+  constructor(private readonly catalogue: MessCatalogue) {}
 
   @Public()
   @Get()
   @ApiOperation({ summary: 'Every mess of the deployment, ordered by name (public)' })
   @ApiOkResponse({ type: MessesEnvelopeDto })
   async listMesses(): Promise<MessesEnvelopeDto> {
-    return { success: true, messes: await this.messConfig.listMesses() };
+    return { success: true, messes: await this.catalogue.listMesses() };
   }
 
   @Public()
@@ -29,7 +29,7 @@ export class MessesController {
   @ApiParam({ name: 'mess', description: 'An _id or a slug', example: 'main' })
   @ApiOkResponse({ type: MessEnvelopeDto })
   async getMess(@Param('mess') idOrSlug: string): Promise<MessEnvelopeDto> {
-    const mess = await this.messConfig.findMess(idOrSlug);
+    const mess = await this.catalogue.findMess(idOrSlug);
     if (!mess) throw notFound(MESS_NOT_FOUND);
     return { success: true, mess };
   }
@@ -45,6 +45,6 @@ export class MessesController {
     @CurrentUser() admin: CurrentMember,
     @Body() body: CreateMessDto,
   ): Promise<MessEnvelopeDto & { config: MessConfigDto }> {
-    return { success: true, ...(await this.messConfig.createMess(admin.id, body)) };
+    return { success: true, ...(await this.catalogue.createMess(admin.id, body)) };
   }
 }

@@ -1,4 +1,5 @@
 import { currentMessId, inMess } from '../../common/tenancy/mess-scope';
+import { MessDirectory } from '../messes';
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { Cron, CronExpression } from '@nestjs/schedule';
 import { Clock } from '../../common/time/clock';
@@ -55,6 +56,7 @@ export class NotificationSchedules {
     private readonly attendance: AttendanceQueries,
     private readonly leave: LeaveCalendar,
     private readonly messConfig: MessConfigService,
+    private readonly directory: MessDirectory,
     private readonly clock: Clock,
     private readonly config: AppConfig,
     @Optional() @Inject(MONTHLY_BILLS) private readonly bills?: MonthlyBills,
@@ -81,8 +83,9 @@ export class NotificationSchedules {
    */
   async runDue(now: Date = this.clock.now()): Promise<Partial<Record<NotificationType, number>>> {
     const total: Partial<Record<NotificationType, number>> = {};
-    for (const mess of await this.messConfig.listMesses()) {
-      const queued = await inMess(mess._id, () => this.runDueInMess(now));
+    // The directory's cached list of messes: this runs every minute.
+    for (const messId of (await this.directory.labels()).keys()) {
+      const queued = await inMess(messId, () => this.runDueInMess(now));
       for (const [type, n] of Object.entries(queued) as [NotificationType, number][]) {
         total[type] = (total[type] ?? 0) + n;
       }

@@ -7,7 +7,7 @@ import { toRupees } from '../../../common/money/money';
 import { NOTE_MAX } from '../accounts.schema';
 import type { ClaimWithName } from '../payments.repository';
 import { CLAIM_STATUSES, REASON_MAX, type ClaimStatus, type GatewayOrderRow } from '../payments.schema';
-import type { StatementResult, UnmatchedReason } from '../payments.service';
+import type { StatementResult, UnmatchedReason } from '../bank-statement.service';
 import { EntryDto } from './accounts.response';
 
 // ---- requests ----
