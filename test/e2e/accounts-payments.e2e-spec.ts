@@ -11,6 +11,7 @@ import {
   type Member,
   paise,
   parseCsv,
+  STATEMENT_CSV_HEADER,
   sumOf,
 } from '../support/accounts';
 import { TestApp } from '../support/app';
@@ -186,22 +187,7 @@ describe('Member accounts: payments and statements', () => {
       `attachment; filename="statement-${a.id}-2025-04-2025-05.csv"`,
     );
     const rows = parseCsv(csv.body.slice(1));
-    expect(rows[0]).toEqual([
-      'date',
-      'entry_id',
-      'kind',
-      'particulars',
-      'month',
-      'debit_inr',
-      'credit_inr',
-      'balance_inr',
-      // added after these (issue 24), so a reader of the first eight columns reads what it always did
-      'quantity',
-      'unit_price_inr',
-      'item_amount_inr',
-      'member',
-      'college_id',
-    ]);
+    expect(rows[0]).toEqual(STATEMENT_CSV_HEADER);
     expect(paise(Number(rows[1][7]))).toBe(paise(opening));
     // a charge's item rows (issue 24) follow it, naming its entry; the entry rows are as before
     const body = rows.slice(2, -1).filter((r: string[]) => r[2] !== 'charge_item');

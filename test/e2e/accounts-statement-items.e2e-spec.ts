@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
 import { Database } from '../../src/database/database';
-import { hasPdfToText, paise, parseCsv } from '../support/accounts';
+import { hasPdfToText, paise, parseCsv, STATEMENT_CSV_HEADER } from '../support/accounts';
 import { messSetup, TestApp } from '../support/app';
 
 interface Item {
@@ -115,21 +115,7 @@ describe('Statements itemise a closed month: meals × the rate, extras by item, 
     const csv = await t.get(url, { token: asha.token, headers: { accept: 'text/csv' } });
     expect(csv.status).toBe(200);
     const rows = parseCsv(csv.body.slice(1));
-    expect(rows[0]).toEqual([
-      'date',
-      'entry_id',
-      'kind',
-      'particulars',
-      'month',
-      'debit_inr',
-      'credit_inr',
-      'balance_inr',
-      'quantity',
-      'unit_price_inr',
-      'item_amount_inr',
-      'member',
-      'college_id',
-    ]);
+    expect(rows[0]).toEqual(STATEMENT_CSV_HEADER);
     for (const row of rows.slice(1)) expect(row.slice(11)).toEqual(['Asha Verma', collegeId]);
     expect(rows[2].slice(1, 6)).toEqual([charge._id, 'charge', 'Mess bill 2025-03', '2025-03', '4592.50']);
     const itemRows = rows.filter((r) => r[2] === 'charge_item');

@@ -47,6 +47,26 @@ export function parseCsv(text: string): string[][] {
 }
 
 /** pdftotext (poppler-utils) reads the PDF back; the PDF assertions are skipped, saying so, when it is missing. */
+/**
+ * The statement CSV's header as a spreadsheet reads it: the first eight columns of 2.1, then (issue 24) the items'
+ * columns and the member, added after them so a reader of the first eight reads what it always did.
+ */
+export const STATEMENT_CSV_HEADER = [
+  'date',
+  'entry_id',
+  'kind',
+  'particulars',
+  'month',
+  'debit_inr',
+  'credit_inr',
+  'balance_inr',
+  'quantity',
+  'unit_price_inr',
+  'item_amount_inr',
+  'member',
+  'college_id',
+];
+
 export const hasPdfToText = spawnSync('pdftotext', ['-v']).status === 0;
 
 export interface AccountsSuite {
