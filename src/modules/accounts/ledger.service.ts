@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { entrySnapshot } from './entry-snapshot';
 import { badRequest, conflict, notFound, unprocessable } from '../../common/errors/api-error';
 import { DomainEventBus } from '../../common/events/domain-event-bus';
 import type { IdempotencyScope } from '../../common/http/idempotency-key';
@@ -181,17 +182,7 @@ export class LedgerService {
       action: entry.kind === 'reversal' ? 'reversed' : `${entry.kind}-recorded`,
       entity: 'account',
       entityId: entry.userId,
-      after: {
-        entryId: entry.id,
-        kind: entry.kind,
-        direction: entry.direction,
-        amountPaise: entry.amountPaise,
-        date: entry.date,
-        method: entry.method,
-        reference: entry.reference,
-        note: entry.note,
-        reverses: entry.reverses,
-      },
+      after: entrySnapshot(entry),
     });
   }
 

@@ -12,7 +12,8 @@ import type { AccountEntryRow } from './accounts.schema';
 import { outsidePayment, PaymentRecorder } from './payment-recorder';
 import { PaymentErrors } from './payments.errors';
 import { type ClaimWithName, PaymentsRepository } from './payments.repository';
-import type { ClaimStatus } from './payments.schema';
+import type { ClaimStatus, PaymentClaimRow } from './payments.schema';
+import type { DbOrTx } from '../../database/database';
 
 export interface UpiRequest {
   amount: number;
@@ -123,15 +124,7 @@ export class PaymentClaimsService {
             }),
           );
       const entryId = recorded?.id ?? byHand ?? (await this.repository.entryOfReference(claim.utr, tx))!;
-      await this.repository.decideClaim(tx, claim.id, { status: 'accepted', entryId, decidedBy: actorId });
-      await this.audit.record(tx, {
-        actorId,
-        action: 'claim-accepted',
-        entity: 'account',
-        entityId: claim.userId,
-        before: { claimId: claim.id, status: 'pending' },
-        after: { claimId: claim.id, status: 'accepted', entryId, utr: claim.utr },
-      });
+      await this.decide(tx, actorId, claim, { status: 'accepted', entryId });
       return { entryId, recorded };
     });
     const entry = result.recorded ?? (await this.repository.findEntry(result.entryId))!;
@@ -147,17 +140,27 @@ export class PaymentClaimsService {
       if (!claim) throw notFound(PaymentErrors.claimNotFound);
       if (claim.status === 'accepted') throw conflict(PaymentErrors.acceptedClaim);
       if (claim.status === 'rejected') return;
-      await this.repository.decideClaim(tx, claim.id, { status: 'rejected', reason, decidedBy: actorId });
-      await this.audit.record(tx, {
-        actorId,
-        action: 'claim-rejected',
-        entity: 'account',
-        entityId: claim.userId,
-        before: { claimId: claim.id, status: 'pending' },
-        after: { claimId: claim.id, status: 'rejected', reason, utr: claim.utr },
-      });
+      await this.decide(tx, actorId, claim, { status: 'rejected', reason });
     });
     return (await this.repository.findClaim(claimId))!;
+  }
+
+  /** A pending claim decided, in `tx`, with its audit row (`claim-accepted` / `claim-rejected`). */
+  private async decide(
+    tx: DbOrTx,
+    actorId: string,
+    claim: PaymentClaimRow,
+    change: { status: 'accepted'; entryId: string } | { status: 'rejected'; reason: string },
+  ): Promise<void> {
+    await this.repository.decideClaim(tx, claim.id, { ...change, decidedBy: actorId });
+    await this.audit.record(tx, {
+      actorId,
+      action: `claim-${change.status}`,
+      entity: 'account',
+      entityId: claim.userId,
+      before: { claimId: claim.id, status: 'pending' },
+      after: { claimId: claim.id, ...change, utr: claim.utr },
+    });
   }
 }
 

@@ -6,6 +6,7 @@ import type { PaymentEvent } from '../../common/events/event-map';
 import type { DbOrTx } from '../../database/database';
 import { AuditTrail, type AuditEntry } from '../audit-trail';
 import type { AccountEntryRow, NewAccountEntryRow, PaymentMethod } from './accounts.schema';
+import { entrySnapshot } from './entry-snapshot';
 import { PaymentsRepository, type ReferenceRow } from './payments.repository';
 import type { ReferenceSource } from './payments.schema';
 
@@ -108,14 +109,7 @@ export class PaymentRecorder {
           entity: 'account',
           entityId: entry.userId,
           after: {
-            entryId: entry.id,
-            kind: entry.kind,
-            direction: entry.direction,
-            amountPaise: entry.amountPaise,
-            date: entry.date,
-            method: entry.method,
-            reference: entry.reference,
-            note: entry.note,
+            ...entrySnapshot(entry),
             source: p.source,
             ...(p.source === 'claim' ? { claimId: p.sourceId } : {}),
             ...(p.source === 'statement' ? { statementLine: p.sourceId } : {}),

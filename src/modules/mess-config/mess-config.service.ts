@@ -27,7 +27,7 @@ import {
 } from './mess-config.values';
 import { AuditTrail } from '../audit-trail';
 import { MessDirectory, MessesRepository, type MessRow } from '../messes';
-import { actInMessWithin, type DbOrTx } from '../../database/database';
+import { type DbOrTx } from '../../database/database';
 import { MessFieldsDto } from './dto/messes.dto';
 
 /**
