@@ -12,14 +12,13 @@
 // COST_SERVICE=<path of a built main.js> measures another build of the service (a before/after comparison);
 // COST_PROFILE=<dir> has each service process write a CPU profile there; COST_LOG_LEVEL (info) sets its LOG_LEVEL.
 import autocannon from 'autocannon';
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { localParts } from '../src/common/time/dates';
 import { seedDemo } from '../src/database/seed-demo';
-import { freshServerDatabase, login as loginAt, openForSeeding } from './support';
+import { freshServerDatabase, login as loginAt, openForSeeding, spawnAndWait, type Spawned } from './support';
 
 const root = join(__dirname, '..', '..');
 const ROUNDS = Number(process.env.COST_ROUNDS ?? 2);
@@ -75,48 +74,6 @@ function cpuMs(pid: number): number {
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   // After the name: state is field 3, utime 14 and stime 15 (1-based over the whole line).
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
-}
-
-interface Spawned {
-  child: ChildProcess;
-  base: string;
-  stop: () => Promise<void>;
-}
-
-async function spawnAndWait(
-  script: string,
-  env: Record<string, string>,
-  ready: string,
-  nodeArgs: string[] = [],
-): Promise<Spawned> {
-  // Away from the 4000s, where NATS (4222) and other local services listen.
-  const port = 21000 + Math.floor(Math.random() * 8000);
-  const child = spawn(process.execPath, [...nodeArgs, script], {
-    cwd: root,
-    stdio: ['ignore', 'ignore', 'inherit'],
-    env: { PATH: process.env.PATH ?? '', PORT: String(port), HOST: '127.0.0.1', ...env },
-  });
-  const base = `http://127.0.0.1:${port}`;
-  for (const deadline = Date.now() + 120_000; ; await sleep(200)) {
-    if (child.exitCode !== null) throw new Error(`${script} exited at start-up`);
-    const res = await fetch(`${base}${ready}`).catch(() => undefined);
-    if (res) {
-      await res.arrayBuffer();
-      break;
-    }
-    if (Date.now() > deadline) throw new Error(`${script} did not start within 120 s`);
-  }
-  return {
-    child,
-    base,
-    stop: async () => {
-      if (child.exitCode !== null) return;
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      await Promise.race([exited, sleep(10_000)]);
-      if (child.exitCode === null) child.kill('SIGKILL');
-    },
-  };
 }
 
 /** The built service (compiled with the bench, dist-bench/src) on the server engine or an embedded data directory. */

@@ -1,4 +1,5 @@
 // What every section of `npm run bench` shares: timing statistics, the HTTP client in its worker thread, logging in.
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -147,3 +148,50 @@ export async function freshServerDatabase(
 }
 
 export { openForBulkLoad as openForSeeding } from '../src/database/open-database';
+
+const root = join(__dirname, '..', '..');
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A service process the bench started: its base URL (no `/api`), and how to stop it (SIGTERM, then SIGKILL). */
+export interface Spawned {
+  child: ChildProcess;
+  base: string;
+  stop: () => Promise<void>;
+}
+
+/** Starts `script` (node) on a free port with `env` and waits until `ready` answers (two minutes at most). */
+export async function spawnAndWait(
+  script: string,
+  env: Record<string, string>,
+  ready: string,
+  nodeArgs: string[] = [],
+): Promise<Spawned> {
+  // Away from the 4000s, where NATS (4222) and other local services listen.
+  const port = 21000 + Math.floor(Math.random() * 8000);
+  const child = spawn(process.execPath, [...nodeArgs, script], {
+    cwd: root,
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: { PATH: process.env.PATH ?? '', PORT: String(port), HOST: '127.0.0.1', ...env },
+  });
+  const base = `http://127.0.0.1:${port}`;
+  for (const deadline = Date.now() + 120_000; ; await sleep(200)) {
+    if (child.exitCode !== null) throw new Error(`${script} exited at start-up`);
+    const res = await fetch(`${base}${ready}`).catch(() => undefined);
+    if (res) {
+      await res.arrayBuffer();
+      break;
+    }
+    if (Date.now() > deadline) throw new Error(`${script} did not start within 120 s`);
+  }
+  return {
+    child,
+    base,
+    stop: async () => {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await Promise.race([exited, sleep(10_000)]);
+      if (child.exitCode === null) child.kill('SIGKILL');
+    },
+  };
+}

@@ -15,3 +15,11 @@ export const intArray = (values: readonly number[]): SQL => sql`${arrayLiteral(v
 /** `column = any($1::uuid[])`: the condition `inArray` would build, with one parameter. */
 export const isAnyUuid = (column: AnyColumn, ids: readonly string[]): SQL =>
   sql`${column} = any(${uuidArray(ids)})`;
+
+/** An element of an array literal, quoted: any text (quotes and backslashes escaped), or NULL. */
+const quoted = (value: string | null): string =>
+  value === null ? 'NULL' : `"${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+
+/** `$1::text[]` (or another element type) from any strings and nulls: one parameter, whatever the strings hold. */
+export const textArray = (values: readonly (string | null)[], type: 'text' | 'uuid' = 'text'): SQL =>
+  sql`${`{${values.map(quoted).join(',')}}`}::${sql.raw(type)}[]`;

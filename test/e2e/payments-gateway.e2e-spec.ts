@@ -1,6 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { addDays, localParts } from '../../src/common/time/dates';
 import { Database } from '../../src/database/database';
+import { GatewayEventsProcessor } from '../../src/modules/accounts/gateway-events.processor';
+import { GatewayEventsRepository } from '../../src/modules/accounts/gateway-events.repository';
 import { PaymentReceiptsListener } from '../../src/modules/notifications/payment-receipts.listener';
 import { messSetup, TestApp } from '../support/app';
 import { PaymentGateway } from '../support/payment-gateway';
@@ -34,6 +36,9 @@ describe('Paying the mess: the payment gateway', () => {
     expect(res.status).toBe(201);
     return res.body.order as { _id: string; gatewayOrderId: string; amount: number };
   };
+  // The webhook answers once the event is kept; its payment is recorded a moment later.
+  const settled = () => t.app.get(GatewayEventsProcessor).idle();
+  const inboxRow = (paymentId: string) => t.app.get(GatewayEventsRepository).find(paymentId);
   const balanceOf = async (m: Member) => (await t.get('/accounts/me', { token: m.token })).body.balance;
 
   beforeAll(async () => {
@@ -78,7 +83,9 @@ describe('Paying the mess: the payment gateway', () => {
     const { paymentId, body } = gateway.captured(created.gatewayOrderId, { amount: 150_000, method: 'upi' });
     const answers = await Promise.all(Array.from({ length: 5 }, () => gateway.deliver(t, body)));
     expect(answers.map((a) => [a.status, a.body])).toEqual(Array(5).fill([200, { success: true }]));
+    await settled();
     expect(await payments()).toBe(before + 1);
+    expect(await inboxRow(paymentId)).toMatchObject({ outcome: 'recorded', orderId: created.gatewayOrderId });
     expect(await balanceOf(asha)).toBe(0);
     const [entry] = (await t.get('/accounts/me', { token: asha.token })).body.entries;
     expect(entry).toMatchObject({
@@ -95,13 +102,14 @@ describe('Paying the mess: the payment gateway', () => {
     });
     // later, again: still one
     expect((await gateway.deliver(t, body)).status).toBe(200);
+    await settled();
     expect(await payments()).toBe(before + 1);
   });
 
   it('a bad signature is 400 and records nothing; an order not ours is 200 and records nothing', async () => {
     const created = await order(ravi, { amount: 500 });
     const before = await payments();
-    const { body } = gateway.captured(created.gatewayOrderId, { amount: 50_000 });
+    const { body, paymentId } = gateway.captured(created.gatewayOrderId, { amount: 50_000 });
     const forged = await gateway.deliver(t, body, gateway.sign(body, 'not-the-secret'));
     expect(forged.status).toBe(400);
     expect(forged.body).toEqual({ success: false, error: 'Invalid webhook signature' });
@@ -111,14 +119,19 @@ describe('Paying the mess: the payment gateway', () => {
     expect((await gateway.deliver(t, tampered, gateway.sign(body))).status).toBe(400);
     const unknown = gateway.captured('order_notours000001', { amount: 50_000 });
     expect(await gateway.deliver(t, unknown.body)).toMatchObject({ status: 200, body: { success: true } });
+    await settled();
     expect(await payments()).toBe(before);
     expect(await balanceOf(ravi)).toBe(1500);
+    // the forged ones were not even kept; the one not ours was, and says so
+    expect(await inboxRow(paymentId)).toBeUndefined();
+    expect(await inboxRow(unknown.paymentId)).toMatchObject({ outcome: 'not-ours', messId: null, entryId: null });
   });
 
   it("records in the order's mess, whatever mess the webhook arrives in", async () => {
     const created = await order(girl);
     const { body } = gateway.captured(created.gatewayOrderId, { amount: 150_000, method: 'netbanking' });
     expect((await gateway.deliver(t, body)).status).toBe(200);
+    await settled();
     expect(await balanceOf(girl)).toBe(0);
     const [entry] = (await t.get('/accounts/me', { token: girl.token })).body.entries;
     expect(entry).toMatchObject({ method: 'bank', amount: 1500 });
@@ -144,10 +157,32 @@ describe('Paying the mess: the payment gateway', () => {
     expect(imported.body).toMatchObject({ matched: 1 });
     const before = await payments();
     const created = await order(ravi, { amount: 500 });
-    const { body } = gateway.captured(created.gatewayOrderId, { amount: 50_000, rrn: utr });
+    const { body, paymentId } = gateway.captured(created.gatewayOrderId, { amount: 50_000, rrn: utr });
     expect((await gateway.deliver(t, body)).status).toBe(200);
+    await settled();
     expect(await payments()).toBe(before);
     expect(await balanceOf(ravi)).toBe(1000);
+    expect(await inboxRow(paymentId)).toMatchObject({ outcome: 'already-recorded', entryId: null });
+  });
+
+  it('an event kept but not recorded (its replica stopped in between) is recorded by the sweep, once', async () => {
+    const created = await order(asha, { amount: 250 });
+    const { body, paymentId } = gateway.captured(created.gatewayOrderId, { amount: 25_000, method: 'card' });
+    const before = await balanceOf(asha);
+    // What a replica that stopped right after answering 200 leaves: the event kept, claimed, its lease run out.
+    await t.app.get(Database).db.execute(sql`
+      insert into gateway_events (payment_id, order_id, amount_paise, method, payload, claimed_until)
+      values (${paymentId}, ${created.gatewayOrderId}, 25000, 'card', ${body}::jsonb, now() - interval '1 second')`);
+    const processor = t.app.get(GatewayEventsProcessor);
+    processor.sweep();
+    processor.sweep();
+    await settled();
+    expect(await balanceOf(asha)).toBe(before - 250);
+    expect(await inboxRow(paymentId)).toMatchObject({ outcome: 'recorded', processedAt: expect.any(Date) });
+    // the gateway's own retry after that: nothing more
+    expect((await gateway.deliver(t, body)).status).toBe(200);
+    await settled();
+    expect(await balanceOf(asha)).toBe(before - 250);
   });
 
   it('without PAY_* settings an order is 503', async () => {

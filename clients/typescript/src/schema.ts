@@ -1449,7 +1449,7 @@ export interface paths {
         put?: never;
         /**
          * The payment gateway's events (public, signed)
-         * @description `payment.captured` for one of our orders records one payment to the order's member in the order's mess (method upi, card, bank or other; reference the payment id; dated the capture day). The same payment again records nothing (200); an order not ours records nothing (200, logged); a bad signature is 400.
+         * @description `payment.captured` for one of our orders records one payment to the order's member in the order's mess (method upi, card, bank or other; reference the payment id; dated the capture day). The event is kept before the 200 and its payment recorded a moment later. The same payment again records nothing (200); an order not ours records nothing (200, logged); a bad signature is 400 and keeps nothing.
          */
         post: operations["webhook"];
         delete?: never;

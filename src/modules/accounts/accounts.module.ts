@@ -14,6 +14,8 @@ import { PaymentGatewayClient } from './payment-gateway.client';
 import { PaymentGatewayWebhookController, PaymentsController } from './payments.controller';
 import { PaymentsRepository } from './payments.repository';
 import { BankStatementService } from './bank-statement.service';
+import { GatewayEventsProcessor } from './gateway-events.processor';
+import { GatewayEventsRepository } from './gateway-events.repository';
 import { GatewayPaymentsService } from './gateway-payments.service';
 import { PaymentClaimsService } from './payment-claims.service';
 import { PaymentRecorder } from './payment-recorder';
@@ -25,7 +27,7 @@ describeConstraint('account_entries_mess_opening_unique', 409, AccountErrors.ope
 /**
  * Members' accounts: the append-only ledger (LedgerService records by hand, AccountsService posts a month's charges
  * for billing), balances and statements (AccountsQueries), statements as CSV and PDF (StatementExportService);
- * paying the mess (PaymentClaimsService: UPI links and claims; BankStatementService; GatewayPaymentsService; each
+ * paying the mess (PaymentClaimsService: UPI links and claims; BankStatementService; GatewayPaymentsService, whose webhook's inbox GatewayEventsProcessor records; each
  * recording through PaymentRecorder, once per reference).
  */
 @Module({
@@ -42,6 +44,8 @@ describeConstraint('account_entries_mess_opening_unique', 409, AccountErrors.ope
     PaymentClaimsService,
     BankStatementService,
     GatewayPaymentsService,
+    GatewayEventsRepository,
+    GatewayEventsProcessor,
     PaymentGatewayClient,
   ],
   exports: [AccountsService],

@@ -2,20 +2,17 @@ import { Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { type CurrentMember } from '../../common/auth/auth.decorators';
 import { badRequest, conflict, unavailable } from '../../common/errors/api-error';
-import { inMess } from '../../common/tenancy/mess-scope';
-import { localParts } from '../../common/time/dates';
-import { AppConfig } from '../../config/app-config';
 import { AccountsRepository } from './accounts.repository';
-import type { PaymentMethod } from './accounts.schema';
+import { GatewayEventsProcessor } from './gateway-events.processor';
+import { GatewayEventsRepository } from './gateway-events.repository';
 import { GATEWAY_NOT_CONFIGURED, PaymentGatewayClient } from './payment-gateway.client';
-import { outsidePayment, PartlyRecorded, PaymentRecorder } from './payment-recorder';
 import { PaymentErrors } from './payments.errors';
 import { PaymentsRepository } from './payments.repository';
 import type { GatewayOrderRow } from './payments.schema';
 
 /**
  * The payment gateway (extension 2.2): orders for what a member owes, and its signed `payment.captured` webhooks,
- * each gateway payment recorded once in the order's mess.
+ * kept on receipt and each gateway payment recorded once in the order's mess (GatewayEventsProcessor).
  */
 @Injectable()
 export class GatewayPaymentsService {
@@ -24,9 +21,9 @@ export class GatewayPaymentsService {
   constructor(
     private readonly repository: PaymentsRepository,
     private readonly accounts: AccountsRepository,
-    private readonly recorder: PaymentRecorder,
     private readonly gateway: PaymentGatewayClient,
-    private readonly config: AppConfig,
+    private readonly inbox: GatewayEventsRepository,
+    private readonly processor: GatewayEventsProcessor,
   ) {}
 
   async createOrder(
@@ -51,11 +48,12 @@ export class GatewayPaymentsService {
   }
 
   /**
-   * A gateway event whose signature verifies. `payment.captured` for one of our orders records one payment to the
-   * order's member, in the order's mess; anything else (another event, an order not ours) records nothing.
-   * Answers whether a payment was recorded.
+   * A gateway event whose signature verifies. A `payment.captured` is stored in the gateway's inbox, once per payment
+   * id, and recorded from there in a moment (GatewayEventsProcessor): to the order's member in the order's mess, or
+   * nothing for an order not ours. Anything else is acknowledged and ignored. Once this resolves the event is kept,
+   * so the gateway may stop retrying.
    */
-  async webhook(raw: Buffer, signature: string | undefined): Promise<boolean> {
+  async webhook(raw: Buffer, signature: string | undefined): Promise<void> {
     if (!this.gateway.verifies(raw, signature)) throw badRequest(PaymentErrors.badSignature);
     let event: GatewayEvent;
     try {
@@ -63,65 +61,37 @@ export class GatewayPaymentsService {
     } catch {
       throw badRequest(PaymentErrors.badEvent);
     }
-    if (event?.event !== 'payment.captured') return false;
+    if (event?.event !== 'payment.captured') return;
     const payment = event.payload?.payment?.entity;
-    if (!payment || typeof payment.id !== 'string' || typeof payment.order_id !== 'string') {
+    if (!payment || !GATEWAY_ID.test(String(payment.id)) || !GATEWAY_ID.test(String(payment.order_id))) {
       this.logger.warn('payment.captured without a payment id or order id: ignored');
-      return false;
-    }
-    const order = await this.repository.findOrderAcrossMesses(payment.order_id);
-    if (!order) {
-      this.logger.warn(`payment.captured for an order that is not ours (${payment.order_id}): ignored`);
-      return false;
+      return;
     }
     const amountPaise = Number(payment.amount);
     if (!Number.isSafeInteger(amountPaise) || amountPaise <= 0) {
-      this.logger.warn(`payment.captured ${payment.id} with amount ${payment.amount}: ignored`);
-      return false;
+      this.logger.warn(
+        { paymentId: payment.id, amount: payment.amount },
+        'payment.captured without an amount: ignored',
+      );
+      return;
     }
-    return inMess(order.messId, () => this.recordGatewayPayment(order, payment, amountPaise));
-  }
-
-  private async recordGatewayPayment(
-    order: GatewayOrderRow,
-    payment: GatewayPayment,
-    amountPaise: number,
-  ): Promise<boolean> {
     const capturedAt = new Date(Number(payment.created_at) * 1000);
-    const date = localParts(
-      Number.isFinite(capturedAt.getTime()) ? capturedAt : new Date(),
-      this.config.messTimezone,
-    ).date;
     const rrn = payment.acquirer_data?.rrn;
-    const references = [payment.id, ...(typeof rrn === 'string' && /^[0-9]{12}$/.test(rrn) ? [rrn] : [])];
-    const entry = await this.repository
-      .transaction(async (tx) => {
-        const recorded = await this.recorder.recordOnce(
-          tx,
-          outsidePayment({
-            userId: order.userId,
-            amountPaise,
-            date,
-            method: gatewayMethod(payment.method),
-            reference: payment.id.slice(0, 100),
-            source: 'gateway',
-            sourceId: payment.id,
-            references,
-            actorId: null,
-          }),
-        );
-        if (recorded) await this.repository.markOrderPaid(tx, order.id);
-        return recorded;
-      })
-      .catch((error: unknown) => {
-        if (error instanceof PartlyRecorded) return undefined;
-        throw error;
-      });
-    if (!entry) return false;
-    this.recorder.publish(entry, await this.accounts.balanceOf(entry.userId), order.userId);
-    return true;
+    await this.inbox.insert({
+      paymentId: payment.id,
+      orderId: payment.order_id,
+      amountPaise,
+      method: typeof payment.method === 'string' ? payment.method.slice(0, 40) : null,
+      capturedAt: Number.isFinite(capturedAt.getTime()) ? capturedAt : null,
+      rrn: typeof rrn === 'string' && /^[0-9]{12}$/.test(rrn) ? rrn : null,
+      payload: event,
+    });
+    this.processor.soon();
   }
 }
+
+/** A gateway's payment or order id: letters, digits, `_` and `-` (as `pay_…`, `order_…`). */
+const GATEWAY_ID = /^[A-Za-z0-9_-]{1,100}$/;
 
 interface GatewayPayment {
   id: string;
@@ -135,10 +105,4 @@ interface GatewayPayment {
 interface GatewayEvent {
   event?: string;
   payload?: { payment?: { entity?: GatewayPayment } };
-}
-
-function gatewayMethod(method: string | undefined): PaymentMethod {
-  if (method === 'upi' || method === 'card') return method;
-  if (method === 'netbanking') return 'bank';
-  return 'other';
 }

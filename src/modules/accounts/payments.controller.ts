@@ -217,8 +217,9 @@ export class PaymentGatewayWebhookController {
     summary: "The payment gateway's events (public, signed)",
     description:
       "`payment.captured` for one of our orders records one payment to the order's member in the order's mess " +
-      '(method upi, card, bank or other; reference the payment id; dated the capture day). The same payment again ' +
-      'records nothing (200); an order not ours records nothing (200, logged); a bad signature is 400.',
+      '(method upi, card, bank or other; reference the payment id; dated the capture day). The event is kept ' +
+      'before the 200 and its payment recorded a moment later. The same payment again records nothing (200); an ' +
+      'order not ours records nothing (200, logged); a bad signature is 400 and keeps nothing.',
   })
   @ApiOkResponse({ type: WebhookResponse })
   @ApiErrors([400, PaymentErrors.badSignature, PaymentErrors.badEvent])

@@ -283,18 +283,11 @@ export class PaymentsRepository {
     return row;
   }
 
-  /** The order with this gateway id in whichever mess it is (the webhook is public: it names no mess). */
-  async findOrderAcrossMesses(gatewayOrderId: string): Promise<GatewayOrderRow | undefined> {
-    return this.database.acrossMesses(async (tx) => {
-      const [row] = await tx
-        .select()
-        .from(gatewayOrders)
-        .where(eq(gatewayOrders.gatewayOrderId, gatewayOrderId));
-      return row;
-    });
-  }
-
-  async markOrderPaid(tx: DbOrTx, id: string): Promise<void> {
-    await tx.update(gatewayOrders).set({ status: 'paid' }).where(eq(gatewayOrders.id, id));
+  async markOrdersPaid(tx: DbOrTx, ids: string[]): Promise<void> {
+    if (!ids.length) return;
+    await tx
+      .update(gatewayOrders)
+      .set({ status: 'paid' })
+      .where(sql`${gatewayOrders.id} = any(${uuidArray(ids)})`);
   }
 }

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import {
   bigint,
+  jsonb,
   check,
   date,
   index,
@@ -107,3 +108,46 @@ export const gatewayOrders = pgTable(
 );
 
 export type GatewayOrderRow = typeof gatewayOrders.$inferSelect;
+
+export const GATEWAY_EVENT_OUTCOMES = ['recorded', 'already-recorded', 'not-ours'] as const;
+export type GatewayEventOutcome = (typeof GATEWAY_EVENT_OUTCOMES)[number];
+
+/**
+ * The gateway's inbox: each `payment.captured` whose signature verified, kept on receipt (the webhook answers 200
+ * once its row is stored) and recorded from here just after, in batches. One row per gateway payment id, however
+ * often the gateway delivers it. Not a mess's table: the webhook names no mess; the order found for it decides the
+ * mess the payment is recorded in (`mess_id`, once processed). A row not processed (a replica stopped in between) is
+ * claimed again when its lease (`claimed_until`) has passed.
+ */
+export const gatewayEvents = pgTable(
+  'gateway_events',
+  {
+    paymentId: text('payment_id').primaryKey(),
+    orderId: text('order_id').notNull(),
+    amountPaise: bigint('amount_paise', { mode: 'number' }).notNull(),
+    method: text('method'),
+    capturedAt: timestamp('captured_at', { withTimezone: true }),
+    /** The UPI reference (12 digits) the gateway reports, when it does: held once with the payment id. */
+    rrn: text('rrn'),
+    /** The event as delivered (signature verified), for whoever reads the inbox at 3 a.m. */
+    payload: jsonb('payload').notNull(),
+    receivedAt: timestamp('received_at', { withTimezone: true }).notNull().defaultNow(),
+    claimedUntil: timestamp('claimed_until', { withTimezone: true }),
+    processedAt: timestamp('processed_at', { withTimezone: true }),
+    outcome: text('outcome').$type<GatewayEventOutcome>(),
+    messId: uuid('mess_id'),
+    entryId: uuid('entry_id'),
+  },
+  (t) => [
+    index('gateway_events_pending_idx')
+      .on(t.receivedAt)
+      .where(sql`${t.processedAt} is null`),
+    check('gateway_events_amount_check', sql`${t.amountPaise} > 0`),
+    check(
+      'gateway_events_outcome_check',
+      sql`${t.outcome} is null or ${t.outcome} in (${list(GATEWAY_EVENT_OUTCOMES)})`,
+    ),
+  ],
+);
+
+export type GatewayEventRow = typeof gatewayEvents.$inferSelect;
