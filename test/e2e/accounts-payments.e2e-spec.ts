@@ -179,6 +179,13 @@ describe('Member accounts: payments and statements', () => {
     expect(paise(closing)).toBe(sumOf(all.filter((e) => e.date <= '2025-05-31')));
     const dates = entries.map((e) => e.date);
     expect([...dates].sort()).toEqual(dates);
+    // who recorded each entry, named as other lists name people; the close's charges were the service's own
+    const upi = entries.find((e) => e.reference === 'UPI-1') as Entry & { recordedByUser: unknown };
+    expect(upi.recordedByUser).toEqual({ _id: treasurer.id, fullName: 'Tara Treasurer' });
+    for (const e of all as (Entry & { recordedBy: string | null; recordedByUser: unknown })[])
+      expect(e.recordedByUser).toEqual(
+        e.recordedBy === null ? null : { _id: e.recordedBy, fullName: expect.any(String) },
+      );
 
     const csv = await t.get(url, { token: a.token, headers: { accept: 'text/csv' } });
     expect(csv.status).toBe(200);

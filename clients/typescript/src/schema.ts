@@ -1681,7 +1681,7 @@ export interface components {
             /** @description Rupees: > 0 due, < 0 credit, 0 settled */
             balance: number;
             /** @description Newest first (date, then order of recording) */
-            entries: components["schemas"]["EntryDto"][];
+            entries: components["schemas"]["ListedEntryDto"][];
             pagination: components["schemas"]["PaginationDto"];
             /** @example true */
             success: boolean;
@@ -2759,6 +2759,40 @@ export interface components {
              * @example true
              */
             requiresApproval: boolean;
+        };
+        ListedEntryDto: {
+            _id: string;
+            /**
+             * @description Rupees, > 0
+             * @example 3250.5
+             */
+            amount: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date */
+            date: string;
+            /** @enum {string} */
+            direction: "debit" | "credit";
+            /** @enum {string} */
+            kind: "charge" | "payment" | "adjustment" | "reversal" | "opening";
+            /**
+             * @description On payments
+             * @enum {string|null}
+             */
+            method: "cash" | "upi" | "bank" | "card" | "other" | null;
+            /**
+             * @description On charges and their reversals
+             * @example 2025-03
+             */
+            month: string | null;
+            note: string | null;
+            recordedBy: string | null;
+            /** @description Who recorded the entry (`recordedBy` with the name); null when the service did (a close, a gateway) */
+            recordedByUser: components["schemas"]["MemberRefDto"] | null;
+            reference: string | null;
+            /** @description The entry a reversal undoes */
+            reverses: string | null;
+            userId: string;
         };
         LiveDto: {
             /** @example alive */
@@ -3862,6 +3896,8 @@ export interface components {
             month: string | null;
             note: string | null;
             recordedBy: string | null;
+            /** @description Who recorded the entry (`recordedBy` with the name); null when the service did (a close, a gateway) */
+            recordedByUser: components["schemas"]["MemberRefDto"] | null;
             reference: string | null;
             /** @description The entry a reversal undoes */
             reverses: string | null;

@@ -6,6 +6,7 @@ import { Clock } from '../../common/time/clock';
 import { localParts, monthBounds, monthOf } from '../../common/time/dates';
 import { AppConfig } from '../../config/app-config';
 import type { DbOrTx } from '../../database/database';
+import { UsersService } from '../users';
 import { AccountErrors } from './accounts.errors';
 import { AccountRow, AccountsRepository, BalanceStatus } from './accounts.repository';
 import type { AccountEntryRow } from './accounts.schema';
@@ -25,6 +26,8 @@ export interface Statement {
   closingPaise: number;
   totalDebitPaise: number;
   totalCreditPaise: number;
+  /** The names of whoever recorded the entries (`recordedBy`). */
+  recorders: Map<string, string>;
 }
 
 /**
@@ -35,6 +38,7 @@ export interface Statement {
 export class AccountsQueries {
   constructor(
     private readonly repository: AccountsRepository,
+    private readonly users: UsersService,
     private readonly clock: Clock,
     private readonly config: AppConfig,
   ) {}
@@ -53,7 +57,12 @@ export class AccountsQueries {
     userId: string,
     page: number,
     limit: number,
-  ): Promise<{ balancePaise: number; entries: AccountEntryRow[]; total: number }> {
+  ): Promise<{
+    balancePaise: number;
+    entries: AccountEntryRow[];
+    total: number;
+    recorders: Map<string, string>;
+  }> {
     assertMayRead(reader, userId);
     // One's own account is always there to read (empty in a mess one never ate in).
     if (reader.id !== userId) await this.holderName(userId);
@@ -61,7 +70,7 @@ export class AccountsQueries {
       await this.repository.balanceOf(userId),
       await this.repository.entriesPage(userId, page, limit),
     ];
-    return { balancePaise, entries: rows, total };
+    return { balancePaise, entries: rows, total, recorders: await this.recordersOf(rows) };
   }
 
   /**
@@ -108,7 +117,14 @@ export class AccountsQueries {
       closingPaise: balance,
       totalDebitPaise,
       totalCreditPaise,
+      recorders: await this.recordersOf(rows),
     };
+  }
+
+  /** The names of whoever recorded these entries, in one read. */
+  private recordersOf(rows: AccountEntryRow[]): Promise<Map<string, string>> {
+    const ids = [...new Set(rows.flatMap((r) => (r.recordedBy ? [r.recordedBy] : [])))];
+    return ids.length ? this.users.namesOf(ids) : Promise.resolve(new Map());
   }
 
   /**

@@ -45,17 +45,28 @@ export class EntryResponse {
   balance: number;
 }
 
-export class AccountResponse {
-  @ApiProperty({ example: true }) success: true;
-  @ApiProperty({ description: 'Rupees: > 0 due, < 0 credit, 0 settled' }) balance: number;
-  @ApiProperty({ type: [EntryDto], description: 'Newest first (date, then order of recording)' })
-  entries: EntryDto[];
-  @ApiProperty({ type: PaginationDto }) pagination: PaginationDto;
-}
-
 class MemberRefDto {
   @ApiProperty() _id: string;
   @ApiProperty() fullName: string;
+}
+
+/** An entry in a list: `recordedBy` as it is, and who that is (as other lists nest `{_id, fullName}`). */
+class ListedEntryDto extends EntryDto {
+  @ApiProperty({
+    type: MemberRefDto,
+    nullable: true,
+    description:
+      'Who recorded the entry (`recordedBy` with the name); null when the service did (a close, a gateway)',
+  })
+  recordedByUser: MemberRefDto | null;
+}
+
+export class AccountResponse {
+  @ApiProperty({ example: true }) success: true;
+  @ApiProperty({ description: 'Rupees: > 0 due, < 0 credit, 0 settled' }) balance: number;
+  @ApiProperty({ type: [ListedEntryDto], description: 'Newest first (date, then order of recording)' })
+  entries: ListedEntryDto[];
+  @ApiProperty({ type: PaginationDto }) pagination: PaginationDto;
 }
 
 class AccountLineDto {
@@ -128,7 +139,7 @@ export class ChargeBreakdownDto {
   @ApiProperty({ example: 30, description: 'Rupees' }) extrasAmount: number;
 }
 
-class StatementLineDto extends EntryDto {
+class StatementLineDto extends ListedEntryDto {
   @ApiProperty({ description: 'Rupees after this entry' }) balance: number;
   @ApiPropertyOptional({
     type: ChargeBreakdownDto,
@@ -187,6 +198,13 @@ export const toEntryDto = (row: AccountEntryRow): EntryDto => ({
   createdAt: row.createdAt.toISOString(),
 });
 
+const toListedEntryDto = (row: AccountEntryRow, recorders: Map<string, string>): ListedEntryDto => ({
+  ...toEntryDto(row),
+  recordedByUser: row.recordedBy
+    ? { _id: row.recordedBy, fullName: recorders.get(row.recordedBy) ?? '' }
+    : null,
+});
+
 export const toEntryResponse = (result: EntryResult): EntryResponse => ({
   success: true,
   entry: toEntryDto(result.entry),
@@ -210,13 +228,18 @@ export function toAccountsResponse(
 }
 
 export function toAccountResponse(
-  account: { balancePaise: number; entries: AccountEntryRow[]; total: number },
+  account: {
+    balancePaise: number;
+    entries: AccountEntryRow[];
+    total: number;
+    recorders: Map<string, string>;
+  },
   page: { page: number; limit: number },
 ): AccountResponse {
   return {
     success: true,
     balance: toRupees(account.balancePaise),
-    entries: account.entries.map(toEntryDto),
+    entries: account.entries.map((e) => toListedEntryDto(e, account.recorders)),
     pagination: { page: page.page, limit: page.limit, total: account.total },
   };
 }
@@ -229,7 +252,7 @@ export function toStatementResponse(s: IssuedStatement): StatementResponse {
     to: s.to,
     opening: toRupees(s.openingPaise),
     entries: s.lines.map(({ entry, balancePaise }) => ({
-      ...toEntryDto(entry),
+      ...toListedEntryDto(entry, s.recorders),
       balance: toRupees(balancePaise),
       ...(entry.kind === 'charge'
         ? {
