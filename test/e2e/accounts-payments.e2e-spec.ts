@@ -180,9 +180,9 @@ describe('Member accounts: payments and statements', () => {
     const dates = entries.map((e) => e.date);
     expect([...dates].sort()).toEqual(dates);
     // who recorded each entry, named as other lists name people; the close's charges were the service's own
-    const upi = entries.find((e) => e.reference === 'UPI-1') as Entry & { recordedByUser: unknown };
-    expect(upi.recordedByUser).toEqual({ _id: treasurer.id, fullName: 'Tara Treasurer' });
-    for (const e of all as (Entry & { recordedBy: string | null; recordedByUser: unknown })[])
+    const upi = entries.find((e) => e.reference === 'UPI-1');
+    expect(upi?.recordedByUser).toEqual({ _id: treasurer.id, fullName: 'Tara Treasurer' });
+    for (const e of all)
       expect(e.recordedByUser).toEqual(
         e.recordedBy === null ? null : { _id: e.recordedBy, fullName: expect.any(String) },
       );

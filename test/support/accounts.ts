@@ -14,6 +14,10 @@ export interface Entry {
   month: string | null;
   date: string;
   reverses: string | null;
+  reference?: string | null;
+  recordedBy?: string | null;
+  /** Who recorded it, as lists name people (null for what the service recorded itself). */
+  recordedByUser?: { _id: string; fullName: string } | null;
   balance?: number;
 }
 
