@@ -1,5 +1,6 @@
-import { Injectable } from '@nestjs/common';
-import { collectDefaultMetrics, Counter, Gauge, type Metric, Registry } from 'prom-client';
+import { Injectable, type OnModuleDestroy } from '@nestjs/common';
+import { Counter, Gauge, type Metric, Registry } from 'prom-client';
+import { nodeMetrics } from './node-metrics';
 
 /** Request duration buckets, seconds: from a cached read (a few ms) to a slow month close. */
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -23,11 +24,13 @@ class DurationSeries {
  * a counter for requests in flight, and one histogram observation into a series found in nested maps by route,
  * method and status: a few map look-ups and three additions, no allocation (prom-client's own Histogram builds a
  * label key string on every observation, about 10× the cost; see the README's Prometheus paragraph). Everything else is read when Prometheus scrapes:
- * collectors registered by the modules that own the numbers (database pool, job queue, cache, rate limiter).
+ * collectors registered by the modules that own the numbers (database pool, job queue, cache, rate limiter). Node's
+ * and the process's own figures come from nodeMetrics, whose event loop monitor and GC observer stop with the app.
  */
 @Injectable()
-export class PrometheusMetrics {
+export class PrometheusMetrics implements OnModuleDestroy {
   readonly registry = new Registry();
+  private readonly node = nodeMetrics(this.registry);
   private inFlight = 0;
   /** route → method → status → series. Route templates, methods and statuses are bounded, so is this. */
   private readonly series = new Map<string, Map<string, Map<number, DurationSeries>>>();
@@ -38,7 +41,6 @@ export class PrometheusMetrics {
 
   constructor() {
     const registers = [this.registry];
-    collectDefaultMetrics({ register: this.registry });
     // The request histogram, exposed in prom-client's format by a metric of our own (see DurationSeries).
     this.registry.registerMetric({
       name: DURATION_NAME,
@@ -73,6 +75,10 @@ export class PrometheusMetrics {
       labelNames: ['type'],
       registers,
     });
+  }
+
+  onModuleDestroy(): void {
+    this.node.stop();
   }
 
   requestStarted(): void {

@@ -32,6 +32,7 @@ describe('request metrics hooks', () => {
     } finally {
       release();
       await app.close();
+      prometheus.onModuleDestroy();
     }
   });
 });
