@@ -20,6 +20,8 @@ export interface ReceivedMail {
  */
 export class MailServer {
   readonly received: ReceivedMail[] = [];
+  /** Errors of clients' connections (a reset by a killed process), by message. */
+  readonly connectionErrors: string[] = [];
   private server?: SMTPServer;
   private waiters: { count: number; resolve: () => void }[] = [];
   port = 0;
@@ -54,8 +56,14 @@ export class MailServer {
     });
     await new Promise<void>((resolve, reject) => {
       this.server!.once('error', reject);
-      this.server!.listen(port, '127.0.0.1', () => resolve());
+      this.server!.listen(port, '127.0.0.1', () => {
+        this.server!.off('error', reject);
+        resolve();
+      });
     });
+    // A client that vanishes mid-connection (a replica killed with its pooled SMTP connections open) is an error
+    // of that connection, as for any mail server: kept, never thrown into the test run.
+    this.server.on('error', (error: Error) => this.connectionErrors.push(error.message));
     this.port = (this.server.server.address() as AddressInfo).port;
     return this;
   }
