@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { currentMessId } from '../../common/tenancy/mess-scope';
 import { Injectable, Logger } from '@nestjs/common';
 import { OnDomainEvent } from '../../common/events/domain-event-bus';
@@ -165,8 +166,12 @@ export class NotificationTriggers {
       (await this.notifications.lastNotified(keyPrefix))?.content === message.content
     )
       return 0;
+    // The version is the menu's updatedAt, to the millisecond, and what it says: a publish and a change made within
+    // one millisecond (their triggers may run in either order) are two announcements, not one.
     const version =
-      change === 'withdrawn' ? 'withdrawn' : (event.updatedAt ?? this.clock.now().toISOString());
+      change === 'withdrawn'
+        ? 'withdrawn'
+        : `${event.updatedAt ?? this.clock.now().toISOString()}:${createHash('sha256').update(message.content).digest('hex').slice(0, 12)}`;
     const recipients = await this.notifications.members();
     const created = await this.notifications.notify(
       recipients
