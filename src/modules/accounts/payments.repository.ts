@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { and, desc, eq, sql, type SQL } from 'drizzle-orm';
 import { Database, DbOrTx } from '../../database/database';
-import { uuidArray } from '../../database/sql-arrays';
+import { textArray, uuidArray } from '../../database/sql-arrays';
+import { rowsOf } from '../../database/sql-rows';
 import { memberDirectory } from '../users';
 import { accountEntries, type AccountEntryRow, type NewAccountEntryRow } from './accounts.schema';
 import {
@@ -29,14 +30,6 @@ export interface StatementLookup {
   claim?: { id: string; userId: string; amountPaise: number; date: string; status: ClaimStatus };
   recorded: boolean;
 }
-
-/** An array of validated strings (12-digit UTRs): one text parameter, cast in the statement. */
-const digitsArray = (values: readonly string[]): SQL => {
-  for (const v of values) if (!/^[0-9A-Za-z_-]+$/.test(v)) throw new Error(`not a plain reference: ${v}`);
-  return sql`${`{${values.join(',')}}`}::text[]`;
-};
-
-const rowsOf = <T>(result: unknown): T[] => (result as { rows?: T[] }).rows ?? (result as unknown as T[]);
 
 /** The only code that queries the payment tables: claims, references recorded once, gateway orders. */
 @Injectable()
@@ -215,7 +208,7 @@ export class PaymentsRepository {
   async lookUpStatement(tx: DbOrTx, utrs: string[]): Promise<Map<string, StatementLookup>> {
     if (!utrs.length) return new Map();
     const result = await tx.execute(sql`
-      with u as (select distinct unnest(${digitsArray(utrs)}) as utr),
+      with u as (select distinct unnest(${textArray(utrs)}) as utr),
       claims as (
         select c.id, c.utr, c.user_id, c.amount_paise, c.date::text as date, c.status
         from ${paymentClaims} c join u on u.utr = c.utr
