@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { eq, sql } from 'drizzle-orm';
 import { Database, type DbOrTx } from '../../database/database';
+import { rowsOf } from '../../database/sql-rows';
 import { memberNames } from '../users';
 import {
   mealRotations,
@@ -22,8 +23,6 @@ export interface RotationValues {
   entries: RotationEntry[];
   updatedBy: string;
 }
-
-const rowsOf = <T>(result: unknown): T[] => (result as { rows?: T[] }).rows ?? (result as T[]);
 
 /** The only code that queries `meal_rotations` and `meal_withdrawn_slots`; it also writes the rotation's menus. */
 @Injectable()
