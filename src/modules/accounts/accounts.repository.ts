@@ -3,6 +3,7 @@ import { and, asc, desc, eq, gt, sql, type SQL } from 'drizzle-orm';
 import { alias, union } from 'drizzle-orm/pg-core';
 import { currentMessId } from '../../common/tenancy/mess-scope';
 import { Database, DbOrTx } from '../../database/database';
+import { uuidArray } from '../../database/sql-arrays';
 import { memberDirectory } from '../users';
 import {
   accountBalances,
@@ -112,6 +113,17 @@ export class AccountsRepository {
       .from(accountEntries)
       .where(eq(accountEntries.userId, userId));
     return row.balance;
+  }
+
+  /** The balance of each of these members (paise), in one query; a member without entries is absent. */
+  async balancesOf(userIds: string[], db: DbOrTx = this.database.db): Promise<Map<string, number>> {
+    if (!userIds.length) return new Map();
+    const rows = await db
+      .select({ userId: accountEntries.userId, balance: signedSum.mapWith(Number) })
+      .from(accountEntries)
+      .where(sql`${accountEntries.userId} = any(${uuidArray([...new Set(userIds)])})`)
+      .groupBy(accountEntries.userId);
+    return new Map(rows.map((r) => [r.userId, r.balance]));
   }
 
   /** A member's entries newest first (date, then order of recording), one page, and how many there are. */

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DomainEventBus } from '../../common/events/domain-event-bus';
+import { AccountsRepository } from './accounts.repository';
 import { type OutsidePayment, outsidePayment, PaymentRecorder } from './payment-recorder';
 import { PaymentsRepository } from './payments.repository';
 import { readStatement } from './statement-csv';
@@ -18,6 +19,7 @@ export type UnmatchedReason = 'no claim' | 'amount differs' | 'bad row';
 export class BankStatementService {
   constructor(
     private readonly repository: PaymentsRepository,
+    private readonly accounts: AccountsRepository,
     private readonly recorder: PaymentRecorder,
     private readonly events: DomainEventBus,
   ) {}
@@ -90,7 +92,7 @@ export class BankStatementService {
       );
       return entries;
     });
-    const balances = await this.repository.balancesOf(recorded.map((e) => e.userId));
+    const balances = await this.accounts.balancesOf(recorded.map((e) => e.userId));
     // One event for them all: the receipts are queued in batches, not 5,000 notifications racing for the pool.
     if (recorded.length)
       this.events.publish('account.payments-recorded', {

@@ -7,6 +7,7 @@ import { inMess } from '../../common/tenancy/mess-scope';
 import { localParts } from '../../common/time/dates';
 import { AppConfig } from '../../config/app-config';
 import type { DbOrTx } from '../../database/database';
+import { AccountsRepository } from './accounts.repository';
 import type { AccountEntryRow, PaymentMethod } from './accounts.schema';
 import { GatewayEventsRepository, type GatewayEventDone } from './gateway-events.repository';
 import { outsidePayment, PartlyRecorded, PaymentRecorder, type OutsidePayment } from './payment-recorder';
@@ -48,6 +49,7 @@ export class GatewayEventsProcessor implements OnModuleDestroy {
   constructor(
     private readonly inbox: GatewayEventsRepository,
     private readonly payments: PaymentsRepository,
+    private readonly accounts: AccountsRepository,
     private readonly recorder: PaymentRecorder,
     private readonly events: DomainEventBus,
     private readonly config: AppConfig,
@@ -172,7 +174,7 @@ export class GatewayEventsProcessor implements OnModuleDestroy {
       }
     }
     if (!recorded.length) return;
-    const balances = await this.payments.balancesOf(recorded.map((e) => e.userId));
+    const balances = await this.accounts.balancesOf(recorded.map((e) => e.userId));
     this.events.publish('account.payments-recorded', {
       payments: recorded.map((entry) =>
         this.recorder.paymentEvent(entry, balances.get(entry.userId) ?? 0, entry.userId),

@@ -182,23 +182,6 @@ export class PaymentsRepository {
     return row;
   }
 
-  /** The balance of each of these members (paise), in one query. */
-  async balancesOf(userIds: string[], db: DbOrTx = this.database.db): Promise<Map<string, number>> {
-    if (!userIds.length) return new Map();
-    const rows = await db
-      .select({
-        userId: accountEntries.userId,
-        balance:
-          sql<number>`coalesce(sum(case when ${accountEntries.direction} = 'debit' then ${accountEntries.amountPaise} else -${accountEntries.amountPaise} end), 0)`.mapWith(
-            Number,
-          ),
-      })
-      .from(accountEntries)
-      .where(sql`${accountEntries.userId} = any(${uuidArray([...new Set(userIds)])})`)
-      .groupBy(accountEntries.userId);
-    return new Map(rows.map((r) => [r.userId, r.balance]));
-  }
-
   // ---- bank statement ----
 
   /**

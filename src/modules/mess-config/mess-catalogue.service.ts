@@ -1,12 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { actInMessWithin } from '../../database/database';
-import { AuditTrail } from '../audit-trail';
 import { MessDirectory, MessesRepository } from '../messes';
 import type { MessConfigDto } from './dto/mess-config.dto';
 import { CreateMessDto, MessDto } from './dto/messes.dto';
 import { type MessListing, MessConfigRepository } from './mess-config.repository';
 import { MessConfigService, messFields } from './mess-config.service';
-import { auditSnapshot, DEFAULT_MESS_CONFIG, toDto, validateSemantics, values } from './mess-config.values';
+import { DEFAULT_MESS_CONFIG, toDto, validateSemantics } from './mess-config.values';
 
 /**
  * The deployment's messes as `/messes` shows them (extension 2.2): each mess row with its configuration and its
@@ -18,7 +17,6 @@ export class MessCatalogue {
     private readonly repository: MessConfigRepository,
     private readonly messes: MessesRepository,
     private readonly directory: MessDirectory,
-    private readonly audit: AuditTrail,
     private readonly messConfig: MessConfigService,
   ) {}
 
@@ -35,14 +33,7 @@ export class MessCatalogue {
           tx,
         );
         await actInMessWithin(tx, mess.id);
-        const created = await this.repository.insert({ ...values(body), createdBy: adminId }, tx);
-        await this.audit.record(tx, {
-          actorId: adminId,
-          action: 'setup',
-          entity: 'config',
-          entityId: created.id,
-          after: { ...auditSnapshot(created), slug: mess.slug, capacity: mess.capacity },
-        });
+        await this.messConfig.insertConfig(tx, adminId, body, { slug: mess.slug, capacity: mess.capacity });
         return mess.id;
       });
       const [listing] = await this.repository.listMesses(messId);

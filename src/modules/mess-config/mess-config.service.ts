@@ -161,15 +161,7 @@ export class MessConfigService {
     try {
       await this.repository.transaction(async (tx) => {
         await this.saveMessFields(currentMessId(), body, tx);
-        const created = await this.repository.insert({ ...values(body), createdBy: adminId }, tx);
-        await this.audit.record(tx, {
-          actorId: adminId,
-          action: 'setup',
-          entity: 'config',
-          entityId: created.id,
-          after: auditSnapshot(created),
-        });
-        return created;
+        return this.insertConfig(tx, adminId, body);
       });
       this.forget();
       return await this.read();
@@ -252,6 +244,27 @@ export class MessConfigService {
   }
 
   /** The 2.2 fields of the mess row that setup and a replacement may change; left out: unchanged. */
+  /**
+   * A mess's configuration row, in `tx` (the mess current there), and its `setup` audit row; `also` adds to what
+   * the audit row says was set up.
+   */
+  async insertConfig(
+    tx: DbOrTx,
+    adminId: string,
+    body: MessFieldsDto,
+    also: Record<string, unknown> = {},
+  ): Promise<MessConfigRow> {
+    const created = await this.repository.insert({ ...values(body), createdBy: adminId }, tx);
+    await this.audit.record(tx, {
+      actorId: adminId,
+      action: 'setup',
+      entity: 'config',
+      entityId: created.id,
+      after: { ...auditSnapshot(created), ...also },
+    });
+    return created;
+  }
+
   private async saveMessFields(messId: string, body: MessFieldsDto, tx: DbOrTx): Promise<void> {
     const change: Partial<Pick<MessRow, 'slug' | 'capacity' | 'upi'>> = {};
     if (body.slug !== undefined) change.slug = body.slug;
