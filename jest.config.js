@@ -28,6 +28,12 @@ module.exports = {
   // two, on an idle 2-core machine).
   maxWorkers: 3,
   testTimeout: 30000,
+  // How long Jest waits for a worker to exit at the end of a run before it kills it and prints "A worker process has
+  // failed to exit gracefully" (Jest's default is 500 ms). A worker ends holding ~1 GB (V8's heap, each PGlite's
+  // WASM memory), and giving it back to the kernel (munmap) takes longer than 500 ms at the end of a whole run on the
+  // 2-core machine (docs/testing.md, How Jest runs). A worker that leaks a handle never exits, so it is still killed
+  // and reported, 5 s later.
+  workerGracefulExitTimeout: 5000,
   // Longest files first, also on a fresh clone (see the file).
   testSequencer: '<rootDir>/test/support/sequencer.js',
   projects: [
