@@ -105,6 +105,7 @@ describe('Notification triggers: menus, headcounts, reminders, confirmations and
       (n.schedules as any).directory,
       (n.schedules as any).clock,
       (n.schedules as any).config,
+      (n.schedules as any).outages,
     );
     expect(await replica.mealReminders(at('11:55'))).toBe(0);
     await n.settle();
@@ -318,6 +319,7 @@ describe('Notification triggers: menus, headcounts, reminders, confirmations and
       (n.schedules as any).directory,
       (n.schedules as any).clock,
       (n.schedules as any).config,
+      (n.schedules as any).outages,
     );
     await mark(student, 'present');
     await mark(studentWhatsApp, 'present');

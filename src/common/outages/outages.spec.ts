@@ -48,6 +48,25 @@ describe('Outages', () => {
     expect(lines).toEqual(['warn Redis is unavailable: ETIMEDOUT', 'log Redis is back after 0.0 s']);
   });
 
+  it("a background job's failure: losing the database is the outage's, anything else the job's error", () => {
+    const job = new Logger('RotationSchedule');
+    const timedOut = Object.assign(new Error('Failed query: select 1\nparams: '), {
+      cause: new Error('Connection terminated due to connection timeout'),
+    });
+    outages.jobFailed(timedOut, 'the weekly menu schedule', job, 'Publishing the weekly menu failed');
+    outages.jobFailed(timedOut, 'the notification schedules', job, 'Scheduled notifications failed');
+    outages.jobFailed(
+      new Error('menu has no week 3'),
+      'the weekly menu schedule',
+      job,
+      'Publishing the weekly menu failed',
+    );
+    expect(lines).toEqual([
+      'warn The database is unavailable: Connection terminated due to connection timeout',
+      'error Publishing the weekly menu failed',
+    ]);
+  });
+
   it('says why without a query text', () => {
     const driver = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
     const wrapped = Object.assign(new Error('Failed query: select 1\nparams: '), { cause: driver });

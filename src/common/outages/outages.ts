@@ -1,4 +1,5 @@
 import { Logger, OnModuleDestroy } from '@nestjs/common';
+import { isDatabaseUnavailable } from '../errors/database-errors';
 
 /** What the service depends on and may lose. */
 export type Dependency = 'database' | 'Redis';
@@ -53,6 +54,16 @@ export class Outages implements OnModuleDestroy {
   /** How to tell that a dependency is back (tried every OUTAGE_RECHECK_MS while it is away). */
   watch(dependency: Dependency, probe: () => Promise<unknown>): void {
     this.probes.set(dependency, probe);
+  }
+
+  /**
+   * A background job failed (a schedule, the job queue, the gateway inbox): losing the database is its outage (one
+   * line for all of it, whoever notices), anything else the job's own error. Only the reason is logged, never the
+   * query or its parameters.
+   */
+  jobFailed(error: unknown, noticedBy: string, logger: Logger, message: string): void {
+    if (isDatabaseUnavailable(error)) this.down('database', failureReason(error), noticedBy);
+    else logger.error({ reason: failureReason(error) }, message);
   }
 
   /** Something failed because the dependency is away. */

@@ -1,8 +1,7 @@
 import { Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { Cron, CronExpression } from '@nestjs/schedule';
-import { isDatabaseUnavailable } from '../../common/errors/database-errors';
 import { DomainEventBus } from '../../common/events/domain-event-bus';
-import { failureReason, Outages } from '../../common/outages/outages';
+import { Outages } from '../../common/outages/outages';
 import { inMess } from '../../common/tenancy/mess-scope';
 import { localParts } from '../../common/time/dates';
 import { AppConfig } from '../../config/app-config';
@@ -88,13 +87,12 @@ export class GatewayEventsProcessor implements OnModuleDestroy {
       .catch((error: unknown) => {
         // Losing the database is its outage (one line for it all), not an error per run; the events wait in the
         // inbox and the sweep records them once it is back. Only the reason: never the query or its parameters.
-        if (isDatabaseUnavailable(error))
-          this.outages.down('database', failureReason(error), 'the gateway inbox');
-        else
-          this.logger.error(
-            { reason: failureReason(error) },
-            'Recording gateway payments failed; the sweep retries when the lease ends',
-          );
+        this.outages.jobFailed(
+          error,
+          'the gateway inbox',
+          this.logger,
+          'Recording gateway payments failed; the sweep retries when the lease ends',
+        );
       })
       .finally(() => {
         this.running = null;

@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Cron, CronExpression } from '@nestjs/schedule';
+import { Outages } from '../../common/outages/outages';
 import { inMess } from '../../common/tenancy/mess-scope';
 import { Clock } from '../../common/time/clock';
 import { RotationService } from './rotation.service';
@@ -17,6 +18,7 @@ export class RotationSchedule {
   constructor(
     private readonly rotation: RotationService,
     private readonly clock: Clock,
+    private readonly outages: Outages,
   ) {}
 
   @Cron(CronExpression.EVERY_5_MINUTES, { name: 'meal-rotation' })
@@ -24,7 +26,12 @@ export class RotationSchedule {
     try {
       await this.publishDue(this.clock.now());
     } catch (error) {
-      this.logger.error({ reason: (error as Error).message }, 'Publishing the weekly menu failed');
+      this.outages.jobFailed(
+        error,
+        'the weekly menu schedule',
+        this.logger,
+        'Publishing the weekly menu failed',
+      );
     }
   }
 

@@ -1,6 +1,5 @@
 import { APP_ROLE } from '../../common/tenancy/mess-scope';
-import { failureReason, Outages } from '../../common/outages/outages';
-import { isDatabaseUnavailable } from '../../common/errors/database-errors';
+import { Outages } from '../../common/outages/outages';
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { sql } from 'drizzle-orm';
 import { createHash } from 'node:crypto';
@@ -111,8 +110,7 @@ export class NotificationQueue implements OnModuleInit, OnModuleDestroy {
     // Losing the database is its outage (one line, a count every 30 s, one line back), not an error per retry;
     // anything else is the queue's own error. Only the reason: a driver error can carry connection details.
     boss.on('error', (error: Error) => {
-      if (isDatabaseUnavailable(error)) this.outages.down('database', failureReason(error), 'the job queue');
-      else this.logger.error({ reason: failureReason(error) }, 'Job queue error');
+      this.outages.jobFailed(error, 'the job queue', this.logger, 'Job queue error');
     });
     await boss.start();
     const queueOptions = {

@@ -2,6 +2,7 @@ import { currentMessId, inMess } from '../../common/tenancy/mess-scope';
 import { MessDirectory } from '../messes';
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { Cron, CronExpression } from '@nestjs/schedule';
+import { Outages } from '../../common/outages/outages';
 import { Clock } from '../../common/time/clock';
 import { addDays, localParts, monthOf, zonedInstant } from '../../common/time/dates';
 import { LeaveCalendar } from '../leave-calendar';
@@ -59,6 +60,7 @@ export class NotificationSchedules {
     private readonly directory: MessDirectory,
     private readonly clock: Clock,
     private readonly config: AppConfig,
+    private readonly outages: Outages,
     @Optional() @Inject(MONTHLY_BILLS) private readonly bills?: MonthlyBills,
   ) {}
 
@@ -68,12 +70,17 @@ export class NotificationSchedules {
     try {
       await this.runDue(this.clock.now());
     } catch (error) {
-      this.logger.error({ reason: (error as Error).message }, 'Scheduled notifications failed');
+      this.outages.jobFailed(
+        error,
+        'the notification schedules',
+        this.logger,
+        'Scheduled notifications failed',
+      );
     }
     try {
       await this.notifications.reconcileDelivery(this.clock.now());
     } catch (error) {
-      this.logger.error({ reason: (error as Error).message }, 'Delivery reconciliation failed');
+      this.outages.jobFailed(error, 'delivery reconciliation', this.logger, 'Delivery reconciliation failed');
     }
   }
 
