@@ -1,5 +1,6 @@
 import { addDays, zonedInstant } from '../../src/common/time/dates';
 import { NotificationSchedules } from '../../src/modules/notifications/notification-schedules';
+import { NotificationTriggers } from '../../src/modules/notifications/notification-triggers';
 import { TestApp } from '../support/app';
 import { fixClock, notificationsOf, restoreClock, tickSchedulesAt } from '../support/notifications';
 import { type Member, today, triggersSuite, TZ } from '../support/notification-triggers';
@@ -256,6 +257,36 @@ describe('Notification triggers: menus, headcounts, reminders, confirmations and
     expect((await t.delete(`/meals/${id}`, { token: manager.token })).status).toBe(200);
     await n.settle();
     expect((await titles()).at(-1)).toMatchObject({ title: `Menu withdrawn: Dinner on ${day}` });
+  });
+
+  it('MEAL_UPDATE: two versions saved in one millisecond are two announcements; one handled twice is one', async () => {
+    const { manager, student } = members;
+    const day = addDays(today(), 5);
+    const id = await publishMenu(day, 'Breakfast', ['Khichdi']);
+    await n.settle();
+    const triggers = t.app.get(NotificationTriggers);
+    // A publish and a change stamped with the same updatedAt, their triggers in either order.
+    const updatedAt = new Date().toISOString();
+    const saved = (dishes: string[]) => ({
+      mealId: id,
+      date: day,
+      mealType: 'Breakfast',
+      dishes,
+      actorId: manager.id,
+      updatedAt,
+    });
+    expect(await triggers.mealUpdate(saved(['Rajma']), 'published')).toBeGreaterThan(0);
+    expect(await triggers.mealUpdate(saved(['Paneer']), 'published')).toBeGreaterThan(0);
+    expect(await triggers.mealUpdate(saved(['Paneer']), 'published')).toBe(0);
+    await n.settle();
+    const breakfast = (await received(student, 'MEAL_UPDATE')).filter((x) =>
+      x.title.endsWith(`Breakfast on ${day}`),
+    );
+    expect(breakfast.map((x) => x.content)).toEqual([
+      `Breakfast on ${day}: Khichdi.`,
+      `Breakfast on ${day}: Rajma.`,
+      `Breakfast on ${day}: Paneer.`,
+    ]);
   });
 
   it('DISCREPANCY_ALERT: every change back and forth is reported; a bulk request is one alert per manager', async () => {

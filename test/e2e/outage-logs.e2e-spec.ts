@@ -7,8 +7,8 @@ import { appBehindProxy, type TcpProxy } from '../support/tcp-proxy';
 /**
  * What an operator reads when the database goes away for 20 s, silent (a partition) or refusing: one warning when
  * it goes, one line when it is back with how long it was gone, nothing at error level, no SQL text; meanwhile
- * requests, readiness probes, the job queue and every scheduled job keep failing and are only counted. (Per-request access lines are the
- * request log's, not counted here.)
+ * requests, readiness probes, the job queue and every scheduled job keep failing and are only counted.
+ * (Per-request access lines are the request log's, not counted here.)
  */
 const run = usingServer() ? it : it.skip;
 const OUTAGE_MS = 20_000;
@@ -58,9 +58,11 @@ describe('Logs an operator can trust during a database outage', () => {
     };
     // Every scheduled job runs once mid-outage, as its cron would (the weekly menu runs every 5 min, so a 20 s
     // outage would otherwise cross it only now and then): each must count as the outage, not log an error.
+    const jobs = t!.app.get(SchedulerRegistry).getCronJobs();
+    expect([...jobs.keys()].sort()).toEqual(['gateway-events', 'meal-rotation', 'notifications']);
     const scheduled = async () => {
       await new Promise((r) => setTimeout(r, ms / 2));
-      for (const job of t!.app.get(SchedulerRegistry).getCronJobs().values()) void job.fireOnTick();
+      for (const job of jobs.values()) void job.fireOnTick();
     };
     await Promise.all([client(), client(), probe(), scheduled()]);
     return answered;

@@ -108,11 +108,7 @@ export class AccountsRepository {
   }
 
   async balanceOf(userId: string, db: DbOrTx = this.database.db): Promise<number> {
-    const [row] = await db
-      .select({ balance: signedSum.mapWith(Number) })
-      .from(accountEntries)
-      .where(eq(accountEntries.userId, userId));
-    return row.balance;
+    return (await this.balancesOf([userId], db)).get(userId) ?? 0;
   }
 
   /** The balance of each of these members (paise), in one query; a member without entries is absent. */

@@ -85,8 +85,7 @@ export class GatewayEventsProcessor implements OnModuleDestroy {
       } while (this.again && !this.stopped);
     })()
       .catch((error: unknown) => {
-        // Losing the database is its outage (one line for it all), not an error per run; the events wait in the
-        // inbox and the sweep records them once it is back. Only the reason: never the query or its parameters.
+        // During an outage the events wait in the inbox; the sweep records them once the database is back.
         this.outages.jobFailed(
           error,
           'the gateway inbox',

@@ -243,7 +243,6 @@ export class MessConfigService {
     }
   }
 
-  /** The 2.2 fields of the mess row that setup and a replacement may change; left out: unchanged. */
   /**
    * A mess's configuration row, in `tx` (the mess current there), and its `setup` audit row; `also` adds to what
    * the audit row says was set up.
@@ -265,6 +264,7 @@ export class MessConfigService {
     return created;
   }
 
+  /** The 2.2 fields of the mess row that setup and a replacement may change; left out: unchanged. */
   private async saveMessFields(messId: string, body: MessFieldsDto, tx: DbOrTx): Promise<void> {
     const change: Partial<Pick<MessRow, 'slug' | 'capacity' | 'upi'>> = {};
     if (body.slug !== undefined) change.slug = body.slug;

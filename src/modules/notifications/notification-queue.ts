@@ -107,8 +107,6 @@ export class NotificationQueue implements OnModuleInit, OnModuleDestroy {
       };
       boss = new PgBoss(options);
     }
-    // Losing the database is its outage (one line, a count every 30 s, one line back), not an error per retry;
-    // anything else is the queue's own error. Only the reason: a driver error can carry connection details.
     boss.on('error', (error: Error) => {
       this.outages.jobFailed(error, 'the job queue', this.logger, 'Job queue error');
     });

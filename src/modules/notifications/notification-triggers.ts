@@ -168,10 +168,9 @@ export class NotificationTriggers {
       return 0;
     // The version is the menu's updatedAt, to the millisecond, and what it says: a publish and a change made within
     // one millisecond (their triggers may run in either order) are two announcements, not one.
+    const said = createHash('sha256').update(message.content).digest('hex').slice(0, 12);
     const version =
-      change === 'withdrawn'
-        ? 'withdrawn'
-        : `${event.updatedAt ?? this.clock.now().toISOString()}:${createHash('sha256').update(message.content).digest('hex').slice(0, 12)}`;
+      change === 'withdrawn' ? 'withdrawn' : `${event.updatedAt ?? this.clock.now().toISOString()}:${said}`;
     const recipients = await this.notifications.members();
     const created = await this.notifications.notify(
       recipients
