@@ -68,6 +68,10 @@ export abstract class AppConfig {
   declare readonly host: string;
   /** postgres://… when a PostgreSQL server is used; undefined for the embedded engine. */
   declare readonly databaseUrl: string | undefined;
+  /** DATABASE_DIRECT_URL: the server without a pooler (migrations, LISTEN) when `databaseUrl` is a pooler's. */
+  declare readonly directUrl: string | undefined;
+  /** DATABASE_POOL_MODE: `transaction` behind a pooler in transaction mode (the mess set per transaction). */
+  declare readonly poolMode: 'session' | 'transaction';
   /** Folder of the embedded database and generated secrets; `memory://` keeps everything in memory. */
   declare readonly dataDir: string;
   /**
@@ -177,6 +181,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   if (production && !databaseUrl) {
     problems.push('DATABASE_URL is required in production (the embedded database is for one small instance)');
   }
+  const directUrl = str('DATABASE_DIRECT_URL');
+  if (directUrl && !/^postgres(ql)?:\/\//.test(directUrl)) {
+    problems.push('DATABASE_DIRECT_URL must start with postgres:// or postgresql://');
+  }
+  if (directUrl && !databaseUrl) problems.push('DATABASE_DIRECT_URL needs DATABASE_URL (the pooled URL) beside it');
+  const poolMode = str('DATABASE_POOL_MODE') ?? 'session';
+  if (poolMode !== 'session' && poolMode !== 'transaction') {
+    problems.push(`DATABASE_POOL_MODE must be session or transaction (got "${poolMode}")`);
+  }
   const dataDir = str('DATA_DIR') ?? './data';
 
   const jwtSecret = str('JWT_SECRET');
@@ -230,6 +243,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     port: int('PORT', 3000, 0, 65535),
     host: str('HOST') ?? '0.0.0.0',
     databaseUrl,
+    /** The server without the pooler (migrations, LISTEN); the pooled URL when unset. */
+    directUrl,
+    poolMode: poolMode as 'session' | 'transaction',
     dataDir,
     jwtSecret: jwtSecret ?? '',
     passSecret: passSecret ?? '',

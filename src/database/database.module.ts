@@ -13,6 +13,8 @@ import { openDatabase } from './open-database';
       useFactory: async (config: AppConfig, outages: Outages): Promise<Database> => {
         const database = await openDatabase({
           databaseUrl: config.databaseUrl,
+          directUrl: config.directUrl,
+          poolMode: config.poolMode,
           dataDir: config.dataDir,
           poolMax: config.db.poolMax,
           statementTimeoutMs: config.db.statementTimeoutMs,

@@ -27,6 +27,10 @@ export const MIGRATION_LOCK_KEY = 7_061_993;
 
 export interface DatabaseOptions {
   databaseUrl?: string;
+  /** The server without a pooler in between (migrations, LISTEN), when `databaseUrl` is a pooler's. */
+  directUrl?: string;
+  /** How statements get their mess: `transaction` behind a pooler in transaction mode (server-database.ts). */
+  poolMode?: 'session' | 'transaction';
   dataDir: string;
   poolMax?: number;
   statementTimeoutMs?: number;
@@ -44,7 +48,9 @@ export interface PoolStats {
   max: number;
 }
 
-export type DatabaseConnection = { kind: 'embedded'; client: PGlite } | { kind: 'server'; url: string };
+export type DatabaseConnection =
+  | { kind: 'embedded'; client: PGlite }
+  | { kind: 'server'; url: string; directUrl: string };
 
 /** The service's connection to PostgreSQL: the embedded engine (PGlite) or a server through a pg pool. */
 export abstract class Database {

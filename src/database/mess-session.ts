@@ -1,24 +1,34 @@
-import { APP_ROLE, currentMessId, pointAtMessSql } from '../common/tenancy/mess-scope';
+import { APP_ROLE, isMessId, MESS_SETTING, messIdIfAny } from '../common/tenancy/mess-scope';
+
+/**
+ * The statements that put a session (or, with `local`, one transaction) where the running code needs it: the
+ * service's role, and `app.mess` set to the running code's mess, or to nothing outside one, so that a statement on a
+ * mess table there fails (the policies read the setting with no fallback) instead of acting in some mess.
+ */
+export function messSettingsSql(local: boolean): string {
+  const mess = messIdIfAny() ?? '';
+  if (mess && !isMessId(mess)) throw new Error(`not a mess id: ${mess}`);
+  return `${local ? 'set local' : 'set'} role ${APP_ROLE}; select set_config('${MESS_SETTING}', '${mess}', ${local})`;
+}
 
 /**
  * What a connection's session is set to: the role its statements run under and the mess row-level security shows
  * them (`app.mess`). The database layer brings a connection to what the running code needs before each statement
- * (embedded) or checkout (server); on a connection already there, that costs nothing.
+ * (embedded) or checkout (server, session pool mode); on a connection already there, that costs nothing.
  */
 export class MessSession {
-  /** `app`: the service's role, one mess; `owner`: the connecting user (migrations, the job queue's own tables). */
+  /** `app`: the service's role; `owner`: the connecting user (migrations, the job queue's own tables). */
   private role: 'app' | 'owner' = 'owner';
+  /** The mess `app.mess` names ('' for none); null when unknown. */
   private mess: string | null = null;
 
   /** The statement (one simple query) that brings the session to the running code's mess, or null when it is there. */
   toCurrentMess(): string | null {
-    const mess = currentMessId();
+    const mess = messIdIfAny() ?? '';
     if (this.role === 'app' && this.mess === mess) return null;
-    const statements = this.role === 'app' ? [] : [`set role ${APP_ROLE}`];
-    statements.push(pointAtMessSql(mess));
     this.role = 'app';
     this.mess = mess;
-    return statements.join('; ');
+    return messSettingsSql(false);
   }
 
   /** The statement that gives the session back to the connecting user, or null when it has it. */

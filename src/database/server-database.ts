@@ -13,7 +13,7 @@ import {
   MIGRATIONS_FOLDER,
   type PoolStats,
 } from './database';
-import { MessSession } from './mess-session';
+import { MessSession, messSettingsSql } from './mess-session';
 
 const sessions = new WeakMap<PoolClient, MessSession>();
 
@@ -24,46 +24,66 @@ function sessionOf(client: PoolClient): MessSession {
 }
 
 /**
- * A pg pool whose clients run the service's statements as its role, in the running code's mess: a checked-out
- * client is pointed at that mess first, with one statement only when it was last used for another (so a deployment
- * with one mess pays nothing per request). Drizzle runs plain statements through `query` and transactions through
- * `connect`, and both pass here; a transaction's statements run in the mess it began in.
+ * How the service's statements get their mess on the server (`DATABASE_POOL_MODE`):
+ * - `session` (a direct connection, or a pooler in session mode): the role and `app.mess` are set on the session,
+ *   once per checkout and only when the client was last used for another mess (a deployment with one mess pays
+ *   nothing per request);
+ * - `transaction` (a pooler in transaction mode, where consecutive transactions of one client may run on different
+ *   server connections): every transaction sets them with `set local` as it begins, a statement outside a transaction
+ *   runs in one of its own, and no statement is prepared under a name (the pooler's next transaction may be on a
+ *   server connection that never saw it).
+ */
+export type PoolMode = 'session' | 'transaction';
+
+/**
+ * A pg pool whose clients run the service's statements as its role, in the running code's mess (or none). Drizzle
+ * runs plain statements through `query` and transactions through `connect`, and both pass here; a transaction's
+ * statements run in the mess it began in.
  */
 class MessPool extends Pool {
   /** False until the migrations have run: before them the service's role may not exist yet. */
   sealed = false;
 
+  constructor(
+    config: ConstructorParameters<typeof Pool>[0],
+    readonly mode: PoolMode,
+  ) {
+    super(config);
+  }
+
   override connect(): Promise<PoolClient>;
   override connect(callback: Parameters<Pool['connect']>[0]): void;
   override connect(callback?: Parameters<Pool['connect']>[0]): Promise<PoolClient> | void {
     if (callback) return super.connect(callback);
-    return super.connect().then((client) => this.arrive(client, 'app'));
-  }
-
-  /** A client as the connecting user (migrations). */
-  connectAsOwner(): Promise<PoolClient> {
-    return super.connect().then((client) => this.arrive(client, 'owner'));
+    return super.connect().then((client) => this.arrive(client));
   }
 
   override query(...args: unknown[]): never {
     if (typeof args[args.length - 1] === 'function') throw new Error('MessPool.query takes no callback');
+    const run = (client: PoolClient) => (client.query as (...a: unknown[]) => Promise<unknown>)(...args);
     return this.connect().then(async (client) => {
+      const alone = this.sealed && this.mode === 'transaction';
       try {
-        const result = await (client.query as (...a: unknown[]) => Promise<unknown>)(...args);
+        if (alone) await client.query(`begin; ${messSettingsSql(true)}`);
+        const result = await run(client);
+        if (alone) await client.query('commit');
         client.release();
         return result;
       } catch (error) {
-        // As pg's own pool.query does: a client whose statement failed is not reused.
-        client.release(error as Error);
+        if (alone && (await rolledBack(client))) client.release();
+        // As pg's own pool.query does: a client whose statement failed is not reused (in session mode its state is
+        // unknown; in transaction mode, when even the rollback failed).
+        else client.release(error as Error);
         throw error;
       }
     }) as never;
   }
 
-  private async arrive(client: PoolClient, want: 'app' | 'owner'): Promise<PoolClient> {
-    if (!this.sealed) return client;
+  private async arrive(client: PoolClient): Promise<PoolClient> {
+    (client as MessClient).scoped = this.sealed && this.mode === 'transaction';
+    if (!this.sealed || this.mode === 'transaction') return client;
     const session = sessionOf(client);
-    const statement = want === 'app' ? session.toCurrentMess() : session.toOwner();
+    const statement = session.toCurrentMess();
     if (statement === null) return client;
     try {
       await client.query(statement);
@@ -76,6 +96,15 @@ class MessPool extends Pool {
   }
 }
 
+async function rolledBack(client: PoolClient): Promise<boolean> {
+  try {
+    await client.query('rollback');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 class ServerDatabase extends Database {
   readonly kind = 'server' as const;
   readonly db: Db;
@@ -85,6 +114,8 @@ class ServerDatabase extends Database {
   constructor(
     private readonly pool: MessPool,
     private readonly url: string,
+    /** Where migrations and LISTEN go: a direct connection when the pool's URL is a pooler's. */
+    private readonly directUrl: string,
   ) {
     super();
     this.db = drizzlePg({ client: pool }) as unknown as Db;
@@ -114,7 +145,7 @@ class ServerDatabase extends Database {
   }
 
   connection(): DatabaseConnection {
-    return { kind: 'server', url: this.url };
+    return { kind: 'server', url: this.url, directUrl: this.directUrl };
   }
 
   poolStats(): PoolStats {
@@ -127,14 +158,25 @@ class ServerDatabase extends Database {
     };
   }
 
+  /**
+   * Runs the migrations in one transaction that holds a transaction-level advisory lock (replicas starting at once
+   * wait for each other), on a connection of its own to `directUrl` (or the pool's URL): no session state is used,
+   * so it works through a pooler in transaction mode too. Drizzle's own begin and commit become a savepoint inside.
+   */
   async migrate(): Promise<void> {
-    const client = await this.pool.connectAsOwner();
+    const client = new Client({ connectionString: this.directUrl, application_name: 'mess-migrate' });
+    client.on('error', () => undefined);
+    await client.connect();
     try {
-      await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
-      await migratePg(drizzlePg({ client }), { migrationsFolder: MIGRATIONS_FOLDER });
+      await client.query('begin');
+      await client.query('select pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
+      await migratePg(drizzlePg({ client: insideOneTransaction(client) }), { migrationsFolder: MIGRATIONS_FOLDER });
+      await client.query('commit');
+    } catch (error) {
+      await client.query('rollback').catch(() => undefined);
+      throw error;
     } finally {
-      await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => undefined);
-      client.release();
+      await client.end().catch(() => undefined);
     }
     this.pool.sealed = true;
   }
@@ -157,6 +199,9 @@ const QUERY_READ_TIMEOUT = 'Query read timeout';
  * fail at once and the pool replaces it.
  */
 class DeadlineClient extends Client {
+  /** Set by the pool at each checkout: in transaction pool mode, the service's transactions set their mess as they begin. */
+  scoped = false;
+
   constructor(config?: ConstructorParameters<typeof Client>[0]) {
     super(config);
     // A connection lost while the client is checked out fails its queries (and so the request, with 503); the
@@ -165,6 +210,7 @@ class DeadlineClient extends Client {
   }
 
   override query(...args: unknown[]): never {
+    if (this.scoped) args[0] = inTransactionMode(args[0]);
     const result = (super.query as (...a: unknown[]) => unknown)(...args);
     if (result && typeof (result as Promise<unknown>).then === 'function') {
       (result as Promise<unknown>).catch((error: unknown) => {
@@ -173,6 +219,48 @@ class DeadlineClient extends Client {
     }
     return result as never;
   }
+}
+
+type MessClient = PoolClient & { scoped?: boolean };
+
+const BEGIN = /^\s*begin\b/i;
+
+/**
+ * A statement of the service's in transaction pool mode: unnamed (no prepared statement outlives its transaction
+ * there), and a transaction's `begin` followed by the settings of the running code's mess (one round trip).
+ */
+function inTransactionMode(query: unknown): unknown {
+  if (typeof query === 'string') return BEGIN.test(query) ? `${query}; ${messSettingsSql(true)}` : query;
+  if (!query || typeof query !== 'object') return query;
+  const { name: _name, ...config } = query as { name?: string; text?: string; values?: unknown[] };
+  if (typeof config.text === 'string' && BEGIN.test(config.text) && !config.values?.length)
+    return { ...config, text: `${config.text}; ${messSettingsSql(true)}`, values: undefined };
+  return config;
+}
+
+/**
+ * A client as drizzle's migrator sees it inside a transaction the caller holds: its begin, commit and rollback
+ * become a savepoint's, so the caller's transaction (and its advisory lock) spans the whole migration.
+ */
+function insideOneTransaction(client: Client): Client {
+  const words: Record<string, string> = {
+    begin: 'savepoint migrate',
+    commit: 'release savepoint migrate',
+    rollback: 'rollback to savepoint migrate',
+  };
+  return new Proxy(client, {
+    get(target, property) {
+      if (property === 'query') {
+        return (query: unknown, ...rest: unknown[]) => {
+          const text = typeof query === 'string' ? query : (query as { text?: string } | null)?.text;
+          const word = text === undefined ? undefined : words[text.trim().toLowerCase()];
+          return (target.query as (...a: unknown[]) => unknown)(word ?? query, ...rest);
+        };
+      }
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
 }
 
 /** node-postgres' socket of a client (not in its typings). */
@@ -190,6 +278,7 @@ function hasPendingQuery(client: PoolClient): boolean {
 export function openServerDatabase(options: DatabaseOptions & { databaseUrl: string }): Database {
   const logger = new Logger('Database');
   const statementTimeoutMs = options.statementTimeoutMs ?? 10_000;
+  const mode = options.poolMode ?? 'session';
   const pool = new MessPool({
     connectionString: options.databaseUrl,
     max: options.poolMax ?? 10,
@@ -202,7 +291,7 @@ export function openServerDatabase(options: DatabaseOptions & { databaseUrl: str
     idleTimeoutMillis: 30_000,
     application_name: 'mess',
     Client: DeadlineClient,
-  });
+  }, mode);
   // A client handed back with a query still outstanding (its deadline passed inside a transaction) is never
   // reused: ended here, the pool drops it instead of keeping it idle.
   pool.on('release', (error: Error | undefined, client: PoolClient) => {
@@ -211,8 +300,11 @@ export function openServerDatabase(options: DatabaseOptions & { databaseUrl: str
       void (client as unknown as Client).end().catch(() => undefined);
     }
   });
-  logger.log(`Using PostgreSQL server ${redactUrl(options.databaseUrl)}`);
-  return new ServerDatabase(pool, options.databaseUrl);
+  logger.log(
+    `Using PostgreSQL server ${redactUrl(options.databaseUrl)} (pool mode ${mode}` +
+      (options.directUrl ? `; migrations and LISTEN on ${redactUrl(options.directUrl)})` : ')'),
+  );
+  return new ServerDatabase(pool, options.databaseUrl, options.directUrl ?? options.databaseUrl);
 }
 
 function redactUrl(url: string): string {

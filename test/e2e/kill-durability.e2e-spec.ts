@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ADMIN } from '../support/app';
-import { freshDatabase, type TestDatabase } from '../support/database';
+import { databaseEnv, freshDatabase, type TestDatabase } from '../support/database';
 import {
   buildIfStale,
   expenseDescriptions,
@@ -28,7 +28,7 @@ describe('kill -9 under load loses no acknowledged write', () => {
     if (!database.url) dataDir = mkdtempSync(join(tmpdir(), 'mess-kill9-'));
     service = await ServiceProcess.start(
       {
-        ...(database.url ? { DATABASE_URL: database.url } : { DATA_DIR: dataDir }),
+        ...(database.url ? databaseEnv(database) : { DATA_DIR: dataDir }),
         RATE_LIMIT_PER_MINUTE: '100000',
         LOGIN_RATE_LIMIT_PER_MINUTE: '10000',
         // Shown when a start fails: how far it got.

@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { ADMIN } from '../support/app';
-import { freshDatabase, type TestDatabase } from '../support/database';
+import { databaseEnv, freshDatabase, type TestDatabase } from '../support/database';
 import { parseExposition } from '../support/prometheus-text';
 import { buildIfStale, ENTRY as entry, freePort, ServiceProcess } from '../support/service-process';
 
@@ -58,7 +58,7 @@ describe('The server process on SIGTERM', () => {
       PATH: process.env.PATH,
       TZ: 'UTC',
       NODE_ENV: 'test',
-      ...(database.url ? { DATABASE_URL: database.url } : { DATA_DIR: 'memory://' }),
+      ...(database.url ? databaseEnv(database) : { DATA_DIR: 'memory://' }),
       PORT: String(port),
       HOST: '127.0.0.1',
       ADMIN_EMAIL: ADMIN.email,

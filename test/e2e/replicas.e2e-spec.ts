@@ -1,4 +1,4 @@
-import { freshDatabase, type TestDatabase, usingServer } from '../support/database';
+import { databaseEnv, freshDatabase, type TestDatabase, usingServer } from '../support/database';
 import { MailServer } from '../support/mail-server';
 import {
   buildIfStale,
@@ -65,7 +65,7 @@ describeReplicas('Three replicas on one PostgreSQL database and Redis', () => {
     database = await freshDatabase();
     await mail.start();
     const env = {
-      DATABASE_URL: database.url!,
+      ...databaseEnv(database),
       REDIS_URL: 'redis://127.0.0.1:6379',
       ...mail.env(),
       MESS_TIMEZONE: 'UTC',

@@ -9,6 +9,7 @@ import { DomainEventBus } from '../../src/common/events/domain-event-bus';
 import type { EventMap, EventName } from '../../src/common/events/event-map';
 import { RequestValidationPipe } from '../../src/common/http/request-validation.pipe';
 import { Clock, FixedClock } from '../../src/common/time/clock';
+import { FIRST_MESS_ID, inMess } from '../../src/common/tenancy/mess-scope';
 import { IN_MEMORY, loadConfig, type AppConfig } from '../../src/config/app-config';
 import { CoreModule } from '../../src/config/core.module';
 import { Database, type Db } from '../../src/database/database';
@@ -100,6 +101,11 @@ export class FakeWhatsAppChannel {
 
 export class MediumContext {
   readonly db: Db;
+  /**
+   * The mess the spec acts in: every method of a provider from `get` and every fixture runs in it, as a request or a
+   * job would (nothing acts in a mess it did not enter). The first mess unless the spec sets another.
+   */
+  messId: string = FIRST_MESS_ID;
 
   constructor(
     readonly module: TestingModule,
@@ -110,9 +116,26 @@ export class MediumContext {
     this.db = module.get(Database).db;
   }
 
-  /** A provider of any module in the graph (services, listeners, queries, repositories). */
+  /**
+   * A provider of any module in the graph (services, listeners, queries, repositories), whose methods run in the
+   * spec's mess (`messId`, read at each call).
+   */
   get<T>(type: Type<T> | string | symbol): T {
-    return this.module.get<T>(type, { strict: false });
+    const provider = this.module.get<T>(type, { strict: false });
+    if (!provider || typeof provider !== 'object') return provider;
+    return new Proxy(provider as T & object, {
+      get: (target, property) => {
+        const value: unknown = Reflect.get(target, property, target);
+        if (typeof value !== 'function' || property === 'constructor') return value;
+        return (...args: unknown[]) =>
+          inMess(this.messId, () => (value as (...a: unknown[]) => unknown).apply(target, args));
+      },
+    });
+  }
+
+  /** `work` acting in another mess (a second mess's member, a job run for it). */
+  inMess<T>(messId: string, work: () => T): T {
+    return inMess(messId, work);
   }
 
   /**
@@ -173,6 +196,7 @@ export class MediumContext {
   ): Promise<MediumMember> {
     const member = await insertApprovedMember(this.db, role, overrides);
     this.get(DomainEventBus).publish('member.changed', {
+      messId: member.messId,
       userId: member.id,
       change: 'approved',
       status: 'approved',
@@ -206,7 +230,7 @@ export class MediumContext {
     createdBy: string;
     notes?: string;
   }): Promise<{ id: string }> {
-    const [row] = await this.db.insert(meals).values(menu).returning({ id: meals.id });
+    const [row] = await this.acting(() => this.db.insert(meals).values(menu).returning({ id: meals.id }));
     return row;
   }
 
@@ -220,10 +244,12 @@ export class MediumContext {
   }): Promise<{ id: string }> {
     const markedBy = mark.markedBy ?? mark.userId;
     const source: MarkSource = markedBy === mark.userId ? 'member' : 'mess';
-    const [row] = await this.db
-      .insert(attendance)
-      .values({ ...mark, markedBy, source, markedAt: this.clock.now() })
-      .returning({ id: attendance.id });
+    const [row] = await this.acting(() =>
+      this.db
+        .insert(attendance)
+        .values({ ...mark, markedBy, source, markedAt: this.clock.now() })
+        .returning({ id: attendance.id }),
+    );
     return row;
   }
 
@@ -236,10 +262,12 @@ export class MediumContext {
     description?: string;
   }): Promise<{ id: string }> {
     const { amount, ...rest } = expense;
-    const [row] = await this.db
-      .insert(expenses)
-      .values({ ...rest, amountPaise: Math.round(amount * 100) })
-      .returning({ id: expenses.id });
+    const [row] = await this.acting(() =>
+      this.db
+        .insert(expenses)
+        .values({ ...rest, amountPaise: Math.round(amount * 100) })
+        .returning({ id: expenses.id }),
+    );
     return row;
   }
 
@@ -251,8 +279,15 @@ export class MediumContext {
     rating: number;
     comment?: string;
   }): Promise<{ id: string }> {
-    const [row] = await this.db.insert(feedback).values(given).returning({ id: feedback.id });
+    const [row] = await this.acting(() =>
+      this.db.insert(feedback).values(given).returning({ id: feedback.id }),
+    );
     return row;
+  }
+
+  /** A statement (a query builder, awaited here) run in the spec's mess. */
+  private acting<T>(statement: () => PromiseLike<T>): Promise<T> {
+    return inMess(this.messId, async () => statement());
   }
 
   async close(): Promise<void> {

@@ -6,7 +6,7 @@ import type { MemberEvent } from '../../src/common/events/event-map';
 import { IN_MEMORY, loadConfig } from '../../src/config/app-config';
 import { Database } from '../../src/database/database';
 import { users } from '../../src/modules/users';
-import { freshDatabase, TestDatabase } from './database';
+import { databaseEnv, freshDatabase, TestDatabase } from './database';
 import { insertApprovedMember, memberToken, type MemberOverrides, type MemberRole } from './members';
 import { loadPgliteTemplate } from './templates';
 
@@ -107,7 +107,7 @@ export class TestApp {
       // two cores, and a functional test must not meet the overload 503 (admission.spec.ts and `npm run load
       // -- --engine embedded` exercise it).
       EMBEDDED_QUEUE_TIMEOUT_MS: '30000',
-      ...(db.url ? { DATABASE_URL: db.url } : {}),
+      ...databaseEnv(db),
       ...env,
     });
     // An in-memory engine starts from the migrated template of global setup (a server database is copied from one).
@@ -189,7 +189,7 @@ export class TestApp {
       dines: true,
       actorId: (await this.admin()).id,
     };
-    this.app.get(DomainEventBus).publish('member.changed', event);
+    this.app.get(DomainEventBus).publish('member.changed', { ...event, messId: member.messId });
     const { id, email, password, fullName } = member;
     return { id, token: memberToken(this.jwtSecret, member), email, password, fullName };
   }

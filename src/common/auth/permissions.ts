@@ -1,4 +1,4 @@
-import { currentMessId } from '../tenancy/mess-scope';
+import { messIdIfAny } from '../tenancy/mess-scope';
 import type { Role } from './roles';
 
 /**
@@ -93,12 +93,13 @@ export const mayActIn = (
 
 /**
  * Whether a member in this role may do this, in the mess the request acts in: outside their own mess (a route that
- * shows their own records there) a member holds no staff permission, unless their role acts in any mess.
+ * shows their own records there), or before the request's mess is decided, a member holds no staff permission,
+ * unless their role acts in any mess.
  */
 export const can = (member: { role: Role; messId?: string }, permission: Permission): boolean =>
   TABLE[member.role].has(permission) &&
   (member.messId === undefined ||
-    member.messId === currentMessId() ||
+    member.messId === messIdIfAny() ||
     TABLE[member.role].has('messes.act-in-any'));
 
 /** The roles that hold a permission (e.g. who is told of something a permission lets them act on). */

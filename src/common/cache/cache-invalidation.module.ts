@@ -22,7 +22,7 @@ import {
           return new RedisCacheInvalidation(config.redisUrl, redisChannel(config.databaseUrl), outages);
         const connection = database.connection();
         if (connection.kind === 'server')
-          return new PostgresCacheInvalidation(connection.url, database.db, outages);
+          return new PostgresCacheInvalidation(connection.directUrl, database.db, outages);
         return new LocalCacheInvalidation();
       },
     },

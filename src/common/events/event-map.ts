@@ -5,7 +5,7 @@
  * it is published or heard. Payloads carry what a listener needs to decide without reading the publisher's tables;
  * each module builds its payloads beside its own code (e.g. `attendance-events.ts`).
  */
-export interface EventMap {
+export interface EventPayloads {
   'expense.recorded': ExpenseEvent;
   'expense.changed': ExpenseEvent;
   'expense.deleted': ExpenseEvent;
@@ -33,6 +33,13 @@ export interface EventMap {
   /** A password-reset link was made for a member (asked for, or sent by an admin): it is to be mailed. */
   'auth.password-reset-requested': PasswordResetEvent;
 }
+
+/** Every event is about one mess and names it: a listener runs in that mess (`@OnDomainEvent` enters it). */
+export interface InMess {
+  messId: string;
+}
+
+export type EventMap = { [K in keyof EventPayloads]: EventPayloads[K] & InMess };
 
 export type EventName = keyof EventMap;
 

@@ -1,14 +1,16 @@
 import { requestContext } from '../context/request-context';
 
 /**
- * The first mess: it exists from the first start (migration 0017 creates it, slug `main`), every record of a
- * database from before extension 2.2 belongs to it, and work outside a request acts in it unless it names another.
+ * The first mess: it exists from the first start (migration 0017 creates it, slug `main`) and every record of a
+ * database from before extension 2.2 belongs to it. An unauthenticated request acts in it (the contract); nothing
+ * else falls back to it: work that names no mess has none.
  */
 export const FIRST_MESS_ID = '00000000-0000-4000-8000-000000000001';
 
 /**
- * The session setting that row-level security reads (`current_setting('app.mess')`): the database layer sets it
- * on the connection to the mess of the code running, before every statement, so no repository passes it.
+ * The setting that row-level security reads (`current_setting('app.mess')`, with no fallback): the database layer
+ * sets it for every statement (or transaction) to the mess of the code running, or to nothing outside one, so no
+ * repository passes it and a statement on a mess table outside a mess fails.
  */
 export const MESS_SETTING = 'app.mess';
 
@@ -19,9 +21,27 @@ export const READER_ROLE = 'mess_reader';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-/** The mess the running code acts in: the request's (decided once per request), else the first mess. */
+/** Code that acts in a mess ran where no mess was entered: a request before its mess is decided, or a job. */
+export class NoMessError extends Error {
+  constructor() {
+    super('No mess: this work runs outside a mess (a job, listener or tick enters one with inMess)');
+    this.name = 'NoMessError';
+  }
+}
+
+/**
+ * The mess the running code acts in: the request's (decided once per request by the mess guard), or the one work
+ * outside a request entered with `inMess`. Throws when there is none: nothing acts in a mess it did not name.
+ */
 export function currentMessId(): string {
-  return requestContext.current()?.messId ?? FIRST_MESS_ID;
+  const messId = requestContext.current()?.messId;
+  if (!messId) throw new NoMessError();
+  return messId;
+}
+
+/** The running code's mess, or undefined outside one: for the database layer, which runs such statements with none. */
+export function messIdIfAny(): string | undefined {
+  return requestContext.current()?.messId || undefined;
 }
 
 /** The mess the request named with `mess`, or undefined when it named none (lists across messes then show all). */
@@ -31,8 +51,9 @@ export function namedMessId(): string | undefined {
 }
 
 /**
- * Runs `work` acting in `messId`: inside a request it keeps the request's id for the logs; outside one (schedules,
- * queue workers, command-line tools) it is how work names the mess it is for.
+ * The one way to act in a mess for work that is not a request (a queue job, a listener, a scheduler tick, a
+ * command-line tool): `work` and every statement it runs act in `messId`. Inside a request it keeps the request's
+ * id for the logs. Reading across messes is `Database.acrossMesses`, under the reader role.
  */
 export function inMess<T>(messId: string, work: () => T): T {
   if (!UUID.test(messId)) throw new Error(`not a mess id: ${messId}`);
@@ -40,8 +61,7 @@ export function inMess<T>(messId: string, work: () => T): T {
   return requestContext.run({ requestId: current?.requestId ?? '', ...current, messId }, work);
 }
 
-/** The statement that points a connection at a mess; `messId` is checked to be a UUID first, so inlining is safe. */
-export function pointAtMessSql(messId: string): string {
-  if (!UUID.test(messId)) throw new Error(`not a mess id: ${messId}`);
-  return `select set_config('${MESS_SETTING}', '${messId}', false)`;
+/** Whether `value` is a mess id (a UUID): a setting built from it can be inlined. */
+export function isMessId(value: string): boolean {
+  return UUID.test(value);
 }

@@ -16,7 +16,7 @@ import {
   type AnyPgColumn,
 } from 'drizzle-orm/pg-core';
 import { users } from '../users/users.schema';
-import { messIdColumn } from '../messes/messes.schema';
+import { messIdColumn, sealedByMess } from '../messes/messes.schema';
 
 export const ENTRY_KINDS = ['charge', 'payment', 'adjustment', 'reversal', 'opening'] as const;
 export type EntryKind = (typeof ENTRY_KINDS)[number];
@@ -81,6 +81,7 @@ export const accountEntries = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
+    ...sealedByMess('account_entries'),
     uniqueIndex('account_entries_seq_unique').on(t.seq),
     uniqueIndex('account_entries_reverses_unique').on(t.reverses),
     // One opening per member, whatever the requests racing: the database says so.
@@ -136,7 +137,8 @@ export const accountBalances = pgTable(
       .references(() => users.id),
     balancePaise: bigint('balance_paise', { mode: 'number' }).notNull(),
   },
-  (t) => [primaryKey({ columns: [t.messId, t.userId] })],
+  (t) => [
+    ...sealedByMess('account_balances'),primaryKey({ columns: [t.messId, t.userId] })],
 );
 
 export type AccountEntryRow = typeof accountEntries.$inferSelect;
@@ -162,5 +164,6 @@ export const idempotentRequests = pgTable(
     response: jsonb('response').notNull(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [uniqueIndex('idempotent_requests_mess_scope_unique').on(t.messId, t.callerId, t.route, t.key)],
+  (t) => [
+    ...sealedByMess('idempotent_requests'),uniqueIndex('idempotent_requests_mess_scope_unique').on(t.messId, t.callerId, t.route, t.key)],
 );

@@ -12,7 +12,7 @@ import {
   uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core';
-import { messIdColumn } from '../messes/messes.schema';
+import { messIdColumn, sealedByMess } from '../messes/messes.schema';
 import { users } from '../users/users.schema';
 import { accountEntries, NOTE_MAX } from './accounts.schema';
 
@@ -48,6 +48,7 @@ export const paymentClaims = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
+    ...sealedByMess('payment_claims'),
     uniqueIndex('payment_claims_mess_utr_unique').on(t.messId, t.utr),
     index('payment_claims_mess_created_idx').on(t.messId, t.createdAt),
     index('payment_claims_user_idx').on(t.userId, t.createdAt),
@@ -81,6 +82,7 @@ export const paymentReferences = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
+    ...sealedByMess('payment_references'),
     primaryKey({ name: 'payment_references_pkey', columns: [t.messId, t.reference] }),
     index('payment_references_entry_idx').on(t.entryId),
     check('payment_references_source_check', sql`${t.source} in (${list(REFERENCE_SOURCES)})`),
@@ -102,6 +104,7 @@ export const gatewayOrders = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
+    ...sealedByMess('gateway_orders'),
     uniqueIndex('gateway_orders_gateway_order_id_unique').on(t.gatewayOrderId),
     check('gateway_orders_amount_check', sql`${t.amountPaise} > 0`),
   ],

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { check, date, index, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { users } from '../users/users.schema';
-import { messIdColumn } from '../messes/messes.schema';
+import { messIdColumn, sealedByMess } from '../messes/messes.schema';
 
 export const ATTENDANCE_STATUSES = ['present', 'absent'] as const;
 export type AttendanceStatus = (typeof ATTENDANCE_STATUSES)[number];
@@ -40,6 +40,7 @@ export const attendance = pgTable(
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
+    ...sealedByMess('attendance'),
     // Also serves the per-member filters (user_id, and user_id + a date range).
     uniqueIndex('attendance_mess_user_date_meal_unique').on(t.messId, t.userId, t.date, t.mealType),
     index('attendance_mess_date_meal_idx').on(t.messId, t.date, t.mealType),

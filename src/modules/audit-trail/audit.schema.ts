@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { check, index, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 import { users } from '../users/users.schema';
-import { messIdColumn } from '../messes/messes.schema';
+import { messIdColumn, sealedByMess } from '../messes/messes.schema';
 
 /** What an audit row is about: money and membership. */
 export const AUDIT_ENTITIES = [
@@ -47,6 +47,7 @@ export const auditEvents = pgTable(
     requestId: text('request_id'),
   },
   (t) => [
+    ...sealedByMess('audit_events'),
     // Newest first, all of it or per filter; read backwards, these ascending indexes give that order.
     index('audit_events_mess_at_idx').on(t.messId, t.at, t.id),
     index('audit_events_entity_at_idx').on(t.entity, t.at),

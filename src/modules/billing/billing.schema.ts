@@ -15,7 +15,7 @@ import {
 // Only for the foreign keys (a member's meals go with the member; a closure keeps its row if the actor goes). The
 // sole use of another module's schema here: queries get names through UsersService.namesOf, never by a join.
 import { users } from '../users/users.schema';
-import { messIdColumn } from '../messes/messes.schema';
+import { messIdColumn, sealedByMess } from '../messes/messes.schema';
 
 const monthCheck = (column: unknown) => sql`${column} ~ '^[0-9]{4}-(0[1-9]|1[0-2])$'`;
 
@@ -32,6 +32,7 @@ export const monthTotals = pgTable(
     computedAt: timestamp('computed_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
+    ...sealedByMess('month_totals'),
     primaryKey({ columns: [t.messId, t.month] }),
     check('month_totals_month_check', monthCheck(t.month)),
   ],
@@ -48,6 +49,7 @@ export const monthMemberMeals = pgTable(
     meals: integer('meals').notNull(),
   },
   (t) => [
+    ...sealedByMess('month_member_meals'),
     primaryKey({ columns: [t.messId, t.month, t.userId] }),
     index('month_member_meals_user_idx').on(t.userId, t.month),
   ],
@@ -68,6 +70,7 @@ export const monthClosures = pgTable(
     bill: jsonb('bill').notNull(),
   },
   (t) => [
+    ...sealedByMess('month_closures'),
     primaryKey({ columns: [t.messId, t.month] }),
     check('month_closures_month_check', monthCheck(t.month)),
   ],
@@ -85,6 +88,7 @@ export const monthCloseLog = pgTable(
     at: timestamp('at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
+    ...sealedByMess('month_close_log'),
     index('month_close_log_mess_month_idx').on(t.messId, t.month, t.at),
     check('month_close_log_action_check', sql`${t.action} in ('close', 'reopen')`),
   ],
@@ -101,5 +105,6 @@ export const monthMealCounts = pgTable(
     absent: integer('absent').notNull(),
     servedSlots: integer('served_slots').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.messId, t.month, t.mealType] })],
+  (t) => [
+    ...sealedByMess('month_meal_counts'),primaryKey({ columns: [t.messId, t.month, t.mealType] })],
 );

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { check, date, index, integer, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 import { MAX_AMOUNT_RUPEES } from '../../common/money/money';
 import { users } from '../users/users.schema';
-import { messIdColumn } from '../messes/messes.schema';
+import { messIdColumn, sealedByMess } from '../messes/messes.schema';
 
 /** The longest expense description accepted. */
 export const EXPENSE_DESCRIPTION_MAX = 500;
@@ -28,6 +28,7 @@ export const expenses = pgTable(
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
+    ...sealedByMess('expenses'),
     // The list is newest first (date, created_at, id all descending): read backwards, these ascending indexes
     // give exactly that order, with or without a date range, and with a category filter.
     index('expenses_mess_date_created_id_idx').on(t.messId, t.date, t.createdAt, t.id),

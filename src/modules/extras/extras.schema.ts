@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { check, date, index, integer, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 import { EXTRA_ITEM_NAME_MAX, EXTRA_PRICE_MAX_PAISE } from '../mess-config/mess-config.schema';
 import { users } from '../users/users.schema';
-import { messIdColumn } from '../messes/messes.schema';
+import { messIdColumn, sealedByMess } from '../messes/messes.schema';
 
 /** The most of one item recorded in one go. */
 export const EXTRA_QUANTITY_MAX = 20;
@@ -34,6 +34,7 @@ export const extras = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
+    ...sealedByMess('extras'),
     index('extras_user_date_idx').on(t.userId, t.date),
     index('extras_mess_date_idx').on(t.messId, t.date),
     check('extras_quantity_check', sql`${t.quantity} between 1 and ${sql.raw(String(EXTRA_QUANTITY_MAX))}`),

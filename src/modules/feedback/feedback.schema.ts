@@ -11,7 +11,7 @@ import {
   uuid,
 } from 'drizzle-orm/pg-core';
 import { users } from '../users/users.schema';
-import { messIdColumn } from '../messes/messes.schema';
+import { messIdColumn, sealedByMess } from '../messes/messes.schema';
 
 export const MAX_COMMENT_LENGTH = 1000;
 
@@ -32,6 +32,7 @@ export const feedback = pgTable(
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
+    ...sealedByMess('feedback'),
     uniqueIndex('feedback_mess_user_date_meal_unique').on(t.messId, t.userId, t.date, t.mealType),
     index('feedback_mess_date_idx').on(t.messId, t.date),
     index('feedback_meal_type_date_idx').on(t.mealType, t.date),

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { check, date, index, integer, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 import { users } from '../users/users.schema';
-import { messIdColumn } from '../messes/messes.schema';
+import { messIdColumn, sealedByMess } from '../messes/messes.schema';
 
 export const LEAVE_STATUSES = ['pending', 'approved', 'rejected', 'cancelled'] as const;
 export type LeaveStatus = (typeof LEAVE_STATUSES)[number];
@@ -41,6 +41,7 @@ export const leaves = pgTable(
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
+    ...sealedByMess('leaves'),
     // A member's leaves by time: overlap and cap checks, the member's own list.
     index('leaves_user_starts_idx').on(t.userId, t.startsAt),
     // Who is on approved leave at an instant (headcount, reminders, marks): a range scan over approved rows only.

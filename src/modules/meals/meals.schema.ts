@@ -12,7 +12,7 @@ import {
   uuid,
 } from 'drizzle-orm/pg-core';
 import { users } from '../users/users.schema';
-import { messIdColumn } from '../messes/messes.schema';
+import { messIdColumn, sealedByMess } from '../messes/messes.schema';
 
 export const MEAL_TYPE_MAX = 30;
 export const MEAL_DISHES_MAX = 30;
@@ -46,6 +46,7 @@ export const meals = pgTable(
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
+    ...sealedByMess('meals'),
     // one menu per meal; also serves the date and week (date range) filters
     uniqueIndex('meals_mess_date_meal_type_unique').on(t.messId, t.date, t.mealType),
     index('meals_meal_type_date_idx').on(t.mealType, t.date),
@@ -89,6 +90,7 @@ export const mealRotations = pgTable(
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
+    ...sealedByMess('meal_rotations'),
     uniqueIndex('meal_rotations_mess_unique').on(t.messId),
     check('meal_rotations_weeks_check', sql`${t.weeks} between 1 and ${sql.raw(String(ROTATION_WEEKS_MAX))}`),
   ],
@@ -102,7 +104,8 @@ export const mealWithdrawnSlots = pgTable(
     date: date('date', { mode: 'string' }).notNull(),
     mealType: text('meal_type').notNull(),
   },
-  (t) => [uniqueIndex('meal_withdrawn_slots_mess_date_meal_type_unique').on(t.messId, t.date, t.mealType)],
+  (t) => [
+    ...sealedByMess('meal_withdrawn_slots'),uniqueIndex('meal_withdrawn_slots_mess_date_meal_type_unique').on(t.messId, t.date, t.mealType)],
 );
 
 export type MealRotationRow = typeof mealRotations.$inferSelect;

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { check, jsonb, numeric, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { users } from '../users/users.schema';
-import { messIdColumn } from '../messes/messes.schema';
+import { messIdColumn, sealedByMess } from '../messes/messes.schema';
 
 /**
  * The ways to share a month's cost among the members (billing's formula computes each): the configuration names the
@@ -68,6 +68,7 @@ export const messConfig = pgTable(
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
+    ...sealedByMess('mess_config'),
     uniqueIndex('mess_config_mess_unique').on(t.messId),
     uniqueIndex('mess_config_name_unique').on(sql`lower(${t.messName})`),
     check('mess_config_charge_method_check', sql`${t.chargeMethod} in ('spec', 'proportional')`),

@@ -1,6 +1,17 @@
 import { sql } from 'drizzle-orm';
-import { check, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
-import { FIRST_MESS_ID, MESS_SETTING } from '../../common/tenancy/mess-scope';
+import {
+  check,
+  integer,
+  jsonb,
+  pgPolicy,
+  pgRole,
+  pgTable,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
+import { APP_ROLE, FIRST_MESS_ID, MESS_SETTING, READER_ROLE } from '../../common/tenancy/mess-scope';
 
 /** Extension 2.2: where members pay the mess by UPI (a virtual payment address and the name it shows). */
 export interface MessUpi {
@@ -43,6 +54,23 @@ export const messIdColumn = () =>
     .notNull()
     .default(sql.raw(`current_setting('${MESS_SETTING}')::uuid`))
     .references(() => messes.id);
+
+/** The roles of row-level security (created by migration 0017, or by hand for a least-privilege database user). */
+const appRole = pgRole(APP_ROLE).existing();
+const readerRole = pgRole(READER_ROLE).existing();
+const inTheMess = sql.raw(`mess_id = current_setting('${MESS_SETTING}')::uuid`);
+
+/**
+ * The policies of every table with a `messIdColumn()`, declared with the table so that a generated migration keeps
+ * them: the service's role sees and writes the rows of the mess its statement runs in (the setting read with no
+ * fallback: outside a mess the statement fails), the reader role reads every mess. Row-level security is also forced
+ * on these tables (migration 0025), and a test on a freshly migrated database checks both for every table with a
+ * `mess_id` (test/e2e/tenancy-catalogue.e2e-spec.ts).
+ */
+export const sealedByMess = (table: string) => [
+  pgPolicy(`${table}_one_mess`, { as: 'permissive', for: 'all', to: appRole, using: inTheMess, withCheck: inTheMess }),
+  pgPolicy(`${table}_every_mess`, { as: 'permissive', for: 'select', to: readerRole, using: sql`true` }),
+];
 
 /** A column that names a mess but is not scoped by it (users, configuration): the first mess by default. */
 export const homeMessColumn = () =>

@@ -13,7 +13,7 @@ import {
 } from 'drizzle-orm/pg-core';
 import { users } from '../users/users.schema';
 import type { Channel, ChannelPreference, NotificationType, PreferenceSwitch } from './notification-types';
-import { messIdColumn } from '../messes/messes.schema';
+import { messIdColumn, sealedByMess } from '../messes/messes.schema';
 
 export const NOTIFICATION_STATUSES = ['queued', 'retrying', 'sent', 'failed'] as const;
 export type NotificationStatus = (typeof NOTIFICATION_STATUSES)[number];
@@ -66,6 +66,7 @@ export const notifications = pgTable(
     sentAt: timestamp('sent_at', { withTimezone: true }),
   },
   (t) => [
+    ...sealedByMess('notifications'),
     uniqueIndex('notifications_mess_dedupe_key_unique').on(t.messId, t.dedupeKey),
     index('notifications_user_created_idx').on(t.userId, t.createdAt),
     index('notifications_status_idx').on(t.status),

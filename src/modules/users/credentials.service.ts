@@ -6,7 +6,7 @@ import { conflict, notFound } from '../../common/errors/api-error';
 import { isUniqueViolation } from '../../common/errors/database-errors';
 import { DomainEventBus } from '../../common/events/domain-event-bus';
 import { AppConfig } from '../../config/app-config';
-import type { DbOrTx } from '../../database/database';
+import { actInMessWithin, type DbOrTx } from '../../database/database';
 import { AuditTrail } from '../audit-trail';
 import { memberUpdated, membershipOf } from './member-changes';
 import { UsersRepository } from './users.repository';
@@ -127,8 +127,10 @@ export class CredentialsService {
     const existing = await this.repository.findByEmail(normalized);
     const passwordHash = await this.hash(password);
     // No actor: the start-up bootstrap or an operator's command line, never a request.
-    const audit = (tx: DbOrTx, user: UserRow, before?: UserRow) =>
-      this.audit.record(tx, {
+    // At start-up there is no mess: the audit row goes to the admin's own.
+    const audit = async (tx: DbOrTx, user: UserRow, before?: UserRow) => {
+      await actInMessWithin(tx, user.messId);
+      await this.audit.record(tx, {
         actorId: null,
         action: 'admin-ensured',
         entity: 'user',
@@ -136,6 +138,7 @@ export class CredentialsService {
         before: before && membershipOf(before),
         after: membershipOf(user),
       });
+    };
     if (existing) {
       const user = await this.repository.transaction(async (tx) => {
         const row = await this.repository.updateAndRevokeTokens(

@@ -12,11 +12,11 @@ import type { UserRow } from './users.schema';
  * cache, on every replica). Returns the row.
  */
 export function memberUpdated<T extends UserRow | undefined>(events: DomainEventBus, row: T): T {
-  if (row) events.publish('member.updated', { userId: row.id });
+  if (row) events.publish('member.updated', { userId: row.id, messId: row.messId });
   return row;
 }
 
-/** After commit: analytics counts approved members. */
+/** After commit: analytics counts approved members (of the member's mess). */
 export function memberChanged(
   events: DomainEventBus,
   row: UserRow,
@@ -31,7 +31,8 @@ export function memberChanged(
     dines: row.dines,
     actorId,
   };
-  events.publish('member.changed', event);
+  // About the member's own mess, whichever mess the request that changed them acted in.
+  events.publish('member.changed', { ...event, messId: row.messId });
 }
 
 /** What the audit trail keeps of a membership change. */
