@@ -188,6 +188,28 @@ describe('Messes: members', () => {
     expect((await t.get('/meals?mess=north', { token: mover.token })).status).toBe(403);
   });
 
+  it('refuses a batch whose userIds are not distinct UUID strings: 400 naming userIds, never a 500', async () => {
+    const a = await t.member('student', { messId: north });
+    const refused = async (userIds: unknown) => {
+      const res = await t.post('/messes/north/members', { userIds }, { token: admin });
+      return {
+        userIds,
+        status: res.status,
+        fields: res.body.details?.map((d: { field: string }) => d.field),
+      };
+    };
+    const bad = [[1], [null], [{}], [[a.id]], [true], [a.id, 7], [a.id, { id: a.id }], 'x', {}, 1, null];
+    const answers = [];
+    for (const userIds of bad) answers.push(await refused(userIds));
+    expect(answers).toEqual(bad.map((userIds) => ({ userIds, status: 400, fields: ['userIds'] })));
+    // The same id twice, whatever its case, is one bad field too.
+    expect(await refused([a.id, a.id.toUpperCase()])).toEqual({
+      userIds: [a.id, a.id.toUpperCase()],
+      status: 400,
+      fields: ['userIds'],
+    });
+  });
+
   it("refuses another mess's staff: a treasurer acts on their own mess's accounts only", async () => {
     expect((await t.get('/accounts?mess=north', { token: southTreasurer.token })).status).toBe(403);
     expect((await t.get('/accounts', { token: southTreasurer.token })).status).toBe(200);

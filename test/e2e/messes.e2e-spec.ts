@@ -80,6 +80,45 @@ describe('Messes', () => {
     expect(list).toEqual(['main', expect.stringMatching(/^girls$/), 'hostel-7']);
   });
 
+  it('holds slug and UPI fields to the spec wherever they are set: POST /messes, setup, PUT and PATCH config', async () => {
+    type Body = Record<string, unknown>;
+    const routes: [string, (body: Body) => Promise<{ status: number; body: { details?: unknown } }>][] = [
+      [
+        'POST /messes',
+        (body) => t.post('/messes', messSetup({ slug: 'ok-slug', ...body }), { token: admin }),
+      ],
+      ['setup', (body) => t.post('/auth/admin/setup', messSetup(body), { token: admin })],
+      ['PUT config', (body) => t.put('/auth/admin/config', messSetup(body), { token: admin })],
+      ['PATCH config', (body) => t.patch('/auth/admin/config', body, { token: admin })],
+    ];
+    const cases: [Body, string][] = [
+      [{ slug: 'a' }, 'slug'], // slugs are 2–40 characters
+      [{ slug: 'a'.repeat(41) }, 'slug'],
+      [{ upi: { vpa: 'hostel7@1bank', payeeName: 'Hostel 7' } }, 'upi.vpa'], // the handle is letters
+      [{ upi: { vpa: 'hostel7@ok1', payeeName: 'Hostel 7' } }, 'upi.vpa'],
+      [{ upi: { vpa: 'hostel7@okaxis', payeeName: 'x'.repeat(51) } }, 'upi.payeeName'], // 1–50 characters
+    ];
+    const answers = [];
+    const expected = [];
+    for (const [route, send] of routes)
+      for (const [body, field] of cases) {
+        const res = await send(body);
+        answers.push({ route, body, status: res.status, details: res.body.details });
+        expected.push({ route, body, status: 400, details: [{ field, message: expect.any(String) }] });
+      }
+    expect(answers).toEqual(expected);
+    // The bounds themselves are accepted.
+    const upi = { vpa: 'ab@okaxis', payeeName: 'x'.repeat(50) };
+    const edge = await t.post('/messes', messSetup({ messName: 'Edge Mess', slug: 'ab', upi }), {
+      token: admin,
+    });
+    expect(edge.status).toBe(201);
+    expect(edge.body.mess).toMatchObject({ slug: 'ab', upi });
+    expect(
+      (await t.patch('/auth/admin/config?mess=ab', { slug: 'b'.repeat(40) }, { token: admin })).status,
+    ).toBe(200);
+  });
+
   it("keeps each mess's records to itself: lists, ids, and a query without a mess filter", async () => {
     const h7 = (await t.get('/messes/hostel-7')).body.mess._id as string;
     const mainManager = await t.member('manager');

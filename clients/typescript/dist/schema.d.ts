@@ -3144,7 +3144,7 @@ export interface components {
              */
             payeeName: string;
             /**
-             * @description The virtual payment address members pay to
+             * @description The virtual payment address members pay to: 2–256 of letters, digits, `.`, `-` and `_`, an `@`, then 2–64 letters
              * @example hostel7mess@okaxis
              */
             vpa: string;

@@ -2,7 +2,11 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
   IsNumber,
+  IsUUID,
   IsPositive,
   Max,
   IsEmail,
@@ -162,6 +166,34 @@ export const IndianPhoneField = (options: FieldOptions = {}) =>
     Transform(({ value }) => (typeof value === 'string' ? (normalizeIndianPhone(value) ?? value) : value)),
     IsString(),
     Matches(/^\+91\d{10}$/, { message: 'phone must be +91-XXXXXXXXXX or a 10-digit number' }),
+  );
+
+@ValidatorConstraint({ name: 'distinctIds' })
+class DistinctIdsConstraint implements ValidatorConstraintInterface {
+  validate(value: unknown): boolean {
+    if (!Array.isArray(value)) return true; // IsArray reports it
+    // Any element may be anything a JSON body holds: only strings have a case to ignore (IsUUID reports the rest).
+    const keys = value.map((id: unknown) => (typeof id === 'string' ? id.toLowerCase() : id));
+    return new Set(keys).size === keys.length;
+  }
+  defaultMessage(args?: ValidationArguments): string {
+    return `${args?.property ?? 'ids'} must not name the same id twice`;
+  }
+}
+
+/**
+ * A JSON array of `min` to `max` distinct UUIDs (ignoring case). Whatever its elements are (numbers, null, objects,
+ * arrays), a bad list is one `details` entry naming the field, as every array field's is.
+ */
+export const UuidListField = (min: number, max: number, options: FieldOptions = {}) =>
+  applyDecorators(
+    doc([String], { minItems: min, maxItems: max, ...options }),
+    ...maybeOptional(options.optional),
+    IsArray(),
+    ArrayMinSize(min),
+    ArrayMaxSize(max),
+    IsUUID('all', { each: true }),
+    Validate(DistinctIdsConstraint),
   );
 
 /** bcrypt reads at most this many bytes of a password. */

@@ -58,12 +58,18 @@ export class Outages implements OnModuleDestroy {
 
   /**
    * A background job failed (a schedule, the job queue, the gateway inbox): losing the database is its outage (one
-   * line for all of it, whoever notices), anything else the job's own error. Only the reason is logged, never the
-   * query or its parameters.
+   * line for all of it, whoever notices), anything else the job's own error, with `details` (which month, which
+   * work). Only the reason is logged, never the query or its parameters.
    */
-  jobFailed(error: unknown, noticedBy: string, logger: Logger, message: string): void {
+  jobFailed(
+    error: unknown,
+    noticedBy: string,
+    logger: Logger,
+    message: string,
+    details: Record<string, unknown> = {},
+  ): void {
     if (isDatabaseUnavailable(error)) this.down('database', failureReason(error), noticedBy);
-    else logger.error({ reason: failureReason(error) }, message);
+    else logger.error({ ...details, reason: failureReason(error) }, message);
   }
 
   /** Something failed because the dependency is away. */

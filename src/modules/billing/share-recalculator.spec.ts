@@ -1,3 +1,5 @@
+import { Logger } from '@nestjs/common';
+import { Outages } from '../../common/outages/outages';
 import { currentMessId, FIRST_MESS_ID, inMess } from '../../common/tenancy/mess-scope';
 import { ShareRecalculator } from './share-recalculator';
 
@@ -5,18 +7,22 @@ const OTHER_MESS = '00000000-0000-4000-8000-0000000000b7';
 
 describe('ShareRecalculator', () => {
   let recalculator: ShareRecalculator;
+  let outages: Outages;
   const rebuilt: string[] = [];
 
   beforeEach(() => {
     jest.useFakeTimers();
     rebuilt.length = 0;
-    recalculator = new ShareRecalculator();
+    outages = new Outages();
+    recalculator = new ShareRecalculator(outages);
     recalculator.use(async (month) => {
       rebuilt.push(currentMessId() === FIRST_MESS_ID ? month : `${month} in ${currentMessId()}`);
     });
   });
   afterEach(() => {
     recalculator.onModuleDestroy();
+    outages.onModuleDestroy();
+    jest.restoreAllMocks();
     jest.useRealTimers();
   });
 
@@ -70,5 +76,31 @@ describe('ShareRecalculator', () => {
     await inMess(OTHER_MESS, () => recalculator.ensureFresh('2025-10'));
     expect(rebuilt).toEqual(['2025-10', `2025-10 in ${OTHER_MESS}`]);
     expect(inMess(OTHER_MESS, () => recalculator.isDirty('2025-10'))).toBe(false);
+  });
+
+  it("a background rebuild that loses the database is the outage's one warning; any other failure an error", async () => {
+    const lines: string[] = [];
+    for (const level of ['log', 'warn', 'error'] as const)
+      jest.spyOn(Logger.prototype, level).mockImplementation((...args: unknown[]) => {
+        lines.push(`${level} ${args.find((a) => typeof a === 'string')}`);
+      });
+    const refused = Object.assign(new Error('Failed query: select 1\nparams: '), {
+      cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }),
+    });
+    let failure: Error = refused;
+    recalculator.use(() => Promise.reject(failure));
+    recalculator.markDirty(['2025-11', '2025-12']);
+    await jest.advanceTimersByTimeAsync(ShareRecalculator.DEBOUNCE_MS);
+    recalculator.markDirty(['2025-11']);
+    await jest.advanceTimersByTimeAsync(ShareRecalculator.DEBOUNCE_MS);
+    expect(lines).toEqual([
+      'warn The database is unavailable: ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:5432',
+    ]);
+    expect(recalculator.isDirty('2025-11')).toBe(true); // tried again on the next read or flush
+
+    failure = new Error('a share formula bug');
+    recalculator.markDirty(['2025-11']);
+    await jest.advanceTimersByTimeAsync(ShareRecalculator.DEBOUNCE_MS);
+    expect(lines.slice(1)).toEqual(['error Recalculation failed', 'error Recalculation failed']);
   });
 });

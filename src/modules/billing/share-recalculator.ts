@@ -1,4 +1,5 @@
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import { Outages } from '../../common/outages/outages';
 import { currentMessId, inMess } from '../../common/tenancy/mess-scope';
 
 /** A month of one mess: each mess has its own stored inputs, rebuilt acting in that mess. */
@@ -39,6 +40,8 @@ export class ShareRecalculator implements OnModuleDestroy {
   private recalculate: (month: string) => Promise<void> = async () => undefined;
   /** How many recalculations ran: the proof that a burst of writes costs a handful of runs. */
   runs = 0;
+
+  constructor(private readonly outages: Outages) {}
 
   /** The billing service supplies the work; kept out of the constructor to avoid a dependency cycle. */
   use(recalculate: (month: string) => Promise<void>): void {
@@ -91,8 +94,12 @@ export class ShareRecalculator implements OnModuleDestroy {
           .slice(i, i + ShareRecalculator.FLUSH_AT_ONCE)
           .map(partsOf)
           .map(({ messId, month }) =>
+            // The month stays dirty (run() marks it again): a database outage is the outage's one warning.
             inMess(messId, () => this.ensureFresh(month)).catch((error: unknown) =>
-              this.logger.error({ err: error, messId, month }, 'Recalculation failed'),
+              this.outages.jobFailed(error, 'the bill recalculation', this.logger, 'Recalculation failed', {
+                messId,
+                month,
+              }),
             ),
           ),
       );

@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsString, IsUUID, Length } from 'class-validator';
+import { IsString, Length } from 'class-validator';
+import { UuidListField } from '../../common/http/fields';
 import { UserEnvelopeDto } from '../users';
 
 export class MoveMemberDto {
@@ -12,12 +13,7 @@ export class MoveMemberDto {
 export const BATCH_MAX = 1_000;
 
 export class MoveMembersDto {
-  @ApiProperty({ type: [String], description: `1 to ${BATCH_MAX} distinct user ids; all move or none` })
-  @IsUUID('all', { each: true })
-  @ArrayUnique((id: string) => id.toLowerCase())
-  @ArrayMaxSize(BATCH_MAX)
-  @ArrayMinSize(1)
-  @IsArray()
+  @UuidListField(1, BATCH_MAX, { description: `1 to ${BATCH_MAX} distinct user ids; all move or none` })
   userIds: string[];
 }
 

@@ -19,7 +19,11 @@ export interface MessUpi {
   payeeName: string;
 }
 
-export const SLUG_PATTERN = /^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$/;
+/**
+ * What a request may set as a slug: 2–40 of a-z, 0-9 and -, not starting or ending with -. The table's
+ * `messes_slug_check` below still admits one character (a looser net under this rule).
+ */
+export const SLUG_PATTERN = /^[a-z0-9][a-z0-9-]{0,38}[a-z0-9]$/;
 export const CAPACITY_MAX = 100_000;
 
 /**

@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { Outages } from '../../common/outages/outages';
 import { OnDomainEvent } from '../../common/events/domain-event-bus';
 import { type LeaveEvent } from '../../common/events/event-map';
 import { Messages } from './messages';
@@ -13,9 +14,14 @@ import { PendingWork } from './pending-work';
 @Injectable()
 export class LeaveDecidedListener {
   private readonly logger = new Logger('LeaveDecided');
-  private readonly pending = new PendingWork(this.logger);
+  private readonly pending: PendingWork;
 
-  constructor(private readonly notifications: NotificationsService) {}
+  constructor(
+    private readonly notifications: NotificationsService,
+    outages: Outages,
+  ) {
+    this.pending = new PendingWork(this.logger, outages);
+  }
 
   idle(): Promise<void> {
     return this.pending.idle();

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { currentMessId } from '../../common/tenancy/mess-scope';
 import { Injectable, Logger } from '@nestjs/common';
+import { Outages } from '../../common/outages/outages';
 import { OnDomainEvent } from '../../common/events/domain-event-bus';
 import {
   type AttendanceBulkEvent,
@@ -33,7 +34,7 @@ import { PendingWork } from './pending-work';
 @Injectable()
 export class NotificationTriggers {
   private readonly logger = new Logger('NotificationTriggers');
-  private readonly pending = new PendingWork(this.logger);
+  private readonly pending: PendingWork;
   /**
    * Meal slots served without a menu that were already reported (their alert is one per slot and manager), and
    * slots whose menu was seen published, until when: a dinner rush scans a plate a second, and each would otherwise
@@ -54,7 +55,10 @@ export class NotificationTriggers {
     private readonly meals: MealsService,
     private readonly clock: Clock,
     private readonly config: AppConfig,
-  ) {}
+    outages: Outages,
+  ) {
+    this.pending = new PendingWork(this.logger, outages);
+  }
 
   /** Resolves when every listener started so far has finished (tests wait on it before draining the queue). */
   idle(): Promise<void> {

@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { Outages } from '../../common/outages/outages';
 import { OnDomainEvent } from '../../common/events/domain-event-bus';
 import { type PasswordResetEvent } from '../../common/events/event-map';
 import { inMess } from '../../common/tenancy/mess-scope';
@@ -14,9 +15,14 @@ import { PendingWork } from './pending-work';
 @Injectable()
 export class PasswordResetListener {
   private readonly logger = new Logger('PasswordResetMail');
-  private readonly pending = new PendingWork(this.logger);
+  private readonly pending: PendingWork;
 
-  constructor(private readonly notifications: NotificationsService) {}
+  constructor(
+    private readonly notifications: NotificationsService,
+    outages: Outages,
+  ) {
+    this.pending = new PendingWork(this.logger, outages);
+  }
 
   /** Resolves when every mail started so far is queued (tests wait on it). */
   idle(): Promise<void> {

@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { Outages } from '../../common/outages/outages';
 import { OnDomainEvent } from '../../common/events/domain-event-bus';
 import { type PaymentEvent } from '../../common/events/event-map';
 import { Messages } from './messages';
@@ -12,9 +13,14 @@ import { PendingWork } from './pending-work';
 @Injectable()
 export class PaymentReceiptsListener {
   private readonly logger = new Logger('PaymentReceipts');
-  private readonly pending = new PendingWork(this.logger);
+  private readonly pending: PendingWork;
 
-  constructor(private readonly notifications: NotificationsService) {}
+  constructor(
+    private readonly notifications: NotificationsService,
+    outages: Outages,
+  ) {
+    this.pending = new PendingWork(this.logger, outages);
+  }
 
   /** Resolves when every receipt started so far is queued (tests wait on it). */
   idle(): Promise<void> {

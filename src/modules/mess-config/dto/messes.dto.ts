@@ -15,17 +15,36 @@ import { CAPACITY_MAX, SLUG_PATTERN } from '../../messes';
 import { SetupMessDto } from './mess-config.dto';
 
 const SLUG_RULE = 'slug must be 2 to 40 of a-z, 0-9 and -, not starting or ending with -';
+const SLUG_DOC = { pattern: SLUG_PATTERN.source, minLength: 2, maxLength: 40 };
+
+/** A UPI id: 2–256 of letters, digits, `.`, `-` and `_`, an `@`, then the handle, 2–64 letters. */
+const VPA_PATTERN = /^[a-zA-Z0-9._-]{2,256}@[a-zA-Z]{2,64}$/;
+const PAYEE_NAME_MAX = 50;
 
 export class MessUpiDto {
-  @ApiProperty({ example: 'hostel7mess@okaxis', description: 'The virtual payment address members pay to' })
-  @Matches(/^[a-zA-Z0-9._-]{2,256}@[a-zA-Z][a-zA-Z0-9.-]{1,63}$/, {
-    message: 'upi.vpa must look like name@bank',
+  @ApiProperty({
+    example: 'hostel7mess@okaxis',
+    description:
+      'The virtual payment address members pay to: 2–256 of letters, digits, `.`, `-` and `_`, an `@`, then ' +
+      '2–64 letters',
+    pattern: VPA_PATTERN.source,
+  })
+  @Matches(VPA_PATTERN, {
+    message:
+      'upi.vpa must look like name@bank: 2 to 256 letters, digits, ., - or _, an @, then 2 to 64 letters',
   })
   @IsString()
   vpa: string;
 
-  @ApiProperty({ example: 'Hostel 7 Mess', description: 'The payee name a UPI app shows' })
-  @Matches(/^[^\p{Cc}]{1,100}$/u, { message: 'upi.payeeName must be 1 to 100 characters' })
+  @ApiProperty({
+    example: 'Hostel 7 Mess',
+    description: 'The payee name a UPI app shows',
+    minLength: 1,
+    maxLength: PAYEE_NAME_MAX,
+  })
+  @Matches(new RegExp(`^[^\\p{Cc}]{1,${PAYEE_NAME_MAX}}$`, 'u'), {
+    message: `upi.payeeName must be 1 to ${PAYEE_NAME_MAX} characters, none of them control characters`,
+  })
   @IsString()
   payeeName: string;
 }
@@ -33,6 +52,7 @@ export class MessUpiDto {
 /** The fields of extension 2.2 that setup, `POST /messes` and `PUT /auth/admin/config` also take. */
 export class MessFieldsDto extends SetupMessDto {
   @ApiPropertyOptional({
+    ...SLUG_DOC,
     example: 'hostel-7',
     description:
       '2–40 of a-z, 0-9 and -, not starting or ending with -; unique. Left out: unchanged (`main` at first)',
@@ -86,6 +106,7 @@ export class PatchMessConfigDto extends PartialType(ReplaceMessConfigDto) {}
 /** `POST /messes`: the setup body with a slug. */
 export class CreateMessDto extends MessFieldsDto {
   @ApiProperty({
+    ...SLUG_DOC,
     example: 'hostel-7',
     description: '2–40 of a-z, 0-9 and -, not starting or ending with -; unique',
   })

@@ -1,0 +1,60 @@
+import { Logger } from '@nestjs/common';
+import type { ExpenseEvent } from '../../common/events/event-map';
+import { Outages } from '../../common/outages/outages';
+import { NotificationTriggers } from './notification-triggers';
+
+describe('NotificationTriggers', () => {
+  let lines: string[];
+  let outages: Outages;
+
+  beforeEach(() => {
+    lines = [];
+    for (const level of ['log', 'warn', 'error'] as const)
+      jest.spyOn(Logger.prototype, level).mockImplementation((...args: unknown[]) => {
+        lines.push(`${level} ${args.find((a) => typeof a === 'string')}`);
+      });
+    outages = new Outages();
+  });
+  afterEach(() => {
+    outages.onModuleDestroy();
+    jest.restoreAllMocks();
+  });
+
+  it("a listener that loses the database is the outage's one warning; any other failure an error", async () => {
+    const refused = Object.assign(new Error('Failed query: select 1\nparams: '), {
+      cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }),
+    });
+    let failure: Error = refused;
+    const fails = () => Promise.reject(failure);
+    const triggers = new NotificationTriggers(
+      { members: fails, notify: fails } as never,
+      { findById: fails } as never,
+      { settings: fails } as never,
+      {} as never,
+      {} as never,
+      {} as never,
+      {} as never,
+      outages,
+    );
+    const expense: ExpenseEvent = {
+      expenseId: 'e-1',
+      months: ['2025-11'],
+      date: '2025-11-03',
+      category: 'Gas',
+      amountPaise: 120_000,
+      recordedBy: 'u-1',
+      actorId: 'u-1',
+    };
+    triggers.onExpenseRecorded(expense);
+    triggers.onExpenseChanged(expense);
+    await triggers.idle();
+    expect(lines).toEqual([
+      'warn The database is unavailable: ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:5432',
+    ]);
+
+    failure = new Error('a template bug');
+    triggers.onExpenseChanged(expense);
+    await triggers.idle();
+    expect(lines.slice(1)).toEqual(['error Notification trigger failed']);
+  });
+});
