@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { PrometheusMetrics } from '../../common/stats/prometheus';
+import { inMess } from '../../common/tenancy/mess-scope';
 import { Clock } from '../../common/time/clock';
 import { AppConfig } from '../../config/app-config';
 import { UsersService } from '../users';
@@ -40,11 +41,16 @@ export class DeliveryService {
    * Delivers a stored notification (one job run). Resumes from the outcomes already recorded, so a retried job
    * never sends through a channel that already succeeded or failed for good, and a WhatsApp message the provider
    * accepted is followed to its final status instead of being sent again. The row stays `queued` while it waits
-   * for that status (a run that only reads a status is not counted as an attempt).
+   * for that status (a run that only reads a status is not counted as an attempt). The queue calls it in the job's
+   * mess; the row is delivered in its own (its mess's name in From and the subject, its configuration).
    */
   async deliver(notificationId: string, attempt: { retriesLeft: boolean }): Promise<DeliveryOutcome> {
     const row = await this.repository.findById(notificationId);
     if (!row) return { kind: 'failed', error: 'The notification no longer exists' };
+    return inMess(row.messId, () => this.deliverRow(row, attempt));
+  }
+
+  private async deliverRow(row: NotificationRow, attempt: { retriesLeft: boolean }): Promise<DeliveryOutcome> {
     if (row.status === 'sent') return { kind: 'sent' };
     if (row.status === 'failed') return { kind: 'failed', error: row.lastError ?? '' };
 

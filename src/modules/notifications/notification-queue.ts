@@ -1,4 +1,4 @@
-import { APP_ROLE } from '../../common/tenancy/mess-scope';
+import { APP_ROLE, currentMessId, inMess } from '../../common/tenancy/mess-scope';
 import { Outages } from '../../common/outages/outages';
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { sql } from 'drizzle-orm';
@@ -18,8 +18,14 @@ export const DELIVERY_QUEUE = 'notification-delivery';
 /** pg-boss keeps its tables in their own schema, beside the service's. */
 export const QUEUE_SCHEMA = 'pgboss';
 
+/**
+ * A delivery job names its notification and the mess that notification speaks for: the worker runs outside any
+ * request, and delivers the job in that mess (its name in From and the subject, its configuration). Jobs enqueued
+ * before jobs named their mess have no `messId`; the worker reads it from their row.
+ */
 interface DeliveryJob {
   notificationId: string;
+  messId?: string;
 }
 
 /** A UUID named by `name`: the same job id from every replica. */
@@ -186,7 +192,7 @@ export class NotificationQueue implements OnModuleInit, OnModuleDestroy {
       DELIVERY_QUEUE,
       rows.map((row) => ({
         id: row.id,
-        data: { notificationId: row.id },
+        data: { notificationId: row.id, messId: row.messId } satisfies DeliveryJob,
         ...(row.dedupeKey ? { singletonKey: row.dedupeKey } : {}),
       })),
       { db: fromDrizzle(tx as unknown as Parameters<typeof fromDrizzle>[0], sql) },
@@ -237,7 +243,8 @@ export class NotificationQueue implements OnModuleInit, OnModuleDestroy {
    * unexpected error, expired past its retries), untouched for NOTIFY_JOB_EXPIRE_SECONDS: nothing would deliver them
    * and the queue counts would say pending for ever. Before the retry deadline each gets a new job (its id named by
    * the row's last change, so replicas add it once; delivery resumes from the recorded outcomes); after it, the row
-   * fails. At most RECONCILE_BATCH rows a pass, oldest first. Run by the schedules' minute tick.
+   * fails. At most RECONCILE_BATCH rows a pass, oldest first, of the mess the code runs in. Run by the schedules'
+   * minute tick, in each mess in turn.
    */
   async reconcile(now: Date): Promise<{ requeued: number; failed: number }> {
     const settings = this.config.notifications.queue;
@@ -259,33 +266,40 @@ export class NotificationQueue implements OnModuleInit, OnModuleDestroy {
         DELIVERY_QUEUE,
         requeue.map((row) => ({
           id: jobIdOf(`${row.id}:requeue:${row.updatedAt.getTime()}`),
-          data: { notificationId: row.id },
+          data: { notificationId: row.id, messId: row.messId } satisfies DeliveryJob,
         })),
       );
     }
     const result = { requeued: requeue.length, failed: late.length };
     if (rows.length) {
-      this.logger.warn(result, 'Notifications without a delivery job: queued again or failed');
+      this.logger.warn(
+        { ...result, messId: currentMessId() },
+        'Notifications without a delivery job: queued again or failed',
+      );
     }
     return result;
   }
 
   /**
-   * Runs one job; throws when the failure is transient and retries are left, so pg-boss retries it later. When
-   * WhatsApp accepted the message and its status is not final, a follow-up job reads it again at the time asked;
-   * its id is derived from the notification and the number of reads, so a job run twice adds it once.
+   * Runs one job in the mess of its notification (the job's `messId`, or its row's for a job from before jobs named
+   * it); throws when the failure is transient and retries are left, so pg-boss retries it later. When WhatsApp
+   * accepted the message and its status is not final, a follow-up job reads it again at the time asked; its id is
+   * derived from the notification and the number of reads, so a job run twice adds it once.
    */
   private async process(job: JobWithMetadata<DeliveryJob>): Promise<void> {
-    const outcome = await this.delivery.deliver(job.data.notificationId, {
-      retriesLeft: job.retryCount < job.retryLimit,
-    });
+    const id = job.data.notificationId;
+    const messId = job.data.messId ?? (await this.repository.messOf(id, this.requireBoss().getDb()));
+    // No mess: the row is gone, and there is nothing to deliver.
+    if (!messId) return;
+    const outcome = await inMess(messId, () =>
+      this.delivery.deliver(id, { retriesLeft: job.retryCount < job.retryLimit }),
+    );
     if (outcome.kind === 'retry') throw new Error(outcome.error);
     if (outcome.kind === 'check') {
-      const id = job.data.notificationId;
       await this.requireBoss().insert(DELIVERY_QUEUE, [
         {
           id: followUpId(id, outcome.checks),
-          data: { notificationId: id },
+          data: { notificationId: id, messId } satisfies DeliveryJob,
           startAfter: outcome.at,
         },
       ]);

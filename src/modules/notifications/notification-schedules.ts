@@ -78,7 +78,7 @@ export class NotificationSchedules {
       );
     }
     try {
-      await this.notifications.reconcileDelivery(this.clock.now());
+      await this.reconcileDelivery(this.clock.now());
     } catch (error) {
       this.outages.jobFailed(error, 'delivery reconciliation', this.logger, 'Delivery reconciliation failed');
     }
@@ -96,6 +96,17 @@ export class NotificationSchedules {
       for (const [type, n] of Object.entries(queued) as [NotificationType, number][]) {
         total[type] = (total[type] ?? 0) + n;
       }
+    }
+    return total;
+  }
+
+  /** Gives the notifications whose delivery job was lost a new one (or fails them), in each mess in turn. */
+  async reconcileDelivery(now: Date = this.clock.now()): Promise<{ requeued: number; failed: number }> {
+    const total = { requeued: 0, failed: 0 };
+    for (const messId of (await this.directory.labels()).keys()) {
+      const { requeued, failed } = await inMess(messId, () => this.notifications.reconcileDelivery(now));
+      total.requeued += requeued;
+      total.failed += failed;
     }
     return total;
   }

@@ -34,6 +34,21 @@ export class NotificationsRepository {
     return tx.insert(notifications).values(rows).onConflictDoNothing().returning();
   }
 
+  /**
+   * The mess of notification `id`, read through `owner`, the job queue's connection (the connecting user's, which
+   * acts in no mess): for a delivery job enqueued before jobs named their mess. Undefined when the row is gone.
+   */
+  async messOf(
+    id: string,
+    owner: { executeSql(text: string, values?: unknown[]): Promise<{ rows: unknown[] }> },
+  ): Promise<string | undefined> {
+    const { rows } = await owner.executeSql(
+      'select mess_id::text as mess_id from public.notifications where id = $1',
+      [id],
+    );
+    return (rows[0] as { mess_id: string } | undefined)?.mess_id;
+  }
+
   async findById(id: string): Promise<NotificationRow | undefined> {
     const [row] = await this.db.select().from(notifications).where(eq(notifications.id, id)).limit(1);
     return row;
@@ -84,18 +99,19 @@ export class NotificationsRepository {
   }
 
   /**
-   * Rows still to be delivered (queued or retrying), untouched since `updatedBefore`, for which the delivery queue
-   * (pg-boss's job table `schema`.job, queue `queue`) holds no live job: nothing would ever run them again. Oldest
-   * first, at most `limit`.
+   * Rows of the mess the code runs in still to be delivered (queued or retrying), untouched since `updatedBefore`,
+   * for which the delivery queue (pg-boss's job table `schema`.job, queue `queue`) holds no live job: nothing would
+   * ever run them again. Oldest first, at most `limit`.
    */
   findWithoutLiveJob(
     jobs: { schema: string; queue: string },
     updatedBefore: Date,
     limit: number,
-  ): Promise<Pick<NotificationRow, 'id' | 'createdAt' | 'updatedAt' | 'lastError'>[]> {
+  ): Promise<Pick<NotificationRow, 'id' | 'messId' | 'createdAt' | 'updatedAt' | 'lastError'>[]> {
     return this.db
       .select({
         id: notifications.id,
+        messId: notifications.messId,
         createdAt: notifications.createdAt,
         updatedAt: notifications.updatedAt,
         lastError: notifications.lastError,
@@ -103,6 +119,7 @@ export class NotificationsRepository {
       .from(notifications)
       .where(
         and(
+          eq(notifications.messId, currentMessId()),
           inArray(notifications.status, ['queued', 'retrying']),
           lt(notifications.updatedAt, updatedBefore),
           sql`not exists (select 1 from ${sql.identifier(jobs.schema)}.job j where j.name = ${jobs.queue} and j.data->>'notificationId' = ${notifications.id}::text and j.state < 'completed')`,
