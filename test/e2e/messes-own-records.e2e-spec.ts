@@ -71,6 +71,9 @@ describe('Messes: own records of a mess one belonged to', () => {
     }
     const expense = { category: 'Gas', amount: 300, description: 'Cylinder', date: '2030-03-10' };
     expect((await t.post('/expenses', expense, { token: alphaManager.token })).status).toBe(201);
+    // And in February, a month the mover is not on Alpha's bill.
+    const february = { category: 'Gas', amount: 500, description: 'Cylinder', date: '2030-02-10' };
+    expect((await t.post('/expenses', february, { token: alphaManager.token })).status).toBe(201);
 
     const moved = await t.put(`/users/${mover.id}/mess`, { mess: 'gamma' }, { token: admin });
     expect([moved.status, moved.body.user?.mess?.slug]).toEqual([200, 'gamma']);
@@ -136,6 +139,23 @@ describe('Messes: own records of a mess one belonged to', () => {
     expect(peersAccount.status).toBe(403);
     const peersStatement = await get(`/accounts/${peer.id}/statement?mess=alpha`);
     expect(peersStatement.status).toBe(403);
+  });
+
+  it("shows no figure of a past mess's month the member is not on the bill of", async () => {
+    const share = await t.get('/analytics/shares/me?month=2030-02&mess=alpha', { token: mover.token });
+    expect(share.body).toMatchObject({
+      month: '2030-02',
+      meals: 0,
+      share: 0,
+      extras: 0,
+      total: 0,
+      totalExpenses: 0,
+      activeMembers: 0,
+      totalMeals: 0,
+    });
+    // A member of the mess reads its figures of any month as before.
+    const peers = await t.get('/analytics/shares/me?month=2030-02', { token: peer.token });
+    expect([peers.body.meals, peers.body.totalExpenses]).toEqual([0, 500]);
   });
 
   it('refuses the moved member everything else of the mess they left: 403 Forbidden', async () => {

@@ -541,7 +541,7 @@ export interface paths {
         };
         /**
          * The caller's own line of the month's bill (any member)
-         * @description Without `method`, the mess's `chargeMethod`: the amount a close charges the member.
+         * @description Without `method`, the mess's `chargeMethod`: the amount a close charges the member. With `mess` naming a mess the member belonged to (their own records there), the mess's figures (`totalExpenses`, `activeMembers`, `totalMeals`) are given only for a month the member is on its bill (a meal or an extra there); for another month every number is 0.
          */
         get: operations["getMyShare"];
         put?: never;
