@@ -88,8 +88,9 @@ export interface FuzzOptions {
  *   401, 413–415, 429). A 2xx would show or change the record; a 409 or 422 would say that it exists (an approved
  *   leave's "already decided");
  * - a request naming the other mess with `mess` is 403 when the route needs a token: members act in their own mess
- *   only (or REFUSED_UNREAD, or 404 when `mess` is repeated, which names no mess), except on the routes of their own
- *   records (OWN_RECORDS_ROUTES);
+ *   only (or REFUSED_UNREAD, or 404 when `mess` is repeated, which names no mess). The routes of their own records
+ *   (their account and statement, marks, share, extras, leave) are no exception here: those open only a mess the
+ *   member belonged to, and the probing members registered into their own mess and were never moved;
  * - any other request may succeed, acting in the caller's own mess (lists and figures of its own, a new record of
  *   its own, a filter naming a foreign member that then matches nothing), but no 2xx body may hold an id of the
  *   other mess (`forbidden`: its records, its members, its audit rows). Public routes (registration, health,
@@ -439,22 +440,6 @@ function encodeQueryValue(value: string): string {
 
 // ---------------------------------------------------------------------------------------------------------------
 // The cross-mess sweep
-
-/**
- * The routes that show only the caller's own records (their account and statement, marks, share, extras, leave):
- * a member may name with `mess` any mess they belonged to and read what they did there (extension 2.2, "Which mess
- * a request acts in"), so naming the other mess is no 403 there; the answer then holds nothing of the other mess
- * for a member who never belonged to it (the rule on 2xx bodies).
- */
-const OWN_RECORDS_ROUTES = new Set([
-  'GET /api/accounts/me',
-  'GET /api/accounts/{userId}',
-  'GET /api/accounts/{userId}/statement',
-  'GET /api/attendance',
-  'GET /api/analytics/shares/me',
-  'GET /api/extras',
-  'GET /api/leaves',
-]);
 
 /** Answers that refuse a request before anything of a mess is read: they say nothing of the other mess. */
 const REFUSED_UNREAD = [400, 401, 413, 414, 415, 429];
@@ -867,7 +852,6 @@ export class Fuzzer {
     if (
       member &&
       op?.secured &&
-      !OWN_RECORDS_ROUTES.has(request.operation) &&
       messes.some((m) => m === foreign.slug || m === foreign.messId) &&
       ![...REFUSED_UNREAD, 403, ...(messes.length > 1 ? [404] : [])].includes(status)
     )

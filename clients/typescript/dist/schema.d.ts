@@ -540,7 +540,7 @@ export interface paths {
         };
         /**
          * The caller's own line of the month's bill (any member)
-         * @description Without `method`, the mess's `chargeMethod`: the amount a close charges the member.
+         * @description Without `method`, the mess's `chargeMethod`: the amount a close charges the member. With `mess` naming a mess the member belonged to (their own records there), the mess's figures (`totalExpenses`, `activeMembers`, `totalMeals`) are given only for a month the member is on its bill (a meal or an extra there); for another month every number is 0.
          */
         get: operations["getMyShare"];
         put?: never;
@@ -4293,7 +4293,7 @@ export interface components {
     };
     responses: never;
     parameters: {
-        /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+        /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
         Mess: string;
     };
     requestBodies: never;
@@ -4309,7 +4309,7 @@ export interface operations {
                 limit?: number;
                 /** @description due: balance > 0; credit: < 0; settled: 0 */
                 status?: "due" | "credit" | "settled";
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -4381,7 +4381,7 @@ export interface operations {
     importStatement: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -4476,7 +4476,7 @@ export interface operations {
     reverseEntry: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -4592,7 +4592,7 @@ export interface operations {
             query?: {
                 page?: number;
                 limit?: number;
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -4655,7 +4655,7 @@ export interface operations {
     createOrder: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -4749,7 +4749,7 @@ export interface operations {
     createClaim: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -4845,7 +4845,7 @@ export interface operations {
             query?: {
                 /** @description Rupees to pay; default: the balance due */
                 amount?: number;
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -4922,7 +4922,7 @@ export interface operations {
                 status?: "pending" | "accepted" | "rejected";
                 /** @description One member's claims (treasurer, admin) */
                 userId?: string;
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -4985,7 +4985,7 @@ export interface operations {
     accept: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -5077,7 +5077,7 @@ export interface operations {
     reject: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -5193,7 +5193,7 @@ export interface operations {
             query?: {
                 page?: number;
                 limit?: number;
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -5276,7 +5276,7 @@ export interface operations {
     recordAdjustment: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -5381,7 +5381,7 @@ export interface operations {
     recordOpeningBalance: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -5495,7 +5495,7 @@ export interface operations {
     recordPayment: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: {
@@ -5616,7 +5616,7 @@ export interface operations {
                 from?: string;
                 /** @description Last month, inclusive; default: this month (mess time zone) */
                 to?: string;
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -5701,7 +5701,7 @@ export interface operations {
     getHealthSummary: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -5779,7 +5779,7 @@ export interface operations {
                 startDate?: string;
                 /** @description End of a custom period (with startDate, not with month), inclusive; e.g. 2025-03-31 */
                 endDate?: string;
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -5855,7 +5855,7 @@ export interface operations {
                 month?: string;
                 /** @description A calendar year; default: this year (mess time zone) */
                 year?: string;
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -5931,7 +5931,7 @@ export interface operations {
                 date?: string;
                 /** @description true: each meal also names its unmarked diners (`unmarkedMembers`), to chase or mark in bulk */
                 names?: "true" | "false";
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -6005,7 +6005,7 @@ export interface operations {
             query?: {
                 /** @description Default: this month (mess time zone) */
                 month?: string;
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -6079,7 +6079,7 @@ export interface operations {
             query?: {
                 /** @description Default: this month (mess time zone) */
                 month?: string;
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -6153,7 +6153,7 @@ export interface operations {
             query?: {
                 page?: number;
                 limit?: number;
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -6225,7 +6225,7 @@ export interface operations {
     getMonthStatus: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -6299,7 +6299,7 @@ export interface operations {
     closeMonth: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -6382,7 +6382,7 @@ export interface operations {
     reopenMonth: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -6469,7 +6469,7 @@ export interface operations {
                 month?: string;
                 /** @description Default: the mess's chargeMethod (GET /auth/admin/config), what a close charges */
                 method?: "spec" | "proportional";
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -6545,7 +6545,7 @@ export interface operations {
                 month?: string;
                 /** @description Default: the mess's chargeMethod (GET /auth/admin/config), what a close charges */
                 method?: "spec" | "proportional";
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -6623,7 +6623,7 @@ export interface operations {
                 month?: string;
                 /** @description Default: the mess's chargeMethod (GET /auth/admin/config), what a close charges */
                 method?: "spec" | "proportional";
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -6695,7 +6695,7 @@ export interface operations {
                 /** @description The days of one month (calendar dates of the mess); combines with `date` if both are given */
                 month?: string;
                 status?: "present" | "absent";
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -6758,7 +6758,7 @@ export interface operations {
     markAttendance: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -6879,7 +6879,7 @@ export interface operations {
     markAttendanceBulk: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -6995,7 +6995,7 @@ export interface operations {
                 date?: string;
                 /** @description The name of a configured meal time */
                 mealType: string;
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -7058,7 +7058,7 @@ export interface operations {
     scanMealPass: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -7170,7 +7170,7 @@ export interface operations {
     changeAttendanceStatus: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -7295,7 +7295,7 @@ export interface operations {
                 from?: string;
                 /** @description Last day (inclusive), in the mess time zone; not before `from` */
                 to?: string;
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -7367,7 +7367,7 @@ export interface operations {
     getMessConfig: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -7421,7 +7421,7 @@ export interface operations {
     replaceMessConfig: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -7524,7 +7524,7 @@ export interface operations {
     patchMessConfig: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -7627,7 +7627,7 @@ export interface operations {
     setupMess: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -8072,7 +8072,7 @@ export interface operations {
     forgotPassword: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -8148,7 +8148,7 @@ export interface operations {
     resetPassword: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -8224,7 +8224,7 @@ export interface operations {
     register: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -8377,7 +8377,7 @@ export interface operations {
                 startDate?: string;
                 /** @description Inclusive upper bound on `date`; not before startDate */
                 endDate?: string;
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -8440,7 +8440,7 @@ export interface operations {
     createExpense: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -8543,7 +8543,7 @@ export interface operations {
     getExpense: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -8617,7 +8617,7 @@ export interface operations {
     replaceExpense: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -8731,7 +8731,7 @@ export interface operations {
     deleteExpense: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -8831,7 +8831,7 @@ export interface operations {
                 month?: string;
                 /** @description Extras dated this day */
                 date?: string;
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -8894,7 +8894,7 @@ export interface operations {
     recordExtra: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -9006,7 +9006,7 @@ export interface operations {
     deleteExtra: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -9105,7 +9105,7 @@ export interface operations {
                 rating?: number;
                 /** @description One member's feedback (a student: only their own id, else 403) */
                 userId?: string;
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -9177,7 +9177,7 @@ export interface operations {
     submitFeedback: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -9271,7 +9271,7 @@ export interface operations {
     updateFeedback: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -9572,7 +9572,7 @@ export interface operations {
                 month?: string;
                 /** @description Leaves that include this day */
                 date?: string;
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -9635,7 +9635,7 @@ export interface operations {
     requestLeave: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -9747,7 +9747,7 @@ export interface operations {
     approveLeave: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -9839,7 +9839,7 @@ export interface operations {
     cancelLeave: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -9931,7 +9931,7 @@ export interface operations {
     rejectLeave: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -10093,7 +10093,7 @@ export interface operations {
                 year?: number;
                 /** @description Exact meal type. Not checked against the configuration, so menus of a meal time since removed stay findable. */
                 mealType?: string;
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -10156,7 +10156,7 @@ export interface operations {
     createMeal: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -10259,7 +10259,7 @@ export interface operations {
     getRotation: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -10322,7 +10322,7 @@ export interface operations {
     setRotation: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -10416,7 +10416,7 @@ export interface operations {
     deleteRotation: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -10488,7 +10488,7 @@ export interface operations {
     getMeal: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -10562,7 +10562,7 @@ export interface operations {
     replaceMeal: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -10676,7 +10676,7 @@ export interface operations {
     deleteMeal: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -10768,7 +10768,7 @@ export interface operations {
                 dines?: "true" | "false";
                 /** @description Part of a name or a room, ignoring case (1 to 100 characters) */
                 q?: string;
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -11045,7 +11045,7 @@ export interface operations {
     moveMembers: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -11251,7 +11251,7 @@ export interface operations {
             query?: {
                 page?: number;
                 limit?: number;
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -11314,7 +11314,7 @@ export interface operations {
     checkNotificationConfig: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -11377,7 +11377,7 @@ export interface operations {
     getNotificationPreferences: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -11440,7 +11440,7 @@ export interface operations {
     updateNotificationPreferences: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -11525,7 +11525,7 @@ export interface operations {
     setNotificationChannel: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -11610,7 +11610,7 @@ export interface operations {
     sendTestNotification: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -11695,7 +11695,7 @@ export interface operations {
     webhook: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header: {
@@ -11830,7 +11830,7 @@ export interface operations {
                 limit?: number;
                 status?: "pending" | "approved" | "rejected";
                 role?: "student" | "manager" | "treasurer" | "admin";
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -11902,7 +11902,7 @@ export interface operations {
     setProfilePhone: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -11987,7 +11987,7 @@ export interface operations {
     getUser: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -12070,7 +12070,7 @@ export interface operations {
     updateUser: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -12175,7 +12175,7 @@ export interface operations {
     approveUser: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -12258,7 +12258,7 @@ export interface operations {
     setUserDines: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -12363,7 +12363,7 @@ export interface operations {
     moveMember: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -12477,7 +12477,7 @@ export interface operations {
     sendPasswordReset: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -12560,7 +12560,7 @@ export interface operations {
     rejectUser: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -12652,7 +12652,7 @@ export interface operations {
     changeUserRole: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;

@@ -541,7 +541,7 @@ export interface paths {
         };
         /**
          * The caller's own line of the month's bill (any member)
-         * @description Without `method`, the mess's `chargeMethod`: the amount a close charges the member.
+         * @description Without `method`, the mess's `chargeMethod`: the amount a close charges the member. With `mess` naming a mess the member belonged to (their own records there), the mess's figures (`totalExpenses`, `activeMembers`, `totalMeals`) are given only for a month the member is on its bill (a meal or an extra there); for another month every number is 0.
          */
         get: operations["getMyShare"];
         put?: never;
@@ -4294,7 +4294,7 @@ export interface components {
     };
     responses: never;
     parameters: {
-        /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+        /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
         Mess: string;
     };
     requestBodies: never;
@@ -4310,7 +4310,7 @@ export interface operations {
                 limit?: number;
                 /** @description due: balance > 0; credit: < 0; settled: 0 */
                 status?: "due" | "credit" | "settled";
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -4382,7 +4382,7 @@ export interface operations {
     importStatement: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -4477,7 +4477,7 @@ export interface operations {
     reverseEntry: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -4593,7 +4593,7 @@ export interface operations {
             query?: {
                 page?: number;
                 limit?: number;
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -4656,7 +4656,7 @@ export interface operations {
     createOrder: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -4750,7 +4750,7 @@ export interface operations {
     createClaim: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -4846,7 +4846,7 @@ export interface operations {
             query?: {
                 /** @description Rupees to pay; default: the balance due */
                 amount?: number;
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -4923,7 +4923,7 @@ export interface operations {
                 status?: "pending" | "accepted" | "rejected";
                 /** @description One member's claims (treasurer, admin) */
                 userId?: string;
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -4986,7 +4986,7 @@ export interface operations {
     accept: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -5078,7 +5078,7 @@ export interface operations {
     reject: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -5194,7 +5194,7 @@ export interface operations {
             query?: {
                 page?: number;
                 limit?: number;
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -5277,7 +5277,7 @@ export interface operations {
     recordAdjustment: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -5382,7 +5382,7 @@ export interface operations {
     recordOpeningBalance: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -5496,7 +5496,7 @@ export interface operations {
     recordPayment: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: {
@@ -5617,7 +5617,7 @@ export interface operations {
                 from?: string;
                 /** @description Last month, inclusive; default: this month (mess time zone) */
                 to?: string;
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -5702,7 +5702,7 @@ export interface operations {
     getHealthSummary: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -5780,7 +5780,7 @@ export interface operations {
                 startDate?: string;
                 /** @description End of a custom period (with startDate, not with month), inclusive; e.g. 2025-03-31 */
                 endDate?: string;
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -5856,7 +5856,7 @@ export interface operations {
                 month?: string;
                 /** @description A calendar year; default: this year (mess time zone) */
                 year?: string;
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -5932,7 +5932,7 @@ export interface operations {
                 date?: string;
                 /** @description true: each meal also names its unmarked diners (`unmarkedMembers`), to chase or mark in bulk */
                 names?: "true" | "false";
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -6006,7 +6006,7 @@ export interface operations {
             query?: {
                 /** @description Default: this month (mess time zone) */
                 month?: string;
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -6080,7 +6080,7 @@ export interface operations {
             query?: {
                 /** @description Default: this month (mess time zone) */
                 month?: string;
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -6154,7 +6154,7 @@ export interface operations {
             query?: {
                 page?: number;
                 limit?: number;
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -6226,7 +6226,7 @@ export interface operations {
     getMonthStatus: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -6300,7 +6300,7 @@ export interface operations {
     closeMonth: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -6383,7 +6383,7 @@ export interface operations {
     reopenMonth: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -6470,7 +6470,7 @@ export interface operations {
                 month?: string;
                 /** @description Default: the mess's chargeMethod (GET /auth/admin/config), what a close charges */
                 method?: "spec" | "proportional";
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -6546,7 +6546,7 @@ export interface operations {
                 month?: string;
                 /** @description Default: the mess's chargeMethod (GET /auth/admin/config), what a close charges */
                 method?: "spec" | "proportional";
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -6624,7 +6624,7 @@ export interface operations {
                 month?: string;
                 /** @description Default: the mess's chargeMethod (GET /auth/admin/config), what a close charges */
                 method?: "spec" | "proportional";
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -6696,7 +6696,7 @@ export interface operations {
                 /** @description The days of one month (calendar dates of the mess); combines with `date` if both are given */
                 month?: string;
                 status?: "present" | "absent";
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -6759,7 +6759,7 @@ export interface operations {
     markAttendance: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -6880,7 +6880,7 @@ export interface operations {
     markAttendanceBulk: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -6996,7 +6996,7 @@ export interface operations {
                 date?: string;
                 /** @description The name of a configured meal time */
                 mealType: string;
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -7059,7 +7059,7 @@ export interface operations {
     scanMealPass: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -7171,7 +7171,7 @@ export interface operations {
     changeAttendanceStatus: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -7296,7 +7296,7 @@ export interface operations {
                 from?: string;
                 /** @description Last day (inclusive), in the mess time zone; not before `from` */
                 to?: string;
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -7368,7 +7368,7 @@ export interface operations {
     getMessConfig: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -7422,7 +7422,7 @@ export interface operations {
     replaceMessConfig: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -7525,7 +7525,7 @@ export interface operations {
     patchMessConfig: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -7628,7 +7628,7 @@ export interface operations {
     setupMess: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -8073,7 +8073,7 @@ export interface operations {
     forgotPassword: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -8149,7 +8149,7 @@ export interface operations {
     resetPassword: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -8225,7 +8225,7 @@ export interface operations {
     register: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -8378,7 +8378,7 @@ export interface operations {
                 startDate?: string;
                 /** @description Inclusive upper bound on `date`; not before startDate */
                 endDate?: string;
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -8441,7 +8441,7 @@ export interface operations {
     createExpense: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -8544,7 +8544,7 @@ export interface operations {
     getExpense: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -8618,7 +8618,7 @@ export interface operations {
     replaceExpense: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -8732,7 +8732,7 @@ export interface operations {
     deleteExpense: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -8832,7 +8832,7 @@ export interface operations {
                 month?: string;
                 /** @description Extras dated this day */
                 date?: string;
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -8895,7 +8895,7 @@ export interface operations {
     recordExtra: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -9007,7 +9007,7 @@ export interface operations {
     deleteExtra: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -9106,7 +9106,7 @@ export interface operations {
                 rating?: number;
                 /** @description One member's feedback (a student: only their own id, else 403) */
                 userId?: string;
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -9178,7 +9178,7 @@ export interface operations {
     submitFeedback: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -9272,7 +9272,7 @@ export interface operations {
     updateFeedback: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -9573,7 +9573,7 @@ export interface operations {
                 month?: string;
                 /** @description Leaves that include this day */
                 date?: string;
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -9636,7 +9636,7 @@ export interface operations {
     requestLeave: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -9748,7 +9748,7 @@ export interface operations {
     approveLeave: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -9840,7 +9840,7 @@ export interface operations {
     cancelLeave: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -9932,7 +9932,7 @@ export interface operations {
     rejectLeave: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -10094,7 +10094,7 @@ export interface operations {
                 year?: number;
                 /** @description Exact meal type. Not checked against the configuration, so menus of a meal time since removed stay findable. */
                 mealType?: string;
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -10157,7 +10157,7 @@ export interface operations {
     createMeal: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -10260,7 +10260,7 @@ export interface operations {
     getRotation: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -10323,7 +10323,7 @@ export interface operations {
     setRotation: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -10417,7 +10417,7 @@ export interface operations {
     deleteRotation: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -10489,7 +10489,7 @@ export interface operations {
     getMeal: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -10563,7 +10563,7 @@ export interface operations {
     replaceMeal: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -10677,7 +10677,7 @@ export interface operations {
     deleteMeal: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -10769,7 +10769,7 @@ export interface operations {
                 dines?: "true" | "false";
                 /** @description Part of a name or a room, ignoring case (1 to 100 characters) */
                 q?: string;
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -11046,7 +11046,7 @@ export interface operations {
     moveMembers: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -11252,7 +11252,7 @@ export interface operations {
             query?: {
                 page?: number;
                 limit?: number;
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -11315,7 +11315,7 @@ export interface operations {
     checkNotificationConfig: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -11378,7 +11378,7 @@ export interface operations {
     getNotificationPreferences: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -11441,7 +11441,7 @@ export interface operations {
     updateNotificationPreferences: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -11526,7 +11526,7 @@ export interface operations {
     setNotificationChannel: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -11611,7 +11611,7 @@ export interface operations {
     sendTestNotification: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -11696,7 +11696,7 @@ export interface operations {
     webhook: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header: {
@@ -11831,7 +11831,7 @@ export interface operations {
                 limit?: number;
                 status?: "pending" | "approved" | "rejected";
                 role?: "student" | "manager" | "treasurer" | "admin";
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -11903,7 +11903,7 @@ export interface operations {
     setProfilePhone: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -11988,7 +11988,7 @@ export interface operations {
     getUser: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -12071,7 +12071,7 @@ export interface operations {
     updateUser: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -12176,7 +12176,7 @@ export interface operations {
     approveUser: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -12259,7 +12259,7 @@ export interface operations {
     setUserDines: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -12364,7 +12364,7 @@ export interface operations {
     moveMember: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -12478,7 +12478,7 @@ export interface operations {
     sendPasswordReset: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -12561,7 +12561,7 @@ export interface operations {
     rejectUser: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;
@@ -12653,7 +12653,7 @@ export interface operations {
     changeUserRole: {
         parameters: {
             query?: {
-                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404. */
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
             header?: never;

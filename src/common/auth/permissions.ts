@@ -82,14 +82,19 @@ const TABLE: Record<Role, ReadonlySet<Permission>> = {
 /**
  * Whether a member may act in a mess (extension 2.2): in their own mess, in any mess with `messes.act-in-any`
  * (admins), and, on a route that shows only the caller's own records (their account, marks, extras, leave, share),
- * in a mess they may have belonged to. Row-level security shows such a route only that mess's rows, and the route
- * only the caller's own among them.
+ * in a mess they belonged to: `belongedTo` answers that (MessGuard asks the members' past messes), and is asked
+ * only then. Row-level security shows such a route only that mess's rows, and the route only the caller's own among
+ * them. Anything else is refused.
  */
-export const mayActIn = (
+export const mayActIn = async (
   member: { role: Role; messId: string },
   messId: string,
   route: { ownRecordsOnly: boolean },
-): boolean => member.messId === messId || route.ownRecordsOnly || can(member, 'messes.act-in-any');
+  belongedTo: (messId: string) => Promise<boolean> = () => Promise.resolve(false),
+): Promise<boolean> =>
+  member.messId === messId ||
+  can(member, 'messes.act-in-any') ||
+  (route.ownRecordsOnly && (await belongedTo(messId)));
 
 /**
  * Whether a member in this role may do this, in the mess the request acts in: outside their own mess (a route that

@@ -57,7 +57,8 @@ function addMessParameter(document: OpenAPIObject): void {
     required: false,
     description:
       "The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). " +
-      'Naming another mess is 403 except for an admin, or for a member reading their own records; unknown: 404.',
+      'Naming another mess is 403 except for an admin, or for a member reading their own records (their account ' +
+      'and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404.',
     schema: { type: 'string', example: 'main' },
   };
   for (const [path, ops] of Object.entries(document.paths)) {

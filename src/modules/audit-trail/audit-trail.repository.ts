@@ -27,6 +27,30 @@ export class AuditTrailRepository {
     await db.insert(auditEvents).values(values);
   }
 
+  /**
+   * Every mess's rows of one action on one record (an entity id is a UUID or a month: the index on it finds the
+   * few), oldest first: read across messes (read-only, the reader role), as little as asked.
+   */
+  async everyMess(filter: {
+    entity: AuditEntity;
+    entityId: string;
+    action: string;
+  }): Promise<Pick<AuditEventRow, 'messId' | 'before' | 'after'>[]> {
+    return this.database.acrossMesses((tx) =>
+      tx
+        .select({ messId: auditEvents.messId, before: auditEvents.before, after: auditEvents.after })
+        .from(auditEvents)
+        .where(
+          and(
+            eq(auditEvents.entityId, filter.entityId),
+            eq(auditEvents.entity, filter.entity),
+            eq(auditEvents.action, filter.action),
+          ),
+        )
+        .orderBy(auditEvents.at, auditEvents.id),
+    );
+  }
+
   /** One page, newest first (actors as ids: their names are the users module's); plus the count of all matches. */
   async page(filter: AuditPageFilter): Promise<{ rows: AuditEventRow[]; total: number }> {
     const conditions: SQL[] = [];

@@ -66,6 +66,18 @@ export class AuditTrail {
     );
   }
 
+  /**
+   * One action on one record in every mess's trail, oldest first (e.g. a member's moves: each is in the trail of the
+   * mess they joined). Reads across messes, read-only.
+   */
+  everyMess(filter: {
+    entity: AuditEntity;
+    entityId: string;
+    action: string;
+  }): Promise<Pick<AuditEventRow, 'messId' | 'before' | 'after'>[]> {
+    return this.repository.everyMess(filter);
+  }
+
   /** A page of the trail, newest first, with the actors as ids; and the count of all matches. */
   page(filter: AuditPageFilter): Promise<{ rows: AuditEventRow[]; total: number }> {
     return this.repository.page(filter);

@@ -86,7 +86,8 @@ export class PasswordResetService implements OnModuleInit, OnModuleDestroy {
   /** An admin mails a member the link (404 for a member of a mess the admin may not act in). */
   async sendFor(caller: CurrentMember, userId: string): Promise<void> {
     const user = await this.users.findById(userId);
-    if (!user || !mayActIn(caller, user.messId, { ownRecordsOnly: false })) throw notFound('User not found');
+    if (!user || !(await mayActIn(caller, user.messId, { ownRecordsOnly: false })))
+      throw notFound('User not found');
     const token = randomBytes(32).toString('base64url');
     await this.issue(user, token, hashOf(token), async (tx) => {
       // In the member's mess's trail, as a move between messes is.

@@ -58,11 +58,37 @@ export class BillPresenter {
     });
   }
 
-  async myShare(userId: string, month: string, method: ShareMethod): Promise<MyShareResponse> {
+  /**
+   * The member's own line of the month's bill, with the month's figures that explain it. `figures: 'on-bill'` (a
+   * mess the member has left) gives those figures only for a month the member is on the bill of (a meal or an
+   * extra): of any other month of that mess they see nothing but zeros.
+   */
+  async myShare(
+    userId: string,
+    month: string,
+    method: ShareMethod,
+    figures: 'always' | 'on-bill' = 'always',
+  ): Promise<MyShareResponse> {
     const { bill, extras, closed } = await this.billing.bill(month, method);
     const line = bill.shares.find((s) => s.userId === userId);
     const sharePaise = line?.sharePaise ?? 0;
     const extrasPaise = extras.get(userId) ?? 0;
+    const onBill = (line !== undefined && line.meals > 0) || extras.has(userId);
+    if (figures === 'on-bill' && !onBill) {
+      return {
+        success: true,
+        month,
+        method,
+        closed,
+        meals: 0,
+        share: 0,
+        extras: 0,
+        total: 0,
+        totalExpenses: 0,
+        activeMembers: 0,
+        totalMeals: 0,
+      };
+    }
     return {
       success: true,
       month,

@@ -6,8 +6,10 @@ import {
   Allow,
   OwnRecordsInAnyMess,
 } from '../../common/auth/auth.decorators';
+import { can } from '../../common/auth/permissions';
 import { ApiAuth, ApiRoleAuth } from '../../common/http/api-docs';
 import { FileResponse, FileResponseInterceptor } from '../../common/http/file-response';
+import { currentMessId } from '../../common/tenancy/mess-scope';
 import { BillPresenter } from './bill-presenter';
 import { BillingService } from './billing.service';
 import type { ShareMethod } from './cost-shares';
@@ -51,7 +53,11 @@ export class SharesController {
   @OwnRecordsInAnyMess()
   @ApiOperation({
     summary: "The caller's own line of the month's bill (any member)",
-    description: "Without `method`, the mess's `chargeMethod`: the amount a close charges the member.",
+    description:
+      "Without `method`, the mess's `chargeMethod`: the amount a close charges the member. With `mess` naming a " +
+      "mess the member belonged to (their own records there), the mess's figures (`totalExpenses`, " +
+      '`activeMembers`, `totalMeals`) are given only for a month the member is on its bill (a meal or an extra ' +
+      'there); for another month every number is 0.',
   })
   @ApiOkResponse({ type: MyShareResponse })
   @ApiAuth(400)
@@ -59,10 +65,13 @@ export class SharesController {
     @CurrentUser() member: CurrentMember,
     @Query() query: SharesQuery,
   ): Promise<MyShareResponse> {
+    // In a mess they have left a member reads their own line; the mess's month is not theirs beyond it.
+    const atHome = member.messId === currentMessId() || can(member, 'bills.read');
     return this.presenter.myShare(
       member.id,
       this.billing.resolveMonth(query.month),
       await this.method(query),
+      atHome ? 'always' : 'on-bill',
     );
   }
 

@@ -8,22 +8,26 @@ import { badRequest, GuardError, notFound } from '../../common/errors/api-error'
 import { queryProblems } from '../../common/http/request-parsing';
 import { FIRST_MESS_ID } from '../../common/tenancy/mess-scope';
 import { MessDirectory } from './mess-directory';
+import { PastMesses } from './past-messes';
 
 export const MESS_NOT_FOUND = 'Mess not found';
 
 /**
  * The one place that decides which mess a request acts in (extension 2.2): the `mess` query parameter (an `_id` or
  * a slug), else the caller's own mess, else (no caller) the first mess; and whether the caller may act there
- * (`mayActIn`, the permissions table). The decision goes into the request's context, where the database layer
- * reads it for every statement (and `can` for what the caller may do there); the parameter is taken out of the
- * query, so no route's validation sees it. The auth guard runs it once it knows the caller, before it checks the
- * route's permission.
+ * (`mayActIn`, the permissions table): in a mess other than their own, a member (not an admin) only reads their own
+ * records, on the routes marked `@OwnRecordsInAnyMess()`, and only of a mess they belonged to (`PastMesses`, asked
+ * by those requests alone). The decision goes into the request's context, where the database layer reads it for
+ * every statement (and `can` for what the caller may do there); the parameter is taken out of the query, so no
+ * route's validation sees it. The auth guard runs it once it knows the caller, before it checks the route's
+ * permission.
  */
 @Injectable()
 export class MessGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly directory: MessDirectory,
+    private readonly pastMesses: PastMesses,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -55,7 +59,11 @@ export class MessGuard implements CanActivate {
           context.getClass(),
         ]),
       );
-      if (!mayActIn(member, messId, { ownRecordsOnly })) throw new GuardError(403, 'Forbidden');
+      // Only a request naming another mess on an own-record route asks whether the member belonged there.
+      const belongedTo = (mess: string) => this.pastMesses.belongedTo(member.id, mess);
+      if (!(await mayActIn(member, messId, { ownRecordsOnly }, belongedTo))) {
+        throw new GuardError(403, 'Forbidden');
+      }
     }
     const current = requestContext.current();
     if (current) {

@@ -1,12 +1,18 @@
 import { Global, Module } from '@nestjs/common';
+import { AuditTrailModule } from '../audit-trail';
 import { MessDirectory } from './mess-directory';
 import { MessGuard } from './mess.guard';
 import { MessesRepository } from './messes.repository';
+import { PastMesses } from './past-messes';
 
-/** The deployment's messes: finding one by id or slug, and deciding each request's mess (MessGuard). */
+/**
+ * The deployment's messes: finding one by id or slug, and deciding each request's mess (MessGuard), which asks
+ * PastMesses (the audit trail's moves) whether a member belonged to a mess they name.
+ */
 @Global()
 @Module({
-  providers: [MessesRepository, MessDirectory, MessGuard],
+  imports: [AuditTrailModule],
+  providers: [MessesRepository, MessDirectory, PastMesses, MessGuard],
   exports: [MessesRepository, MessDirectory, MessGuard],
 })
 export class MessesModule {}

@@ -1,5 +1,5 @@
 import { actInMessWithin, type DbOrTx } from '../../database/database';
-import { MESS_NOT_FOUND, MessDirectory, MessesRepository } from '../messes';
+import { MESS_NOT_FOUND, memberMoved, MessDirectory, MessesRepository } from '../messes';
 import { namedMessId } from '../../common/tenancy/mess-scope';
 import { Injectable, Logger } from '@nestjs/common';
 import { type CurrentMember } from '../../common/auth/auth.decorators';
@@ -58,17 +58,10 @@ export class UserAdministrationService {
         tx,
       );
       const byId = new Map(after.map((row) => [row.id, row]));
-      // The audit trail of the mess they join says who moved them, and from where.
+      // The audit trail of the mess they join says who moved them, and from where (what PastMesses reads).
       await actInMessWithin(tx, messId);
       for (const member of movers) {
-        await this.audit.record(tx, {
-          actorId: caller.id,
-          action: 'moved',
-          entity: 'user',
-          entityId: member.id,
-          before: { mess: member.messId },
-          after: { mess: messId },
-        });
+        await this.audit.record(tx, memberMoved(caller.id, member.id, member.messId, messId));
       }
       const moved = movers.map((m) => ({ member: byId.get(m.id)!, fromMessId: m.messId }));
       // What must go with the move (the leave it ends in the old messes), in this same transaction.
