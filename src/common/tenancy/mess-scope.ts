@@ -58,7 +58,20 @@ export function namedMessId(): string | undefined {
 export function inMess<T>(messId: string, work: () => T): T {
   if (!UUID.test(messId)) throw new Error(`not a mess id: ${messId}`);
   const current = requestContext.current();
-  return requestContext.run({ requestId: current?.requestId ?? '', ...current, messId }, work);
+  return requestContext.run({ requestId: current?.requestId ?? '', ...current, messId }, () => {
+    const result = work();
+    // A query builder runs when it is awaited: its `then` is called here, in the mess, not by the caller outside.
+    return (isLazy(result) ? Promise.resolve(result) : result) as T;
+  });
+}
+
+function isLazy(value: unknown): value is PromiseLike<unknown> {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !(value instanceof Promise) &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
 }
 
 /** Whether `value` is a mess id (a UUID): a setting built from it can be inlined. */
