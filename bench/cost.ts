@@ -12,6 +12,7 @@
 // COST_SERVICE=<path of a built main.js> measures another build of the service (a before/after comparison);
 // COST_PROFILE=<dir> has each service process write a CPU profile there; COST_LOG_LEVEL (info) sets its LOG_LEVEL.
 import autocannon from 'autocannon';
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -50,6 +51,11 @@ export interface AbResult {
   bare: ServerRun;
   throughputRatio: number;
   cpuRatio: number;
+  /**
+   * The service with its mess set per transaction (DATABASE_POOL_MODE=transaction), directly and through pgbouncer
+   * in transaction mode (scripts/pgbouncer.sh), measured in the same alternation: mean and ratio to the bare handler.
+   */
+  perTransaction?: { label: string; run: ServerRun; throughputRatio: number; cpuRatio: number }[];
 }
 export interface StormResult {
   engine: string;
@@ -77,13 +83,21 @@ function cpuMs(pid: number): number {
 }
 
 /** The built service (compiled with the bench, dist-bench/src) on the server engine or an embedded data directory. */
-function startService(database: { url: string } | { dataDir: string }): Promise<Spawned> {
+/** How the service reaches the server: directly (its default, the session pool mode) or with the mess per transaction. */
+interface Reach {
+  directUrl?: string;
+  poolMode?: 'session' | 'transaction';
+}
+
+function startService(database: { url: string } | { dataDir: string }, reach: Reach = {}): Promise<Spawned> {
   return spawnAndWait(
     process.env.COST_SERVICE ?? join(root, 'dist-bench', 'src', 'main.js'),
     {
       // Production needs a server URL; the embedded engine runs as a developer would start it.
       NODE_ENV: 'url' in database ? 'production' : 'development',
       ...('url' in database ? { DATABASE_URL: database.url } : { DATA_DIR: database.dataDir }),
+      ...(reach.directUrl ? { DATABASE_DIRECT_URL: reach.directUrl } : {}),
+      ...(reach.poolMode ? { DATABASE_POOL_MODE: reach.poolMode } : {}),
       JWT_SECRET,
       // The default level: a log line per request is part of what a request costs.
       LOG_LEVEL: process.env.COST_LOG_LEVEL ?? 'info',
@@ -143,14 +157,34 @@ function mean(runs: ServerRun[]): ServerRun {
   };
 }
 
-async function abRounds(dbUrl: string, path: string, email: string, password: string): Promise<AbResult> {
+async function abRounds(
+  dbUrl: string,
+  path: string,
+  email: string,
+  password: string,
+  pooledUrl?: string,
+): Promise<AbResult> {
   const service = await startService({ url: dbUrl });
   const bare = await startBare(dbUrl);
+  // The mess per transaction: directly (what it costs in itself), and behind pgbouncer (what a pooled deployment pays).
+  const others: { label: string; server: Spawned }[] = [
+    {
+      label: 'service, mess per transaction',
+      server: await startService({ url: dbUrl }, { poolMode: 'transaction' }),
+    },
+  ];
+  if (pooledUrl)
+    others.push({
+      label: 'service through pgbouncer (transaction mode)',
+      server: await startService({ url: pooledUrl }, { poolMode: 'transaction', directUrl: dbUrl }),
+    });
   try {
     const token = await login(service.base, email, password);
     await run(service, path, token, 3);
     await run(bare, path, token, 3);
+    for (const other of others) await run(other.server, path, token, 3);
     const rounds: AbResult['rounds'] = [];
+    const otherRuns = others.map(() => [] as ServerRun[]);
     for (let i = 0; i < ROUNDS; i += 1) {
       // Alternate which goes first, so a drift of the machine's load falls on both.
       const first = i % 2 === 0 ? service : bare;
@@ -159,24 +193,58 @@ async function abRounds(dbUrl: string, path: string, email: string, password: st
       const b = await run(second, path, token, SECONDS);
       const pair = first === service ? { service: a, bare: b } : { service: b, bare: a };
       rounds.push(pair);
+      for (const [k, other] of others.entries()) otherRuns[k].push(await run(other.server, path, token, SECONDS));
       process.stdout.write(
         `[cost] round ${i + 1}: service ${pair.service.reqPerSec} req/s p99 ${pair.service.p99} ms ${pair.service.cpuMsPerRequest} ms CPU/req; ` +
-          `bare ${pair.bare.reqPerSec} req/s p99 ${pair.bare.p99} ms ${pair.bare.cpuMsPerRequest} ms CPU/req\n`,
+          `bare ${pair.bare.reqPerSec} req/s p99 ${pair.bare.p99} ms ${pair.bare.cpuMsPerRequest} ms CPU/req` +
+          others.map((o, k) => `; ${o.label} ${otherRuns[k][i].reqPerSec} req/s ${otherRuns[k][i].cpuMsPerRequest} ms CPU/req`).join('') +
+          '\n',
       );
     }
     const s = mean(rounds.map((r) => r.service));
     const b = mean(rounds.map((r) => r.bare));
+    const ratio = (x: number, y: number) => Math.round((x / y) * 100) / 100;
     return {
       rounds,
       service: s,
       bare: b,
-      throughputRatio: Math.round((s.reqPerSec / b.reqPerSec) * 100) / 100,
-      cpuRatio: Math.round((s.cpuMsPerRequest / b.cpuMsPerRequest) * 100) / 100,
+      throughputRatio: ratio(s.reqPerSec, b.reqPerSec),
+      cpuRatio: ratio(s.cpuMsPerRequest, b.cpuMsPerRequest),
+      perTransaction: others.map((o, k) => {
+        const m = mean(otherRuns[k]);
+        return {
+          label: o.label,
+          run: m,
+          throughputRatio: ratio(m.reqPerSec, b.reqPerSec),
+          cpuRatio: ratio(m.cpuMsPerRequest, b.cpuMsPerRequest),
+        };
+      }),
     };
   } finally {
     await service.stop();
     await bare.stop();
+    for (const other of others) await other.server.stop();
   }
+}
+
+/** pgbouncer in transaction mode in front of `serverBase`'s server (scripts/pgbouncer.sh), or undefined without one. */
+function startPooler(dbUrl: string): { url: string; stop: () => void } | undefined {
+  const port = '6440';
+  const user = decodeURIComponent(new URL(dbUrl).username || 'postgres');
+  const started = spawnSync('bash', [join(root, 'scripts', 'pgbouncer.sh'), 'start', user, port], {
+    encoding: 'utf8',
+  });
+  if (started.status !== 0) {
+    process.stdout.write(`[cost] no pgbouncer (${started.stderr.trim()}): the pooled figure is not measured\n`);
+    return undefined;
+  }
+  const pooled = new URL(dbUrl);
+  pooled.hostname = '127.0.0.1';
+  pooled.port = port;
+  return {
+    url: pooled.toString(),
+    stop: () => void spawnSync('bash', [join(root, 'scripts', 'pgbouncer.sh'), 'stop', port]),
+  };
 }
 
 const percentile = (sorted: number[], p: number) =>
@@ -312,7 +380,12 @@ export async function benchCost(options: { serverBase?: string; engines: string[
     const server = await freshServerDatabase(options.serverBase, 'mess_cost');
     try {
       const { summary, path } = await seed({ url: server.url });
-      result.ab = await abRounds(server.url, path, emails[0], summary.memberPassword);
+      const pooler = startPooler(server.url);
+      try {
+        result.ab = await abRounds(server.url, path, emails[0], summary.memberPassword, pooler?.url);
+      } finally {
+        pooler?.stop();
+      }
       if (options.engines.includes('server')) {
         const service = await startService({ url: server.url });
         try {
@@ -362,6 +435,16 @@ export function costReport(r: CostResult): string {
       ]),
       `| **service (mean)** | **${ab.service.reqPerSec}** | ${ab.service.p50} | ${ab.service.p99} | **${ab.service.cpuMsPerRequest} ms** | ${ab.service.non2xx} |`,
       `| **bare (mean)** | **${ab.bare.reqPerSec}** | ${ab.bare.p50} | ${ab.bare.p99} | **${ab.bare.cpuMsPerRequest} ms** | ${ab.bare.non2xx} |`,
+      '',
+      ...(ab.perTransaction ?? []).map(
+        (o) =>
+          `| **${o.label} (mean)** | **${o.run.reqPerSec}** | ${o.run.p50} | ${o.run.p99} | **${o.run.cpuMsPerRequest} ms** | ${o.run.non2xx} |`,
+      ),
+      '',
+      ...(ab.perTransaction ?? []).map(
+        (o) =>
+          `${o.label}: throughput **${o.throughputRatio}×** the bare handler (target ≥ 0.85: ${o.throughputRatio >= 0.85 ? 'met' : 'missed'}), CPU per request ${o.cpuRatio}×.`,
+      ),
       '',
       `Throughput ratio **${ab.throughputRatio}×** the bare handler (target ≥ 0.85 with tenancy, issue 20: ${ab.throughputRatio >= 0.85 ? 'met' : 'missed'}; ≥ 0.70 before it: ${ab.throughputRatio >= 0.7 ? 'met' : 'missed'}); CPU per request **${ab.cpuRatio}×** (target ≤ 2: ${ab.cpuRatio <= 2 ? 'met' : 'missed'}).`,
       '',
