@@ -120,7 +120,12 @@ async function main(): Promise<void> {
       RATE_LIMIT_PER_MINUTE: '1000000',
       LOGIN_RATE_LIMIT_PER_MINUTE: '100000',
       LOGIN_RATE_LIMIT_PER_EMAIL: '100000',
-      ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
+      // The server (and, behind a pooler, its direct URL and the pool mode), as the service reads them.
+      ...Object.fromEntries(
+        ['DATABASE_URL', 'DATABASE_DIRECT_URL', 'DATABASE_POOL_MODE']
+          .filter((name) => process.env[name])
+          .map((name) => [name, process.env[name]!]),
+      ),
     });
     app = await createApp(config);
     await app.listen(0, '127.0.0.1');

@@ -85,7 +85,6 @@ export class AllExceptionsFilter implements ExceptionFilter {
       { err: logSafeError(exception), reqId: request?.id, method: request?.method, url: request?.url },
       'Unhandled error',
     );
-    if (process.env.DEBUG_500) console.error("DEBUG500", exception);
     return { status: 500, body: { success: false, error: 'Internal server error' } };
   }
 }
