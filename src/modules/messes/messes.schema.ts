@@ -21,7 +21,8 @@ export interface MessUpi {
 
 /**
  * What a request may set as a slug: 2–40 of a-z, 0-9 and -, not starting or ending with -. The table's
- * `messes_slug_check` below still admits one character (a looser net under this rule).
+ * `messes_slug_check` holds the same rule for new rows (migration 0026 adds it `not valid`: a slug of one character
+ * stored before stays readable).
  */
 export const SLUG_PATTERN = /^[a-z0-9][a-z0-9-]{0,38}[a-z0-9]$/;
 export const CAPACITY_MAX = 100_000;
@@ -42,7 +43,7 @@ export const messes = pgTable(
   },
   (t) => [
     uniqueIndex('messes_slug_unique').on(t.slug),
-    check('messes_slug_check', sql`${t.slug} ~ '^[a-z0-9]([a-z0-9-]{0,38}[a-z0-9])?$'`),
+    check('messes_slug_check', sql`${t.slug} ~ '^[a-z0-9][a-z0-9-]{0,38}[a-z0-9]$'`),
     check('messes_capacity_check', sql`${t.capacity} is null or ${t.capacity} between 1 and 100000`),
   ],
 );
