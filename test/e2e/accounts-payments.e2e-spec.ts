@@ -3,6 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { FIRST_MESS_ID, inMess } from '../../src/common/tenancy/mess-scope';
 import { Database } from '../../src/database/database';
 import {
   accountsSuite,
@@ -145,22 +146,24 @@ describe('Member accounts: payments and statements', () => {
     }
   });
 
-  it('the database itself refuses to change or delete a ledger row', async () => {
-    const { db } = t.app.get(Database);
-    const before = await entryCount();
-    await expect(db.execute(sql`update account_entries set amount_paise = 1`)).rejects.toThrow();
-    await expect(db.execute(sql`delete from account_entries`)).rejects.toThrow();
-    await expect(db.execute(sql`truncate account_entries`)).rejects.toThrow();
-    expect(await entryCount()).toBe(before);
-    const [row] = (
-      (await db.execute(
-        sql`select count(*)::int as n from account_entries where amount_paise = 1`,
-      )) as unknown as {
-        rows: { n: number }[];
-      }
-    ).rows;
-    expect(Number(row.n)).toBe(0);
-  });
+  it('the database itself refuses to change or delete a ledger row', () =>
+    // The statements run in the members' mess (the first), as the service's own would: the refusal is the ledger's.
+    inMess(FIRST_MESS_ID, async () => {
+      const { db } = t.app.get(Database);
+      const before = await entryCount();
+      await expect(db.execute(sql`update account_entries set amount_paise = 1`)).rejects.toThrow();
+      await expect(db.execute(sql`delete from account_entries`)).rejects.toThrow();
+      await expect(db.execute(sql`truncate account_entries`)).rejects.toThrow();
+      expect(await entryCount()).toBe(before);
+      const [row] = (
+        (await db.execute(
+          sql`select count(*)::int as n from account_entries where amount_paise = 1`,
+        )) as unknown as {
+          rows: { n: number }[];
+        }
+      ).rows;
+      expect(Number(row.n)).toBe(0);
+    }));
 
   it('gives the statement as JSON, CSV and PDF, agreeing to the paisa', async () => {
     const url = `/accounts/${a.id}/statement?from=2025-04&to=2025-05`;

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { sql } from 'drizzle-orm';
+import { FIRST_MESS_ID, inMess } from '../../src/common/tenancy/mess-scope';
 import { Database } from '../../src/database/database';
 import { messSetup, TestApp } from '../support/app';
 
@@ -70,11 +71,13 @@ describe('Month charges (property)', () => {
         const closed = await t.post(`/analytics/months/${ym}/close`, undefined, { token: treasurer.token });
         expect(closed.status).toBe(200);
         expect(closed.body.method).toBe(method);
-        const result = await t.app
-          .get(Database)
-          .db.execute(
-            sql`select user_id, amount_paise::bigint as amount from account_entries where kind = 'charge' and month = ${ym}`,
-          );
+        const result = await inMess(FIRST_MESS_ID, () =>
+          t.app
+            .get(Database)
+            .db.execute(
+              sql`select user_id, amount_paise::bigint as amount from account_entries where kind = 'charge' and month = ${ym}`,
+            ),
+        );
         const rows = (result as unknown as { rows: { user_id: string; amount: string | number }[] }).rows;
         const charged = new Map(rows.map((r) => [r.user_id, Number(r.amount)]));
         const total = rows.reduce((sum, r) => sum + Number(r.amount), 0);

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
+import { FIRST_MESS_ID, inMess } from '../../src/common/tenancy/mess-scope';
 import { Database } from '../../src/database/database';
 import { hasPdfToText, paise, parseCsv, STATEMENT_CSV_HEADER } from '../support/accounts';
 import { messSetup, TestApp } from '../support/app';
@@ -38,9 +39,9 @@ describe('Statements itemise a closed month: meals × the rate, extras by item, 
     const asha = await t.member('student', { fullName: 'Asha Verma' });
     const ravi = await t.member('student', { fullName: 'Ravi Kumar' });
     const [{ college_id: collegeId }] = (
-      (await t.app
-        .get(Database)
-        .db.execute(sql`select college_id from users where id = ${asha.id}`)) as unknown as {
+      (await inMess(FIRST_MESS_ID, () =>
+        t.app.get(Database).db.execute(sql`select college_id from users where id = ${asha.id}`),
+      )) as unknown as {
         rows: { college_id: string }[];
       }
     ).rows;

@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CacheStats } from '../../src/common/stats/service-stats';
+import { FIRST_MESS_ID, inMess } from '../../src/common/tenancy/mess-scope';
 import { Database, MIGRATIONS_FOLDER } from '../../src/database/database';
 import { MonthCache } from '../../src/modules/billing/month-cache';
 import { BillingRepository } from '../../src/modules/billing/billing.repository';
@@ -9,6 +10,9 @@ import { BillingService } from '../../src/modules/billing/billing.service';
 import { messSetup, TestApp } from '../support/app';
 
 type Member = Awaited<ReturnType<TestApp['member']>>;
+
+/** The members below belong to the first mess: a statement or a service called directly acts in it. */
+const inFirstMess = <T>(work: () => Promise<T>): Promise<T> => inMess(FIRST_MESS_ID, work);
 
 const MEALS = ['Breakfast', 'Lunch', 'Dinner'] as const;
 const day = (month: string, d: number) => `${month}-${String(d).padStart(2, '0')}`;
@@ -112,13 +116,18 @@ describe('Analytics under concurrent writes', () => {
     // What a month closed before the close stored its figures looks like: stored figures that disagree with the bill.
     const db = t.app.get(Database).db;
     const cache = t.app.get(MonthCache);
-    await db.execute(sql`update month_meal_counts set present = present + 7 where month = ${month}`);
-    await db.execute(sql`update month_member_meals set meals = meals + 7 where month = ${month}`);
+    await inFirstMess(async () => {
+      await db.execute(sql`update month_meal_counts set present = present + 7 where month = ${month}`);
+      await db.execute(sql`update month_member_meals set meals = meals + 7 where month = ${month}`);
+    });
     cache.clear();
     expect((await get(`/analytics/attendance?month=${month}`)).analytics.presentMarks).toBe(13);
 
     const migration = readFileSync(join(MIGRATIONS_FOLDER, '0007_rebuild_closed_month_figures.sql'), 'utf8');
-    for (const statement of migration.split('--> statement-breakpoint')) await db.execute(sql.raw(statement));
+    await inFirstMess(async () => {
+      for (const statement of migration.split('--> statement-breakpoint'))
+        await db.execute(sql.raw(statement));
+    });
     cache.clear();
     const after = await expectFiguresMatchBill(month);
     expect(after.attendance).toEqual(before.attendance);
@@ -154,7 +163,9 @@ describe('Analytics under concurrent writes', () => {
     for (const [i, m] of crowd.entries())
       expect((await markFor(m, day(month, i + 1), 'Lunch')).status).toBe(201);
     const billing = t.app.get(BillingService);
-    const outcomes = await Promise.allSettled(Array.from({ length: 8 }, () => billing.recalculate(month)));
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 8 }, () => inFirstMess(() => billing.recalculate(month))),
+    );
     expect(outcomes.filter((o) => o.status === 'rejected')).toEqual([]);
     expect((await get(`/analytics/shares?month=${month}`)).totalMeals).toBe(5);
   }, 60_000);
@@ -173,8 +184,10 @@ describe('Analytics under concurrent writes', () => {
       mealTypes: [],
     };
     const replace = (inputs: typeof before) =>
-      repository.monthTransaction(month, { pauseWrites: false }, (tx) =>
-        repository.replaceMonth(tx, month, inputs),
+      inFirstMess(() =>
+        repository.monthTransaction(month, { pauseWrites: false }, (tx) =>
+          repository.replaceMonth(tx, month, inputs),
+        ),
       );
     await replace(before);
     let writing = true;
@@ -184,7 +197,7 @@ describe('Analytics under concurrent writes', () => {
     })();
     const seen: string[] = [];
     while (writing) {
-      const snapshot = await repository.readMonth(month);
+      const snapshot = await inFirstMess(() => repository.readMonth(month));
       seen.push(`${snapshot!.totalPaise}:${snapshot!.members.map((m) => m.meals).join(',')}`);
     }
     await writer;

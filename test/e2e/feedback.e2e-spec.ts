@@ -1,4 +1,5 @@
 import { count, eq } from 'drizzle-orm';
+import { FIRST_MESS_ID, inMess } from '../../src/common/tenancy/mess-scope';
 import { Clock } from '../../src/common/time/clock';
 import { Database } from '../../src/database/database';
 import { FEEDBACK_OTHERS_HIDDEN } from '../../src/modules/feedback/feedback.errors';
@@ -17,11 +18,10 @@ describe('Feedback', () => {
   let ravi: Member;
 
   const storedFeedback = async (userId: string): Promise<number> => {
-    const [{ n }] = await t.app
-      .get(Database)
-      .db.select({ n: count() })
-      .from(feedback)
-      .where(eq(feedback.userId, userId));
+    // Reads the table itself, as the members' mess (the first) sees it.
+    const [{ n }] = await inMess(FIRST_MESS_ID, () =>
+      t.app.get(Database).db.select({ n: count() }).from(feedback).where(eq(feedback.userId, userId)),
+    );
     return n;
   };
 

@@ -2,6 +2,7 @@ import { Resvg } from '@resvg/resvg-js';
 import jsQR from 'jsqr';
 import { sql } from 'drizzle-orm';
 import { localParts } from '../../src/common/time/dates';
+import { FIRST_MESS_ID, inMess } from '../../src/common/tenancy/mess-scope';
 import { Database } from '../../src/database/database';
 import { PaymentReceiptsListener } from '../../src/modules/notifications/payment-receipts.listener';
 import { messSetup, TestApp } from '../support/app';
@@ -29,7 +30,10 @@ describe('Paying the mess: UPI link, claims, accept and reject', () => {
   let ravi: Member;
 
   const count = async (table: string): Promise<number> => {
-    const result = await t.app.get(Database).db.execute(sql.raw(`select count(*)::int as n from ${table}`));
+    // The members are in the first mess: the table read directly shows that mess's rows.
+    const result = await inMess(FIRST_MESS_ID, () =>
+      t.app.get(Database).db.execute(sql.raw(`select count(*)::int as n from ${table}`)),
+    );
     const rows = (result as { rows?: { n: number }[] }).rows ?? (result as unknown as { n: number }[]);
     return Number(rows[0].n);
   };

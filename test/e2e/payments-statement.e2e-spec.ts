@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { addDays, localParts } from '../../src/common/time/dates';
+import { FIRST_MESS_ID, inMess } from '../../src/common/tenancy/mess-scope';
 import { Database } from '../../src/database/database';
 import { messSetup, TestApp } from '../support/app';
 
@@ -18,9 +19,12 @@ describe('Paying the mess: the bank statement import', () => {
   let meera: Member;
 
   const payments = async (): Promise<number> => {
-    const result = await t.app
-      .get(Database)
-      .db.execute(sql`select count(*)::int as n from account_entries where kind = 'payment'`);
+    // The members are in the first mess: the table read directly shows that mess's entries.
+    const result = await inMess(FIRST_MESS_ID, () =>
+      t.app
+        .get(Database)
+        .db.execute(sql`select count(*)::int as n from account_entries where kind = 'payment'`),
+    );
     const rows = (result as { rows?: { n: number }[] }).rows ?? (result as unknown as { n: number }[]);
     return Number(rows[0].n);
   };

@@ -144,7 +144,8 @@ export class MediumContext {
    */
   async dto<T extends object>(type: Type<T>, body: object): Promise<T> {
     const pipe = new RequestValidationPipe(this.module.get(ModuleRef));
-    return (await pipe.transform(body, { type: 'body', metatype: type })) as T;
+    // In the spec's mess, as a request's pipe runs: a DTO checks against that mess's configuration.
+    return (await inMess(this.messId, () => pipe.transform(body, { type: 'body', metatype: type }))) as T;
   }
 
   /** The status and body the controller would answer for a call the service refuses; fails if it was not refused. */

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { spawnSync } from 'node:child_process';
+import { FIRST_MESS_ID, inMess } from '../../src/common/tenancy/mess-scope';
 import { Database } from '../../src/database/database';
 import { messSetup, type Response, TestApp } from './app';
 
@@ -123,9 +124,10 @@ export function accountsSuite(): AccountsSuite {
       ...(key ? { headers: { 'idempotency-key': key } } : {}),
     });
   suite.entryCount = async () => {
-    const rows = await suite.t.app
-      .get(Database)
-      .db.execute(sql`select count(*)::int as n from account_entries`);
+    // The suite's members are in the first mess: the table read directly shows that mess's entries.
+    const rows = await inMess(FIRST_MESS_ID, () =>
+      suite.t.app.get(Database).db.execute(sql`select count(*)::int as n from account_entries`),
+    );
     return Number((rows as unknown as { rows: { n: number }[] }).rows[0].n);
   };
 

@@ -1,4 +1,5 @@
 import { and, count, eq } from 'drizzle-orm';
+import { FIRST_MESS_ID, inMess } from '../../src/common/tenancy/mess-scope';
 import { Database } from '../../src/database/database';
 import { attendance } from '../../src/modules/attendance/attendance.schema';
 import { messSetup, TestApp } from './app';
@@ -57,10 +58,13 @@ export async function startAttendanceApp(): Promise<AttendanceApp> {
 
 /** Counts the stored marks of one member (on one date), straight from the database. */
 export async function storedMarksOf(t: TestApp, userId: string, date?: string): Promise<number> {
-  const [{ n }] = await t.app
-    .get(Database)
-    .db.select({ n: count() })
-    .from(attendance)
-    .where(and(eq(attendance.userId, userId), date ? eq(attendance.date, date) : undefined));
+  // The members are in the first mess: the table read directly shows that mess's marks.
+  const [{ n }] = await inMess(FIRST_MESS_ID, () =>
+    t.app
+      .get(Database)
+      .db.select({ n: count() })
+      .from(attendance)
+      .where(and(eq(attendance.userId, userId), date ? eq(attendance.date, date) : undefined)),
+  );
   return n;
 }

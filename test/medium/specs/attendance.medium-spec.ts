@@ -44,13 +44,16 @@ describe('Attendance (medium)', () => {
   describe('domain events', () => {
     let recording: ReturnType<typeof startRecording>;
     const startRecording = () =>
-      // Reads the row on its own connection the moment the event arrives: it must already be committed.
+      // Reads the row on its own connection the moment the event arrives, in the event's mess as a listener does:
+      // it must already be committed.
       ctx.recordEvents(['attendance.marked'], (event) =>
-        ctx.db
-          .select({ status: attendance.status })
-          .from(attendance)
-          .where(eq(attendance.id, event.attendanceId))
-          .then((rows) => rows[0]?.status),
+        ctx.inMess(event.messId, () =>
+          ctx.db
+            .select({ status: attendance.status })
+            .from(attendance)
+            .where(eq(attendance.id, event.attendanceId))
+            .then((rows) => rows[0]?.status),
+        ),
       );
     beforeEach(() => {
       recording = startRecording();
@@ -77,6 +80,7 @@ describe('Attendance (medium)', () => {
           actorId: member.id,
           month: '2025-05',
           markedAt: expect.any(String),
+          messId: ctx.messId,
         },
         expect.objectContaining({ status: 'absent', previousStatus: 'present', actorId: member.id }),
         expect.objectContaining({ status: 'present', previousStatus: 'absent', actorId: manager.id }),

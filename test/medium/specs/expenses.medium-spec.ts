@@ -34,10 +34,13 @@ describe('Expenses (medium)', () => {
   afterAll(() => ctx?.close());
 
   const service = () => ctx.get(ExpensesService);
-  const record = async (member: MediumMember, body: object) =>
-    (await service().record(member.caller, await ctx.dto(ExpenseBodyDto, body))).expense;
-  const replace = async (member: MediumMember, id: string, body: object) =>
-    service().replace(member.caller, id, await ctx.dto(ExpenseBodyDto, body));
+  // The body is validated as the controller's pipe does in a request, in the request's mess: the configured
+  // categories it checks are that mess's.
+  const body = (given: object) => ctx.inMess(ctx.messId, () => ctx.dto(ExpenseBodyDto, given));
+  const record = async (member: MediumMember, given: object) =>
+    (await service().record(member.caller, await body(given))).expense;
+  const replace = async (member: MediumMember, id: string, given: object) =>
+    service().replace(member.caller, id, await body(given));
 
   it('answers the read-only aggregate queries other modules use, exactly, in paise', async () => {
     // 2034 is this test's alone
@@ -65,9 +68,11 @@ describe('Expenses (medium)', () => {
   describe('domain events', () => {
     let recording: ReturnType<typeof startRecording>;
     const startRecording = () =>
-      // Reads the row as the listener sees it at emission: what has been committed by then.
+      // Reads the row as the listener sees it at emission, in the event's mess: what has been committed by then.
       ctx.recordEvents(['expense.recorded', 'expense.changed', 'expense.deleted'], (payload) =>
-        ctx.db.select().from(expenses).where(eq(expenses.id, payload.expenseId)).execute(),
+        ctx.inMess(payload.messId, () =>
+          ctx.db.select().from(expenses).where(eq(expenses.id, payload.expenseId)).execute(),
+        ),
       );
     beforeEach(() => {
       recording = startRecording();
@@ -86,6 +91,7 @@ describe('Expenses (medium)', () => {
         amountPaise: 45050,
         recordedBy: manager.id,
         actorId: manager.id,
+        messId: ctx.messId,
       });
       expect(await received[0].read).toEqual([expect.objectContaining({ amountPaise: 45050 })]);
 
@@ -100,6 +106,7 @@ describe('Expenses (medium)', () => {
         amountPaise: 46000,
         recordedBy: manager.id,
         actorId: admin.id,
+        messId: ctx.messId,
       });
       expect(await received[1].read).toEqual([
         expect.objectContaining({ amountPaise: 46000, date: '2033-04-01' }),
@@ -111,6 +118,7 @@ describe('Expenses (medium)', () => {
         expenseId: created.id,
         months: ['2033-04'],
         amountPaise: 46000,
+        messId: ctx.messId,
       });
       expect(await received[2].read).toEqual([]);
     });

@@ -22,13 +22,16 @@ describe('Feedback (medium)', () => {
   it('publishes FeedbackSubmitted after commit, on creation and on a change only', async () => {
     const member = await ctx.newMember();
     const service = ctx.get(FeedbackService);
-    // Reads the rating on its own connection the moment the event arrives: it must already be committed.
+    // Reads the rating on its own connection the moment the event arrives, in the event's mess as a listener does:
+    // it must already be committed.
     const recording = ctx.recordEvents(['feedback.submitted'], (event) =>
-      ctx.db
-        .select({ rating: feedback.rating })
-        .from(feedback)
-        .where(eq(feedback.id, event.feedbackId))
-        .then((rows) => rows[0]?.rating),
+      ctx.inMess(event.messId, () =>
+        ctx.db
+          .select({ rating: feedback.rating })
+          .from(feedback)
+          .where(eq(feedback.id, event.feedbackId))
+          .then((rows) => rows[0]?.rating),
+      ),
     );
     const events = () => recording.received.map((r) => r.payload);
     const seen = () => recording.received.map((r) => r.read);
@@ -47,8 +50,22 @@ describe('Feedback (medium)', () => {
       // refused (over HTTP by the body's validation; here by the table's check): no event
       await expect(service.update(member.caller, id, { rating: 9 })).rejects.toThrow();
       expect(events()).toEqual([
-        { feedbackId: id, userId: member.id, date: '2025-02-01', mealType: 'Lunch', rating: 2 },
-        { feedbackId: id, userId: member.id, date: '2025-02-01', mealType: 'Lunch', rating: 4 },
+        {
+          feedbackId: id,
+          userId: member.id,
+          date: '2025-02-01',
+          mealType: 'Lunch',
+          rating: 2,
+          messId: ctx.messId,
+        },
+        {
+          feedbackId: id,
+          userId: member.id,
+          date: '2025-02-01',
+          mealType: 'Lunch',
+          rating: 4,
+          messId: ctx.messId,
+        },
       ]);
       expect(await Promise.all(seen())).toEqual([2, 4]);
     } finally {

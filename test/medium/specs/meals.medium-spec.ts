@@ -31,15 +31,20 @@ describe('Meals (medium)', () => {
   afterAll(() => ctx?.close());
 
   const service = () => ctx.get(MealsService);
-  const publish = async (member: MediumMember, body: object) =>
-    (await service().publish(member.caller, await ctx.dto(MealBodyDto, body))).meal;
+  // The body is validated as the controller's pipe does in a request, in the request's mess: the meal types it
+  // checks are that mess's.
+  const body = (given: object) => ctx.inMess(ctx.messId, () => ctx.dto(MealBodyDto, given));
+  const publish = async (member: MediumMember, given: object) =>
+    (await service().publish(member.caller, await body(given))).meal;
 
   describe('domain events', () => {
     let recording: ReturnType<typeof startRecording>;
     const startRecording = () =>
-      // Reads the row as the listener sees it at emission: what has been committed by then.
+      // Reads the row as the listener sees it at emission, in the event's mess: what has been committed by then.
       ctx.recordEvents(['meal.published', 'meal.changed', 'meal.deleted'], (payload) =>
-        ctx.db.select().from(meals).where(eq(meals.id, payload.mealId)).execute(),
+        ctx.inMess(payload.messId, () =>
+          ctx.db.select().from(meals).where(eq(meals.id, payload.mealId)).execute(),
+        ),
       );
     beforeEach(() => {
       recording = startRecording();
@@ -61,6 +66,7 @@ describe('Meals (medium)', () => {
         dishes: ['Rice', 'Sambar'],
         actorId: manager.id,
         updatedAt: expect.any(String),
+        messId: ctx.messId,
       });
       expect(await received[0].read).toEqual([expect.objectContaining({ dishes: ['Rice', 'Sambar'] })]);
 
@@ -68,7 +74,7 @@ describe('Meals (medium)', () => {
       await service().replace(
         admin.caller,
         meal.id,
-        await ctx.dto(MealBodyDto, { date: '2025-07-02', mealType: 'Lunch', dishes: ['Curd rice'] }),
+        await body({ date: '2025-07-02', mealType: 'Lunch', dishes: ['Curd rice'] }),
       );
       expect(received[1].name).toBe('meal.changed');
       expect(received[1].payload).toEqual({
@@ -78,12 +84,13 @@ describe('Meals (medium)', () => {
         dishes: ['Curd rice'],
         actorId: admin.id,
         updatedAt: expect.any(String),
+        messId: ctx.messId,
       });
       expect(await received[1].read).toEqual([expect.objectContaining({ date: '2025-07-02' })]);
 
       await service().remove(manager.caller, meal.id);
       expect(received[2].name).toBe('meal.deleted');
-      expect(received[2].payload).toMatchObject({ mealId: meal.id, date: '2025-07-02' });
+      expect(received[2].payload).toMatchObject({ mealId: meal.id, date: '2025-07-02', messId: ctx.messId });
       expect(await received[2].read).toEqual([]);
     });
   });
