@@ -14,7 +14,7 @@ import { IN_MEMORY, loadConfig, type AppConfig } from '../../src/config/app-conf
 import { CoreModule } from '../../src/config/core.module';
 import { Database, type Db } from '../../src/database/database';
 import { DatabaseModule } from '../../src/database/database.module';
-import { MessesModule } from '../../src/modules/messes';
+import { MessesModule, MessesRepository } from '../../src/modules/messes';
 import {
   attendance,
   type AttendanceStatus,
@@ -24,7 +24,7 @@ import { expenses } from '../../src/modules/expenses/expenses.schema';
 import { feedback } from '../../src/modules/feedback/feedback.schema';
 import { meals } from '../../src/modules/meals/meals.schema';
 import { SetupMessDto } from '../../src/modules/mess-config/dto/mess-config.dto';
-import { MessConfigService } from '../../src/modules/mess-config';
+import { MessConfigModule, MessConfigService } from '../../src/modules/mess-config';
 import { EmailChannel, type EmailMessage } from '../../src/modules/notifications/channels/email.channel';
 import { WhatsAppChannel } from '../../src/modules/notifications/channels/whatsapp.channel';
 import { AdminBootstrapService } from '../../src/modules/users/admin-bootstrap.service';
@@ -41,6 +41,10 @@ import { loadPgliteTemplate } from '../support/templates';
  *   const ctx = await newMedium({ imports: [AttendanceModule] });
  *   const asha = await ctx.newMember('student');
  *   await ctx.get(AttendanceService).mark(asha.caller, await ctx.dto(MarkAttendanceDto, body));
+ *
+ * Every context has two messes (CONVENTIONS.md, "Tests per module with two messes"): A, the first mess, where the
+ * spec acts by default, and B, set up with MESS_B_SETUP; `ctx.as(ctx.messes.b)` acts in B, so a spec shows that A's
+ * work never reads or changes B's records (and B's jobs render B's configuration).
  */
 
 type ModuleImport = Type<unknown> | DynamicModule;
@@ -60,9 +64,44 @@ export interface MediumMember {
   email: string;
   fullName: string;
   role: MemberRole;
+  /** The mess they belong to. */
+  messId: string;
   /** What the auth guard hands the controllers for this member's token. */
   caller: CurrentMember;
 }
+
+/**
+ * One of the two messes every context has: A, the first mess (FIRST_MESS_ID, unconfigured until a spec sets it up,
+ * the default `messId`), and B, a second mess row the factory creates and sets up with MESS_B_SETUP by its own admin.
+ */
+export interface MediumMess {
+  id: string;
+  slug: string;
+  /** B's admin (who set it up); A has none until a spec makes one. */
+  admin?: MediumMember;
+}
+
+/**
+ * Mess B's configuration (POST /auth/admin/setup's body, as B's admin sent it in B): a name, categories, meal times,
+ * extras and a charge method that are none of them A's (neither the defaults nor messSetup's): whatever reads
+ * B's configuration where it should have read A's (or the other way round) shows.
+ */
+export const MESS_B_SETUP = {
+  messName: 'Girls Hostel 2 Mess',
+  email: 'mess.b@college.edu',
+  phone: '+91-8098765432',
+  expenseCategories: ['Provisions', 'Fuel', 'Groceries'],
+  mealTimes: [
+    { name: 'Breakfast', startTime: '08:00', endTime: '10:00' },
+    { name: 'Lunch', startTime: '13:00', endTime: '15:00' },
+    { name: 'Supper', startTime: '20:00', endTime: '22:00' },
+  ],
+  chargeMethod: 'spec',
+  extraItems: [
+    { name: 'Egg', price: 12 },
+    { name: 'Curd', price: 15.5 },
+  ],
+} as const;
 
 /** What the controller would answer for a refused call: the HTTP status and body of the exception. */
 export interface Refusal {
@@ -107,6 +146,12 @@ export class MediumContext {
    */
   messId: string = FIRST_MESS_ID;
 
+  /**
+   * The two messes: `a` (the first mess) and `b` (set up by the factory with MESS_B_SETUP). A spec shows its module
+   * keeps to its mess by acting in one (`ctx.as(ctx.messes.b)`) on the other's records.
+   */
+  messes!: { a: MediumMess; b: MediumMess };
+
   constructor(
     readonly module: TestingModule,
     readonly clock: FixedClock,
@@ -131,6 +176,20 @@ export class MediumContext {
           inMess(this.messId, () => (value as (...a: unknown[]) => unknown).apply(target, args));
       },
     });
+  }
+
+  /**
+   * This context acting in `mess`: a view whose `get()` providers, `dto()` and fixtures (members, menus, marks…)
+   * run and write in that mess; the module, database, clock and fakes are the same.
+   *
+   *   const inB = ctx.as(ctx.messes.b);
+   *   const member = await inB.newMember();              // a member of B
+   *   await inB.get(ExpensesService).record(...);         // in B
+   */
+  as(mess: MediumMess | string): MediumContext {
+    const view = Object.create(this) as MediumContext;
+    view.messId = typeof mess === 'string' ? mess : mess.id;
+    return view;
   }
 
   /** `work` acting in another mess (a second mess's member, a job run for it). */
@@ -187,15 +246,15 @@ export class MediumContext {
   // ---- fixtures: rows inserted directly, as the service would have left them ----
 
   /**
-   * An approved member, inserted as registration and approval leave one (the password hash computed once per
-   * process), with the caller their token would make. The approval's member.changed is published, as the service
-   * does after its commit.
+   * An approved member of the context's mess (or of `overrides.messId`), inserted as registration and approval
+   * leave one (the password hash computed once per process), with the caller their token would make. The
+   * approval's member.changed is published, as the service does after its commit.
    */
   async newMember(
     role: MemberRole = 'student',
     overrides: Partial<MemberOverrides> = {},
   ): Promise<MediumMember> {
-    const member = await insertApprovedMember(this.db, role, overrides);
+    const member = await insertApprovedMember(this.db, role, { messId: this.messId, ...overrides });
     this.get(DomainEventBus).publish('member.changed', {
       messId: member.messId,
       userId: member.id,
@@ -215,10 +274,17 @@ export class MediumContext {
       tokenId: randomUUID(),
       tokenExpiresAt: new Date(Date.now() + 7 * 24 * 3_600_000),
     };
-    return { id: member.id, email: member.email, fullName: member.fullName, role, caller };
+    return {
+      id: member.id,
+      email: member.email,
+      fullName: member.fullName,
+      role,
+      messId: member.messId,
+      caller,
+    };
   }
 
-  /** The mess set up by this admin (messSetup's body with `overrides`), through the mess-config service. */
+  /** The context's mess set up by this admin (messSetup's body with `overrides`), through the mess-config service. */
   async setUpMess(admin: MediumMember, overrides: Record<string, unknown> = {}): Promise<void> {
     await this.get(MessConfigService).setup(admin.id, await this.dto(SetupMessDto, messSetup(overrides)));
   }
@@ -315,6 +381,8 @@ export async function newMedium(options: MediumOptions): Promise<MediumContext> 
       DatabaseModule,
       CacheInvalidationModule,
       MessesModule,
+      // Sets up mess B (and A, for a spec that asks); most modules under test import it anyway.
+      MessConfigModule,
       EventEmitterModule.forRoot(),
       ...options.imports,
     ],
@@ -335,5 +403,24 @@ export async function newMedium(options: MediumOptions): Promise<MediumContext> 
     await module.close().catch(() => undefined);
     throw error;
   }
-  return new MediumContext(module, clock, mail, whatsapp);
+  const ctx = new MediumContext(module, clock, mail, whatsapp);
+  try {
+    ctx.messes = { a: { id: FIRST_MESS_ID, slug: 'main' }, b: await createMessB(ctx) };
+  } catch (error) {
+    await module.close().catch(() => undefined);
+    throw error;
+  }
+  return ctx;
+}
+
+/**
+ * Mess B as a deployment gets a second mess: its row in `messes` (through the messes module's repository, as
+ * POST /messes inserts it), an admin of its own, who sets it up in B through the mess-config service (MESS_B_SETUP).
+ */
+async function createMessB(ctx: MediumContext): Promise<MediumMess> {
+  const row = await ctx.module.get(MessesRepository).insert({ slug: 'mess-b', capacity: null, upi: null });
+  const inB = ctx.as(row.id);
+  const admin = await inB.newMember('admin', { fullName: 'Mess B Admin' });
+  await inB.get(MessConfigService).setup(admin.id, await inB.dto(SetupMessDto, MESS_B_SETUP));
+  return { id: row.id, slug: row.slug, admin };
 }

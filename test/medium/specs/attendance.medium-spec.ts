@@ -4,6 +4,7 @@ import { attendance } from '../../../src/modules/attendance/attendance.schema';
 import { BulkMarkingService } from '../../../src/modules/attendance/bulk-marking.service';
 import {
   BulkAttendanceDto,
+  ListAttendanceQuery,
   MarkAttendanceDto,
 } from '../../../src/modules/attendance/dto/attendance.requests';
 import { type MediumContext, type MediumMember, newMedium } from '../medium.factory';
@@ -168,6 +169,83 @@ describe('Attendance (medium)', () => {
       });
       expect(await queries.markedUserIds('2024-07-01', 'Dinner')).toEqual([x.id]);
       expect(await queries.markedUserIds('2024-07-02', 'Dinner')).toEqual([]);
+    });
+  });
+  describe('two messes', () => {
+    let inB: MediumContext;
+    let bMember: MediumMember;
+    let bManager: MediumMember;
+    let bMarkId: string;
+    const stored = (at: MediumContext, id: string) =>
+      at.inMess(at.messId, () => ctx.db.select().from(attendance).where(eq(attendance.id, id)).execute());
+
+    beforeAll(async () => {
+      inB = ctx.as(ctx.messes.b);
+      bMember = await inB.newMember('student', { fullName: 'Bhavna Student' });
+      bManager = await inB.newMember('manager');
+      // Breakfast is a meal time of both messes; 2024-09 is this describe's alone
+      bMarkId = (
+        await inB.get(AttendanceService).mark(
+          bMember.caller,
+          await inB.dto(MarkAttendanceDto, {
+            date: '2024-09-10',
+            mealType: 'Breakfast',
+            status: 'present',
+          }),
+        )
+      ).row.id;
+    });
+
+    it("A's lists and aggregates never count B's marks; B's do", async () => {
+      const aMember = await ctx.newMember();
+      await ctx.newMark({ userId: aMember.id, date: '2024-09-10', mealType: 'Breakfast', status: 'absent' });
+      const query = { date: '2024-09-10' };
+      const listB = await inB
+        .get(AttendanceService)
+        .list(bManager.caller, await inB.dto(ListAttendanceQuery, query));
+      expect(listB.rows.map((r) => r.id)).toEqual([bMarkId]);
+      const listA = await ctx
+        .get(AttendanceService)
+        .list(manager.caller, await ctx.dto(ListAttendanceQuery, query));
+      expect(listA.rows.map((r) => r.userId)).toEqual([aMember.id]);
+
+      expect(await inB.get(AttendanceQueries).presentCountsByMember('2024-09')).toEqual([
+        { userId: bMember.id, meals: 1 },
+      ]);
+      expect(await ctx.get(AttendanceQueries).presentCountsByMember('2024-09')).toEqual([]);
+      expect(await ctx.get(AttendanceQueries).totals('2024-09-01', '2024-09-30')).toEqual({
+        present: 0,
+        absent: 1,
+        activeMembers: 0,
+      });
+      expect(await inB.get(AttendanceQueries).totals('2024-09-01', '2024-09-30')).toEqual({
+        present: 1,
+        absent: 0,
+        activeMembers: 1,
+      });
+      expect(await ctx.get(AttendanceQueries).markedUserIds('2024-09-10', 'Breakfast')).toEqual([aMember.id]);
+      expect(await inB.get(AttendanceQueries).markedUserIds('2024-09-10', 'Breakfast')).toEqual([bMember.id]);
+    });
+
+    it("A's manager neither changes B's mark (404) nor marks B's member (404, 400 in bulk)", async () => {
+      expect((await ctx.refusal(changeStatus(manager, bMarkId, 'absent'))).status).toBe(404);
+      const single = await ctx.refusal(
+        mark(manager, { userId: bMember.id, date: '2024-09-11', mealType: 'Breakfast', status: 'absent' }),
+      );
+      expect(single.status).toBe(404);
+      const bulk = await ctx.refusal(
+        markMany(manager, {
+          date: '2024-09-11',
+          mealType: 'Breakfast',
+          marks: [{ userId: bMember.id, status: 'absent' }],
+        }),
+      );
+      expect(bulk.status).toBe(400);
+      expect(await stored(inB, bMarkId)).toEqual([
+        expect.objectContaining({ userId: bMember.id, status: 'present', markedBy: bMember.id }),
+      ]);
+      expect(await stored(ctx, bMarkId)).toEqual([]);
+      expect(await inB.get(AttendanceQueries).markedUserIds('2024-09-11', 'Breakfast')).toEqual([]);
     });
   });
 });

@@ -1,9 +1,9 @@
 import { eq } from 'drizzle-orm';
 import { ExpensesModule, ExpensesQueries } from '../../../src/modules/expenses';
-import { ExpenseBodyDto } from '../../../src/modules/expenses/dto/expense.requests';
+import { ExpenseBodyDto, ListExpensesQuery } from '../../../src/modules/expenses/dto/expense.requests';
 import { expenses } from '../../../src/modules/expenses/expenses.schema';
 import { ExpensesService } from '../../../src/modules/expenses/expenses.service';
-import { type MediumContext, type MediumMember, newMedium } from '../medium.factory';
+import { type MediumContext, type MediumMember, MESS_B_SETUP, newMedium } from '../medium.factory';
 
 const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
 const CATEGORIES = ['Groceries', 'Vegetables', 'Dairy', 'Gas', 'Staff', 'Maintenance'];
@@ -140,6 +140,116 @@ describe('Expenses (medium)', () => {
       ).toBe(403);
       expect((await ctx.refusal(service().remove(admin.caller, UNKNOWN_ID))).status).toBe(404);
       expect(received).toEqual([]);
+    });
+  });
+  describe('two messes', () => {
+    // Acting in mess B: its providers, DTOs and fixtures run there.
+    let inB: MediumContext;
+    let bTreasurer: MediumMember;
+    let bAdmin: MediumMember;
+    let bExpenseId: string;
+    let aExpenseId: string;
+    const inBody = (at: MediumContext, given: object) => at.dto(ExpenseBodyDto, given);
+    const stored = (at: MediumContext, id: string) =>
+      at.inMess(at.messId, () => ctx.db.select().from(expenses).where(eq(expenses.id, id)).execute());
+
+    beforeAll(async () => {
+      inB = ctx.as(ctx.messes.b);
+      bAdmin = ctx.messes.b.admin!;
+      bTreasurer = await inB.newMember('treasurer', { fullName: 'Bina Treasurer' });
+      // 2036-06 is this describe's alone: one expense in each mess, B's in a category only B has
+      bExpenseId = (
+        await inB
+          .get(ExpensesService)
+          .record(
+            bTreasurer.caller,
+            await inBody(inB, { category: 'Fuel', amount: 777, date: '2036-06-10', description: 'B' }),
+          )
+      ).expense.id;
+      aExpenseId = (await record(treasurer, { category: 'Gas', amount: 100, date: '2036-06-11' })).id;
+    });
+
+    it("B's expense exists in B, with B's categories, and is no record of A's", async () => {
+      // B's service sees it (so an empty answer in A below means something)
+      expect((await inB.get(ExpensesService).get(bExpenseId)).expense).toMatchObject({
+        category: 'Fuel',
+        amountPaise: 77700,
+      });
+      expect(MESS_B_SETUP.expenseCategories).toContain('Fuel');
+      expect(CATEGORIES).not.toContain('Fuel');
+
+      // by id from A: 404
+      expect((await ctx.refusal(service().get(bExpenseId))).status).toBe(404);
+      // A's list of the month: A's expense only; B's list: B's only
+      const month = { startDate: '2036-06-01', endDate: '2036-06-30' };
+      const listA = await service().list(await ctx.dto(ListExpensesQuery, month));
+      expect(listA.rows.map((r) => r.expense.id)).toEqual([aExpenseId]);
+      expect(listA.totalPaise).toBe(10000);
+      const listB = await inB.get(ExpensesService).list(await inB.dto(ListExpensesQuery, month));
+      expect(listB.rows.map((r) => r.expense.id)).toEqual([bExpenseId]);
+      expect(listB.totalPaise).toBe(77700);
+
+      // the aggregates other modules read (billing, analytics): each mess's own
+      expect(await ctx.get(ExpensesQueries).monthTotal('2036-06')).toBe(10000);
+      expect(await inB.get(ExpensesQueries).monthTotal('2036-06')).toBe(77700);
+      expect(await ctx.get(ExpensesQueries).categoryTotals('2036-06-01', '2036-06-30')).toEqual([
+        { category: 'Gas', totalPaise: 10000 },
+      ]);
+      expect(await inB.get(ExpensesQueries).totalsByMonth('2036-01-01', '2036-12-31')).toEqual([
+        { month: '2036-06', totalPaise: 77700 },
+      ]);
+    });
+
+    it('checks a category against the configuration of the mess it records in', async () => {
+      // Fuel is B's category, not A's; Gas is A's, not B's
+      expect(
+        (await ctx.refusal(record(manager, { category: 'Fuel', amount: 1, date: '2036-06-12' }))).status,
+      ).toBe(400);
+      const gas: ExpenseBodyDto = { category: 'Gas', amount: 1, date: '2036-06-12' };
+      expect((await inB.refusal(inB.get(ExpensesService).record(bTreasurer.caller, gas))).status).toBe(400);
+    });
+
+    it("A's admin neither changes nor deletes B's expense (404), and it is unchanged in B", async () => {
+      const recording = ctx.recordEvents(['expense.changed', 'expense.deleted']);
+      try {
+        const change = await ctx.refusal(
+          replace(admin, bExpenseId, { category: 'Gas', amount: 1, date: '2036-06-10' }),
+        );
+        expect(change.status).toBe(404);
+        expect((await ctx.refusal(service().remove(admin.caller, bExpenseId))).status).toBe(404);
+        expect(recording.received).toEqual([]);
+      } finally {
+        recording.stop();
+      }
+      expect(await stored(inB, bExpenseId)).toEqual([
+        expect.objectContaining({
+          category: 'Fuel',
+          amountPaise: 77700,
+          date: '2036-06-10',
+          description: 'B',
+        }),
+      ]);
+      // nor does it read there at all from A
+      expect(await stored(ctx, bExpenseId)).toEqual([]);
+    });
+
+    it("and B's admin neither changes nor deletes A's (404), which stays as it was in A", async () => {
+      const bService = inB.get(ExpensesService);
+      expect(
+        (
+          await inB.refusal(
+            bService.replace(
+              bAdmin.caller,
+              aExpenseId,
+              await inBody(inB, { category: 'Fuel', amount: 1, date: '2036-06-11' }),
+            ),
+          )
+        ).status,
+      ).toBe(404);
+      expect((await inB.refusal(bService.remove(bAdmin.caller, aExpenseId))).status).toBe(404);
+      expect(await stored(ctx, aExpenseId)).toEqual([
+        expect.objectContaining({ category: 'Gas', amountPaise: 10000, date: '2036-06-11' }),
+      ]);
     });
   });
 });

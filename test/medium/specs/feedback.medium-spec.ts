@@ -1,10 +1,14 @@
 import { eq } from 'drizzle-orm';
 import { FeedbackModule, FeedbackQueries } from '../../../src/modules/feedback';
-import { SubmitFeedbackDto, UpdateFeedbackDto } from '../../../src/modules/feedback/dto/feedback.requests';
+import {
+  ListFeedbackQuery,
+  SubmitFeedbackDto,
+  UpdateFeedbackDto,
+} from '../../../src/modules/feedback/dto/feedback.requests';
 import { FEEDBACK_GIVEN } from '../../../src/modules/feedback/feedback.errors';
 import { feedback } from '../../../src/modules/feedback/feedback.schema';
 import { FeedbackService } from '../../../src/modules/feedback/feedback.service';
-import { type MediumContext, newMedium } from '../medium.factory';
+import { type MediumContext, type MediumMember, newMedium } from '../medium.factory';
 
 /**
  * Feedback's internals, called directly: the domain event its writes publish (after commit, on creation and on a
@@ -93,5 +97,71 @@ describe('Feedback (medium)', () => {
       { mealType: 'Dinner', average: 2, count: 1 },
       { mealType: 'Lunch', average: 4.5, count: 2 },
     ]);
+  });
+  describe('two messes', () => {
+    let inB: MediumContext;
+    let bMember: MediumMember;
+    let bFeedbackId: string;
+    const stored = (at: MediumContext, id: string) =>
+      at.inMess(at.messId, () => ctx.db.select().from(feedback).where(eq(feedback.id, id)).execute());
+
+    beforeAll(async () => {
+      inB = ctx.as(ctx.messes.b);
+      bMember = await inB.newMember('student', { fullName: 'Bindu Student' });
+      // Supper is B's meal time only (A keeps the defaults)
+      bFeedbackId = (
+        await inB.get(FeedbackService).submit(
+          bMember.caller,
+          await inB.dto(SubmitFeedbackDto, {
+            date: '2023-11-05',
+            mealType: 'Supper',
+            rating: 1,
+            comment: 'B',
+          }),
+        )
+      ).id;
+    });
+
+    it("A's lists and averages never count B's feedback; B's do", async () => {
+      const aAdmin = await ctx.newMember('admin');
+      const query = { date: '2023-11-05' };
+      const listB = await inB
+        .get(FeedbackService)
+        .list(ctx.messes.b.admin!.caller, await inB.dto(ListFeedbackQuery, query));
+      expect(listB.rows.map((r) => r.id)).toEqual([bFeedbackId]);
+      const listA = await ctx
+        .get(FeedbackService)
+        .list(aAdmin.caller, await ctx.dto(ListFeedbackQuery, query));
+      expect(listA).toEqual({ rows: [], total: 0 });
+
+      expect(await inB.get(FeedbackQueries).averageRating('2023-11-01', '2023-11-30')).toEqual({
+        average: 1,
+        count: 1,
+      });
+      expect(await ctx.get(FeedbackQueries).averageRating('2023-11-01', '2023-11-30')).toEqual({
+        average: null,
+        count: 0,
+      });
+      expect(await ctx.get(FeedbackQueries).averageRatingByMealType('2023-11-01', '2023-11-30')).toEqual([]);
+    });
+
+    it("A's admin cannot change B's feedback (404), which is unchanged in B", async () => {
+      const aAdmin = await ctx.newMember('admin');
+      const refused = await ctx.refusal(
+        ctx
+          .get(FeedbackService)
+          .update(aAdmin.caller, bFeedbackId, await ctx.dto(UpdateFeedbackDto, { rating: 5, comment: 'A' })),
+      );
+      expect(refused.status).toBe(404);
+      expect(await stored(inB, bFeedbackId)).toEqual([
+        expect.objectContaining({ rating: 1, comment: 'B', mealType: 'Supper' }),
+      ]);
+      expect(await stored(ctx, bFeedbackId)).toEqual([]);
+      // and a meal type of B's is no meal type of A's
+      const supper = await ctx.refusal(
+        ctx.get(FeedbackService).submit(aAdmin.caller, { date: '2023-11-05', mealType: 'Supper', rating: 3 }),
+      );
+      expect(supper.status).toBe(400);
+    });
   });
 });

@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { MealsModule, MealsService } from '../../../src/modules/meals';
-import { MealBodyDto } from '../../../src/modules/meals/dto/meal.requests';
+import { ListMealsQuery, MealBodyDto } from '../../../src/modules/meals/dto/meal.requests';
 import { meals } from '../../../src/modules/meals/meals.schema';
 import { type MediumContext, type MediumMember, newMedium } from '../medium.factory';
 
@@ -92,6 +92,79 @@ describe('Meals (medium)', () => {
       expect(received[2].name).toBe('meal.deleted');
       expect(received[2].payload).toMatchObject({ mealId: meal.id, date: '2025-07-02', messId: ctx.messId });
       expect(await received[2].read).toEqual([]);
+    });
+  });
+  describe('two messes', () => {
+    let inB: MediumContext;
+    let bManager: MediumMember;
+    let bMealId: string;
+    const stored = (at: MediumContext, id: string) =>
+      at.inMess(at.messId, () => ctx.db.select().from(meals).where(eq(meals.id, id)).execute());
+    const onDay = (at: MediumContext) => at.dto(ListMealsQuery, { date: '2036-03-02' });
+
+    beforeAll(async () => {
+      inB = ctx.as(ctx.messes.b);
+      bManager = await inB.newMember('manager', { fullName: 'Bala Manager' });
+      bMealId = (
+        await inB
+          .get(MealsService)
+          .publish(
+            bManager.caller,
+            await inB.dto(MealBodyDto, { date: '2036-03-02', mealType: 'Lunch', dishes: ['Pulao'] }),
+          )
+      ).meal.id;
+    });
+
+    it("B's menu is B's: A's slot stays free, A's list and by-id never show it", async () => {
+      expect(await inB.get(MealsService).exists('2036-03-02', 'Lunch')).toBe(true);
+      expect((await inB.get(MealsService).list(await onDay(inB))).map((m) => m.meal.id)).toEqual([bMealId]);
+
+      expect(await service().exists('2036-03-02', 'Lunch')).toBe(false);
+      expect(await service().list(await onDay(ctx))).toEqual([]);
+      expect((await ctx.refusal(service().get(bMealId))).status).toBe(404);
+
+      // A publishes the same slot: its own menu, not a 409 naming B's
+      const aMeal = await publish(manager, { date: '2036-03-02', mealType: 'Lunch', dishes: ['Rice'] });
+      expect(aMeal.id).not.toBe(bMealId);
+      expect((await service().list(await onDay(ctx))).map((m) => m.meal.id)).toEqual([aMeal.id]);
+      expect((await inB.get(MealsService).list(await onDay(inB))).map((m) => m.meal.dishes)).toEqual([
+        ['Pulao'],
+      ]);
+    });
+
+    it("A's admin neither changes nor withdraws B's menu (404), and it is unchanged in B", async () => {
+      const recording = ctx.recordEvents(['meal.changed', 'meal.deleted']);
+      try {
+        const change = await ctx.refusal(
+          service().replace(
+            admin.caller,
+            bMealId,
+            await body({ date: '2036-03-03', mealType: 'Lunch', dishes: ['Changed by A'] }),
+          ),
+        );
+        expect(change.status).toBe(404);
+        expect((await ctx.refusal(service().remove(admin.caller, bMealId))).status).toBe(404);
+        expect(recording.received).toEqual([]);
+      } finally {
+        recording.stop();
+      }
+      expect(await stored(inB, bMealId)).toEqual([
+        expect.objectContaining({ date: '2036-03-02', mealType: 'Lunch', dishes: ['Pulao'] }),
+      ]);
+      expect(await stored(ctx, bMealId)).toEqual([]);
+    });
+
+    it('checks a meal type against the configuration of the mess it publishes in', async () => {
+      // Snacks is A's meal time, not B's
+      const snacks = await ctx.refusal(
+        inB
+          .get(MealsService)
+          .publish(bManager.caller, { date: '2036-03-04', mealType: 'Snacks', dishes: ['Tea'] }),
+      );
+      expect(snacks.status).toBe(400);
+      expect(
+        await publish(manager, { date: '2036-03-04', mealType: 'Snacks', dishes: ['Tea'] }),
+      ).toBeDefined();
     });
   });
 });
