@@ -232,16 +232,26 @@ $$ LANGUAGE plpgsql;
 --> statement-breakpoint
 -- The roles the service's statements run under (cluster-wide, so created once; concurrent creators race harmlessly).
 -- mess_app sees and writes one mess's rows: the one its connection's app.mess names. mess_reader reads every mess.
+-- A role that exists is left alone without CREATE ROLE, which PostgreSQL refuses a user without CREATEROLE before it
+-- looks whether the role exists: a least-privilege owner is given the roles by a superuser beforehand (decision 0009;
+-- edited after release, with the same effect wherever it had run).
 DO $$
+DECLARE
+  r text;
 BEGIN
-  BEGIN
-    CREATE ROLE mess_app NOLOGIN;
-  EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
-  END;
-  BEGIN
-    CREATE ROLE mess_reader NOLOGIN;
-  EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
-  END;
+  FOREACH r IN ARRAY ARRAY['mess_app', 'mess_reader'] LOOP
+    CONTINUE WHEN EXISTS (SELECT 1 FROM pg_roles WHERE rolname = r);
+    BEGIN
+      EXECUTE format('CREATE ROLE %I NOLOGIN', r);
+    EXCEPTION
+      WHEN duplicate_object OR unique_violation THEN NULL;
+      WHEN insufficient_privilege THEN
+        RAISE EXCEPTION 'the role % does not exist and % may not create it: as a superuser, once per cluster, '
+          'CREATE ROLE mess_app NOLOGIN; CREATE ROLE mess_reader NOLOGIN; GRANT mess_app, mess_reader TO %; '
+          '(docs/operations.md)', r, current_user, quote_ident(current_user)
+          USING ERRCODE = 'insufficient_privilege';
+    END;
+  END LOOP;
 END
 $$;
 --> statement-breakpoint

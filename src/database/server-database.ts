@@ -13,6 +13,7 @@ import {
   MIGRATIONS_FOLDER,
   type PoolStats,
 } from './database';
+import { APP_ROLE, READER_ROLE } from '../common/tenancy/mess-scope';
 import { MessSession, messSettingsSql } from './mess-session';
 
 const sessions = new WeakMap<PoolClient, MessSession>();
@@ -171,6 +172,7 @@ class ServerDatabase extends Database {
       await client.query('begin');
       await client.query('select pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
       await migratePg(drizzlePg({ client: insideOneTransaction(client) }), { migrationsFolder: MIGRATIONS_FOLDER });
+      await mayTakeServiceRoles(client);
       await client.query('commit');
     } catch (error) {
       await client.query('rollback').catch(() => undefined);
@@ -236,6 +238,25 @@ function inTransactionMode(query: unknown): unknown {
   if (typeof config.text === 'string' && BEGIN.test(config.text) && !config.values?.length)
     return { ...config, text: `${config.text}; ${messSettingsSql(true)}`, values: undefined };
   return config;
+}
+
+/**
+ * Fails the start when the connecting user is no member of the roles the service's statements run under: every
+ * request would fail at its `set role` instead. Migration 0017 grants them only where it may (a user with
+ * CREATEROLE); a least-privilege user is granted them by a superuser beforehand (decision 0009).
+ */
+async function mayTakeServiceRoles(client: Client): Promise<void> {
+  const { rows } = await client.query<{ role: string; user: string }>(
+    'select r as role, current_user as user from unnest($1::text[]) r where not pg_has_role(current_user, r, $2)',
+    [[APP_ROLE, READER_ROLE], 'MEMBER'],
+  );
+  if (rows.length === 0) return;
+  const user = rows[0].user;
+  throw new Error(
+    `The database user ${user} is not a member of ${rows.map((row) => row.role).join(' and ')}, which the ` +
+      `service's statements run as: as a superuser, GRANT ${APP_ROLE}, ${READER_ROLE} TO "${user}" ` +
+      '(docs/operations.md, "A least-privilege database user")',
+  );
 }
 
 /**
