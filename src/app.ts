@@ -25,9 +25,11 @@ import {
   parseJsonBody,
   parseTextBody,
   CSV_BODY_LIMIT_BYTES,
+  XLSX_BODY_LIMIT_BYTES,
   parseQueryString,
 } from './common/http/request-parsing';
 import { RequestMetrics } from './common/stats/request-metrics';
+import { XLSX_CONTENT_TYPE } from './modules/accounts/statement-xlsx';
 import { answerClientError } from './common/http/client-errors';
 
 export const API_PREFIX = 'api';
@@ -129,6 +131,12 @@ export async function configureApp(app: NestFastifyApplication, config: AppConfi
       assertUtf8Charset(request.headers['content-type']);
       done(null, parseTextBody(body));
     },
+  );
+  // …or the same statement as an Excel workbook: its bytes as received (the route reads the first sheet).
+  app.useBodyParser(
+    XLSX_CONTENT_TYPE,
+    { bodyLimit: Math.max(config.bodyLimitBytes, XLSX_BODY_LIMIT_BYTES) },
+    (_request, body, done) => done(null, body),
   );
   app.useBodyParser(
     'application/x-www-form-urlencoded',

@@ -73,26 +73,49 @@ describe('Paying the mess: the bank statement import', () => {
       `not a date,bad date,100000000011,10,0\r\n` +
       '\r\n' +
       `${d},UPI/100000000001/Asha again,100000000001,"3,250.50",0\r\n`;
-    // the header names `Txn Date`, not `date`: 400 naming the column, nothing recorded
-    const noDate = await upload(csv);
+    // a header naming no date column: 400 naming it, nothing recorded
+    const noDate = await upload(csv.replace(' Txn Date ', ' When '));
     expect(noDate.status).toBe(400);
     expect(noDate.body.details.map((x: { field: string }) => x.field)).toEqual(['date']);
     expect(await payments()).toBe(before);
 
-    const good = csv.replace(' Txn Date ', ' Date ');
+    // `Txn Date` is a date column (SBI's)
+    const good = csv;
     const first = await upload(good);
     expect(first.status).toBe(200);
+    const claimIds = Object.fromEntries(
+      (await t.get('/accounts/payment-claims', { token: treasurer.token })).body.claims.map(
+        (c: { utr: string; _id: string }) => [c.utr, c._id],
+      ),
+    );
     expect(first.body).toEqual({
       success: true,
       rows: 9,
       matched: 2,
       alreadyRecorded: 2,
+      skipped: 0,
+      matchedLines: [
+        {
+          line: 2,
+          utr: '100000000001',
+          amount: 3250.5,
+          claimId: claimIds['100000000001'],
+          member: { _id: asha.id, fullName: 'Asha Verma' },
+        },
+        {
+          line: 3,
+          utr: '100000000002',
+          amount: 1200,
+          claimId: claimIds['100000000002'],
+          member: { _id: ravi.id, fullName: 'Ravi Kumar' },
+        },
+      ],
       unmatched: [
-        { line: 4, utr: '100000000003', amount: 1000, reason: 'amount differs' },
+        { line: 4, utr: '100000000003', amount: 1000, reason: 'amount differs', claimedAmount: 999 },
         { line: 6, utr: '100000000009', amount: 700, reason: 'no claim' },
-        { line: 7, utr: '10000000000', amount: 700, reason: 'bad row' },
-        { line: 8, utr: '100000000010', amount: null, reason: 'bad row' },
-        { line: 9, utr: '100000000011', amount: 10, reason: 'bad row' },
+        { line: 7, utr: '10000000000', amount: 700, reason: 'bad row', field: 'utr' },
+        { line: 8, utr: '100000000010', amount: null, reason: 'bad row', field: 'amount' },
+        { line: 9, utr: '100000000011', amount: 10, reason: 'bad row', field: 'date' },
       ],
     });
     expect(await payments()).toBe(before + 2);

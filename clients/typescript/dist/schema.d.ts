@@ -34,7 +34,7 @@ export interface paths {
         put?: never;
         /**
          * Import the bank statement (treasurer or admin): accepts each pending claim a row matches
-         * @description A row whose UTR is a pending claim of the same amount accepts it (`matched`); a UTR already a payment's reference is `alreadyRecorded`; the rest are `unmatched` with a reason (`no claim`, `amount differs`, `bad row`). One transaction; importing the same statement twice records nothing the second time.
+         * @description A credit whose UTR is a pending claim of the same amount accepts it (`matched`, each listed in `matchedLines` with its claim and member); a UTR already a payment's reference is `alreadyRecorded`; debits and rows without a credit are `skipped`; the rest are `unmatched` with a reason (`no claim`, `amount differs` with the `claimedAmount`, `bad row` naming its `field`). `line` is the line of the file (the row of a spreadsheet). One transaction; importing the same statement twice records nothing the second time.
          */
         post: operations["importStatement"];
         delete?: never;
@@ -2860,6 +2860,17 @@ export interface components {
              */
             daysAhead: number;
         };
+        MatchedLineDto: {
+            /** @description Rupees */
+            amount: number;
+            /** @description The claim it accepted */
+            claimId: string;
+            /** @description The file's line (a CSV's line counting the preamble, a spreadsheet's row number) */
+            line: number;
+            member: components["schemas"]["MemberRefDto"];
+            /** @example 633112345603 */
+            utr: string;
+        };
         MealCreatorDto: {
             /** @example 0193a5e4-7c1a-7c9e-9d3b-4a1f2e3d4c5b */
             _id: string;
@@ -3842,8 +3853,12 @@ export interface components {
             alreadyRecorded: number;
             /** @description Rows that accepted a pending claim (a payment recorded each) */
             matched: number;
-            /** @description Rows read (the header not counted) */
+            /** @description The rows that accepted a claim, in file order */
+            matchedLines: components["schemas"]["MatchedLineDto"][];
+            /** @description Transaction rows read: credits, skipped rows and bad rows (not the preamble, header or footer) */
             rows: number;
+            /** @description Debit rows and rows without a credit */
+            skipped: number;
             /** @example true */
             success: boolean;
             unmatched: components["schemas"]["UnmatchedLineDto"][];
@@ -4061,7 +4076,14 @@ export interface components {
         UnmatchedLineDto: {
             /** @description Rupees, when readable */
             amount: number | null;
-            /** @description Line of the file (the header is line 1) */
+            /** @description `amount differs`: the claim's amount (rupees) */
+            claimedAmount?: number;
+            /**
+             * @description `bad row`: the first field that does not read
+             * @enum {string}
+             */
+            field?: "date" | "amount" | "utr";
+            /** @description The file's line (a CSV's line counting the preamble, a spreadsheet's row number) */
             line: number;
             /** @enum {string} */
             reason: "no claim" | "amount differs" | "bad row";
@@ -4388,9 +4410,10 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description The mess bank account's CSV export: UTF-8 (a BOM allowed), `,` separated, quoted fields allowed; a header naming at least `date`, `amount` and `utr` (or `reference` / `ref no`), ignoring case and spaces; other columns ignored. Dates YYYY-MM-DD or DD/MM/YYYY, amounts in rupees (thousands separators allowed); at most 5000 rows. */
+        /** @description The mess bank account's statement as the bank exports it: CSV (`text/csv`: UTF-8, a BOM allowed, CRLF or LF, `,` separated, quoted fields) or an Excel workbook (`.xlsx`, its first sheet; at most 1 MiB). Up to 30 lines before the header (the first row naming a date column and an amount or credit column) and any footer after the last transaction. Columns, matched ignoring case, spaces and a trailing dot: the date from `date`, `txn date`, `transaction date`, `tran date` or `value date` (a transaction date preferred); the amount from `credit`, `deposit`, `deposit amt.`, `deposit amount`, `cr amount`, or `amount` / `transaction amount(inr)` with a `cr/dr` or `type` column; the UTR from `utr`, `reference`, `ref no`, `ref no.`, `ref no./cheque no.`, `chq./ref.no.`, `cheque/ref no`, or else the 12-digit reference in the narration (`description`, `narration`, `particulars`, `remarks`, `transaction remarks`); a reference zero-padded past 12 digits is read as its last 12. Only credits count: debit rows and rows without a credit are `skipped`. Dates YYYY-MM-DD, DD/MM/YYYY, DD-MM-YYYY, DD/MM/YY, DD Mon YYYY, DD-Mon-YY(YY); amounts in rupees (thousands separators allowed); at most 5000 transaction rows. */
         requestBody: {
             content: {
+                "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
                 "text/csv": string;
             };
         };
@@ -4440,7 +4463,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description The body is not JSON (text/plain, XML, multipart), or is declared in a charset other than UTF-8 */
+            /** @description Error */
             415: {
                 headers: {
                     [name: string]: unknown;

@@ -76,6 +76,12 @@ export function parseJsonBody(raw: Buffer): unknown {
 /** The largest CSV body accepted (a bank statement of 5,000 rows is ~1 MB). */
 export const CSV_BODY_LIMIT_BYTES = 5 * 1024 * 1024;
 
+/**
+ * The largest Excel (.xlsx) body accepted: a bank's export of 5,000 rows is ~250 kB; reading a workbook costs far
+ * more memory and time than its bytes, so the limit is lower than a CSV's (BODY_LIMIT_BYTES when that is larger).
+ */
+export const XLSX_BODY_LIMIT_BYTES = 1024 * 1024;
+
 /** A text body (`text/csv`): well-formed UTF-8 (a BOM kept for the CSV parser to skip), else 400. */
 export function parseTextBody(raw: Buffer): string {
   let text: string;

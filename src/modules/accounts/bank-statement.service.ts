@@ -4,17 +4,44 @@ import { AccountsRepository } from './accounts.repository';
 import { type OutsidePayment, outsidePayment, PaymentRecorder } from './payment-recorder';
 import { PaymentsRepository } from './payments.repository';
 import { readStatement } from './statement-csv';
+import type { StatementField } from './statement-table';
+import { readStatementWorkbook } from './statement-xlsx';
+
+export interface MatchedLine {
+  line: number;
+  utr: string;
+  amountPaise: number;
+  claimId: string;
+  member: { id: string; fullName: string };
+}
+
+export interface UnmatchedLine {
+  line: number;
+  utr: string | null;
+  amountPaise: number | null;
+  reason: UnmatchedReason;
+  /** `amount differs`: what the claim says. */
+  claimedPaise?: number;
+  /** `bad row`: the first field that does not read. */
+  field?: StatementField;
+}
 
 export interface StatementResult {
+  /** Every transaction row read (credits, skipped rows and bad rows). */
   rows: number;
   matched: number;
   alreadyRecorded: number;
-  unmatched: { line: number; utr: string | null; amountPaise: number | null; reason: UnmatchedReason }[];
+  skipped: number;
+  matchedLines: MatchedLine[];
+  unmatched: UnmatchedLine[];
 }
 
 export type UnmatchedReason = 'no claim' | 'amount differs' | 'bad row';
 
-/** The bank statement import (extension 2.2): the mess account's CSV export matched to the pending claims. */
+/**
+ * The bank statement import (extension 2.2, and banks' own exports since "The first week"): the mess account's
+ * statement, CSV text or an Excel workbook's bytes, matched to the pending claims.
+ */
 @Injectable()
 export class BankStatementService {
   constructor(
@@ -28,21 +55,23 @@ export class BankStatementService {
    * Every row whose UTR is a pending claim of the same amount accepts that claim; one transaction, the rows matched
    * to the claims and the recorded references in one query, the payments recorded in a few statements.
    */
-  async importStatement(actorId: string, csv: string): Promise<StatementResult> {
-    const rows = readStatement(csv);
-    const readable = rows.filter((r) => r.ok);
-    const unmatched: StatementResult['unmatched'] = [];
+  async importStatement(actorId: string, file: string | Buffer): Promise<StatementResult> {
+    const rows = typeof file === 'string' ? readStatement(file) : await readStatementWorkbook(file);
+    const readable = rows.filter((r) => r.kind === 'credit');
+    const unmatched: UnmatchedLine[] = [];
     let alreadyRecorded = 0;
-    const recorded = await this.repository.transaction(async (tx) => {
+    const { recorded, matchedLines } = await this.repository.transaction(async (tx) => {
       const lookups = await this.repository.lookUpStatement(
         tx,
         readable.map((r) => r.utr),
       );
       const seen = new Set<string>();
-      const payments: (OutsidePayment & { claimId: string })[] = [];
+      const payments: (OutsidePayment & { claimId: string; line: number })[] = [];
       for (const row of rows) {
-        if (!row.ok) {
-          unmatched.push({ line: row.line, utr: row.utr, amountPaise: row.amountPaise, reason: 'bad row' });
+        if (row.kind === 'skipped') continue;
+        if (row.kind === 'bad') {
+          const { line, utr, amountPaise, field } = row;
+          unmatched.push({ line, utr, amountPaise, reason: 'bad row', field });
           continue;
         }
         const found = lookups.get(row.utr);
@@ -61,12 +90,14 @@ export class BankStatementService {
             utr: row.utr,
             amountPaise: row.amountPaise,
             reason: 'amount differs',
+            claimedPaise: claim.amountPaise,
           });
           continue;
         }
         seen.add(row.utr);
         payments.push({
           claimId: claim.id,
+          line: row.line,
           ...outsidePayment({
             userId: claim.userId,
             amountPaise: claim.amountPaise,
@@ -83,14 +114,26 @@ export class BankStatementService {
       const entries = await this.recorder.recordMany(tx, payments);
       const byId = new Set(entries.map((e) => e.id));
       alreadyRecorded += payments.length - entries.length;
+      const accepted = payments.filter((p) => byId.has(p.entry.id));
       await this.repository.acceptClaims(
         tx,
-        payments
-          .filter((p) => byId.has(p.entry.id))
-          .map((p) => ({ claimId: p.claimId, entryId: p.entry.id })),
+        accepted.map((p) => ({ claimId: p.claimId, entryId: p.entry.id })),
         actorId,
       );
-      return entries;
+      const names = await this.repository.memberNamesOf(
+        tx,
+        accepted.map((p) => p.entry.userId),
+      );
+      return {
+        recorded: entries,
+        matchedLines: accepted.map((p): MatchedLine => ({
+          line: p.line,
+          utr: p.references[0],
+          amountPaise: p.entry.amountPaise,
+          claimId: p.claimId,
+          member: { id: p.entry.userId, fullName: names.get(p.entry.userId) ?? '' },
+        })),
+      };
     });
     const balances = await this.accounts.balancesOf(recorded.map((e) => e.userId));
     // One event for them all: the receipts are queued in batches, not 5,000 notifications racing for the pool.
@@ -100,6 +143,14 @@ export class BankStatementService {
           this.recorder.paymentEvent(entry, balances.get(entry.userId) ?? 0, actorId),
         ),
       });
-    return { rows: rows.length, matched: recorded.length, alreadyRecorded, unmatched };
+    const skipped = rows.filter((r) => r.kind === 'skipped').length;
+    return {
+      rows: rows.length,
+      matched: recorded.length,
+      alreadyRecorded,
+      skipped,
+      matchedLines,
+      unmatched,
+    };
   }
 }

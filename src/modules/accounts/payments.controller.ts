@@ -38,8 +38,11 @@ import { BankStatementService } from './bank-statement.service';
 import { GatewayPaymentsService } from './gateway-payments.service';
 import { PaymentClaimsService } from './payment-claims.service';
 import { STATEMENT_MAX_ROWS, STATEMENT_TOO_LONG, STATEMENT_UNREADABLE } from './statement-csv';
+import { XLSX_BODY_LIMIT_BYTES } from '../../common/http/request-parsing';
+import { STATEMENT_NOT_XLSX, XLSX_CONTENT_TYPE } from './statement-xlsx';
 
 const CLAIM_NOT_FOUND = [404, PaymentErrors.claimNotFound] as const;
+const STATEMENT_NOT_A_FILE = `Send the statement as text/csv or ${XLSX_CONTENT_TYPE}`;
 
 /** Paying the mess (extension 2.2): UPI links, claims of transfers, the bank statement, gateway orders. */
 @ApiTags('Payments')
@@ -149,33 +152,50 @@ export class PaymentsController {
   @Post('bank-statement')
   @HttpCode(200)
   @Allow('accounts.manage')
-  @ApiConsumes('text/csv')
+  @ApiConsumes('text/csv', XLSX_CONTENT_TYPE)
   @ApiBody({
     description:
-      "The mess bank account's CSV export: UTF-8 (a BOM allowed), `,` separated, quoted fields allowed; a header " +
-      'naming at least `date`, `amount` and `utr` (or `reference` / `ref no`), ignoring case and spaces; other ' +
-      `columns ignored. Dates YYYY-MM-DD or DD/MM/YYYY, amounts in rupees (thousands separators allowed); at most ` +
-      `${STATEMENT_MAX_ROWS} rows.`,
+      "The mess bank account's statement as the bank exports it: CSV (`text/csv`: UTF-8, a BOM allowed, CRLF or LF, " +
+      '`,` separated, quoted fields) or an Excel workbook (`.xlsx`, its first sheet; at most ' +
+      `${XLSX_BODY_LIMIT_BYTES / 1024 / 1024} MiB). Up to 30 lines before the header (the first row naming a date ` +
+      'column and an amount or credit column) and any footer after the last transaction. Columns, matched ignoring ' +
+      'case, spaces and a trailing dot: the date from `date`, `txn date`, `transaction date`, `tran date` or ' +
+      '`value date` (a transaction date preferred); the amount from `credit`, `deposit`, `deposit amt.`, ' +
+      '`deposit amount`, `cr amount`, or `amount` / `transaction amount(inr)` with a `cr/dr` or `type` column; the ' +
+      'UTR from `utr`, `reference`, `ref no`, `ref no.`, `ref no./cheque no.`, `chq./ref.no.`, `cheque/ref no`, or ' +
+      'else the 12-digit reference in the narration (`description`, `narration`, `particulars`, `remarks`, ' +
+      '`transaction remarks`); a reference zero-padded past 12 digits is read as its last 12. Only credits count: ' +
+      'debit rows and rows without a credit are `skipped`. Dates YYYY-MM-DD, DD/MM/YYYY, DD-MM-YYYY, DD/MM/YY, ' +
+      `DD Mon YYYY, DD-Mon-YY(YY); amounts in rupees (thousands separators allowed); at most ${STATEMENT_MAX_ROWS} ` +
+      'transaction rows.',
     schema: {
       type: 'string',
-      example: 'Date,Narration,Ref No,Amount\n14/03/2025,"UPI/412233445566/Asha",412233445566,"3,250.50"\n',
+      example:
+        'Txn Date,Value Date,Description,Ref No./Cheque No.,Debit,Credit,Balance\n' +
+        '14 Mar 2025,14 Mar 2025,UPI/CR/412233445566/ASHA VERMA/SBIN/asha@okaxis/Mess,,,"3,250.50","1,03,250.50"\n',
     },
   })
   @ApiOperation({
     summary: 'Import the bank statement (treasurer or admin): accepts each pending claim a row matches',
     description:
-      "A row whose UTR is a pending claim of the same amount accepts it (`matched`); a UTR already a payment's " +
-      'reference is `alreadyRecorded`; the rest are `unmatched` with a reason (`no claim`, `amount differs`, ' +
-      '`bad row`). One transaction; importing the same statement twice records nothing the second time.',
+      'A credit whose UTR is a pending claim of the same amount accepts it (`matched`, each listed in ' +
+      "`matchedLines` with its claim and member); a UTR already a payment's reference is `alreadyRecorded`; debits " +
+      'and rows without a credit are `skipped`; the rest are `unmatched` with a reason (`no claim`, `amount ' +
+      'differs` with the `claimedAmount`, `bad row` naming its `field`). `line` is the line of the file (the row ' +
+      'of a spreadsheet). One transaction; importing the same statement twice records nothing the second time.',
   })
   @ApiOkResponse({ type: StatementImportResponse })
-  @ApiRoleAuth([400, STATEMENT_UNREADABLE, 'The statement has no utr column'], [413, STATEMENT_TOO_LONG])
+  @ApiRoleAuth(
+    [400, STATEMENT_UNREADABLE, STATEMENT_NOT_XLSX, 'The statement has no date column'],
+    [413, STATEMENT_TOO_LONG],
+    [415, STATEMENT_NOT_A_FILE],
+  )
   async importStatement(
     @CurrentUser() member: CurrentMember,
-    @Body() csv: string,
+    @Body() file: string | Buffer,
   ): Promise<StatementImportResponse> {
-    if (typeof csv !== 'string') throw new ApiError(415, STATEMENT_NOT_CSV);
-    return toStatementImportResponse(await this.statements.importStatement(member.id, csv));
+    if (typeof file !== 'string' && !Buffer.isBuffer(file)) throw new ApiError(415, STATEMENT_NOT_A_FILE);
+    return toStatementImportResponse(await this.statements.importStatement(member.id, file));
   }
 
   @Post('me/gateway-orders')
@@ -232,5 +252,3 @@ export class PaymentGatewayWebhookController {
     return { success: true };
   }
 }
-
-const STATEMENT_NOT_CSV = 'Send the statement as text/csv';

@@ -3,7 +3,7 @@ import { and, desc, eq, sql, type SQL } from 'drizzle-orm';
 import { Database, DbOrTx } from '../../database/database';
 import { textArray, uuidArray } from '../../database/sql-arrays';
 import { rowsOf } from '../../database/sql-rows';
-import { memberDirectory } from '../users';
+import { memberDirectory, memberNames } from '../users';
 import { accountEntries, type AccountEntryRow, type NewAccountEntryRow } from './accounts.schema';
 import {
   gatewayOrders,
@@ -231,6 +231,16 @@ export class PaymentsRepository {
         },
       ]),
     );
+  }
+
+  /** The names of these members, by id: one query, the ids one array parameter (the statement's matched lines name their members). */
+  async memberNamesOf(tx: DbOrTx, ids: string[]): Promise<Map<string, string>> {
+    if (!ids.length) return new Map();
+    const rows = await tx
+      .select({ id: memberNames.memberId, fullName: memberNames.fullName })
+      .from(memberNames)
+      .where(sql`${memberNames.memberId} = any(${uuidArray([...new Set(ids)])})`);
+    return new Map(rows.map((r) => [r.id, r.fullName]));
   }
 
   /** Many claims accepted at once, each with its entry: one statement. */

@@ -8,6 +8,7 @@ import { NOTE_MAX } from '../accounts.schema';
 import type { ClaimWithName } from '../payments.repository';
 import { CLAIM_STATUSES, REASON_MAX, type ClaimStatus, type GatewayOrderRow } from '../payments.schema';
 import type { StatementResult, UnmatchedReason } from '../bank-statement.service';
+import type { StatementField } from '../statement-table';
 import { EntryDto } from './accounts.response';
 
 // ---- requests ----
@@ -112,19 +113,41 @@ export class AcceptClaimResponse {
 
 const REASONS: UnmatchedReason[] = ['no claim', 'amount differs', 'bad row'];
 
+const FIELDS: StatementField[] = ['date', 'amount', 'utr'];
+const LINE = "The file's line (a CSV's line counting the preamble, a spreadsheet's row number)";
+
 class UnmatchedLineDto {
-  @ApiProperty({ description: 'Line of the file (the header is line 1)' }) line: number;
+  @ApiProperty({ description: LINE }) line: number;
   @ApiProperty({ nullable: true, type: String }) utr: string | null;
   @ApiProperty({ nullable: true, type: Number, description: 'Rupees, when readable' }) amount: number | null;
   @ApiProperty({ enum: REASONS }) reason: UnmatchedReason;
+  @ApiPropertyOptional({ description: "`amount differs`: the claim's amount (rupees)" })
+  claimedAmount?: number;
+  @ApiPropertyOptional({ enum: FIELDS, description: '`bad row`: the first field that does not read' })
+  field?: StatementField;
+}
+
+class MatchedLineDto {
+  @ApiProperty({ description: LINE }) line: number;
+  @ApiProperty({ example: '633112345603' }) utr: string;
+  @ApiProperty({ description: 'Rupees' }) amount: number;
+  @ApiProperty({ description: 'The claim it accepted' }) claimId: string;
+  @ApiProperty({ type: MemberRefDto }) member: MemberRefDto;
 }
 
 export class StatementImportResponse {
   @ApiProperty({ example: true }) success: true;
-  @ApiProperty({ description: 'Rows read (the header not counted)' }) rows: number;
+  @ApiProperty({
+    description:
+      'Transaction rows read: credits, skipped rows and bad rows (not the preamble, header or footer)',
+  })
+  rows: number;
   @ApiProperty({ description: 'Rows that accepted a pending claim (a payment recorded each)' })
   matched: number;
   @ApiProperty({ description: "Rows whose UTR is already a payment's reference" }) alreadyRecorded: number;
+  @ApiProperty({ description: 'Debit rows and rows without a credit' }) skipped: number;
+  @ApiProperty({ type: [MatchedLineDto], description: 'The rows that accepted a claim, in file order' })
+  matchedLines: MatchedLineDto[];
   @ApiProperty({ type: [UnmatchedLineDto] }) unmatched: UnmatchedLineDto[];
 }
 
@@ -166,11 +189,21 @@ export const toStatementImportResponse = (r: StatementResult): StatementImportRe
   rows: r.rows,
   matched: r.matched,
   alreadyRecorded: r.alreadyRecorded,
+  skipped: r.skipped,
+  matchedLines: r.matchedLines.map((m) => ({
+    line: m.line,
+    utr: m.utr,
+    amount: toRupees(m.amountPaise),
+    claimId: m.claimId,
+    member: { _id: m.member.id, fullName: m.member.fullName },
+  })),
   unmatched: r.unmatched.map((u) => ({
     line: u.line,
     utr: u.utr,
     amount: u.amountPaise === null ? null : toRupees(u.amountPaise),
     reason: u.reason,
+    ...(u.claimedPaise !== undefined ? { claimedAmount: toRupees(u.claimedPaise) } : {}),
+    ...(u.field ? { field: u.field } : {}),
   })),
 });
 
