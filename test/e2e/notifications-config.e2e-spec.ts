@@ -1,3 +1,4 @@
+import { FIRST_MESS_ID, inMess } from '../../src/common/tenancy/mess-scope';
 import { DeliveryErrors } from '../../src/modules/notifications/channels/delivery-error';
 import { NotificationsService } from '../../src/modules/notifications/notifications.service';
 import { NO_CHANNEL_CONFIGURED } from '../../src/modules/notifications/notifications.errors';
@@ -292,9 +293,11 @@ describe('Notifications with email disabled', () => {
       { token: member.token },
     );
     provider.failFor(e164(phone), ProviderErrors.invalidNumber(e164(phone)));
-    await t.app
-      .get(NotificationsService)
-      .notify([{ userId: member.id, type: 'MEAL_REMINDER', title: 'Lunch', content: 'Mark it' }]);
+    await inMess(FIRST_MESS_ID, () =>
+      t.app
+        .get(NotificationsService)
+        .notify([{ userId: member.id, type: 'MEAL_REMINDER', title: 'Lunch', content: 'Mark it' }]),
+    );
     await n.settle();
     const [stored] = (await t.get('/notifications', { token: member.token })).body.notifications;
     expect(stored).toMatchObject({

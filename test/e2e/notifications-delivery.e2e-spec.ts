@@ -1,4 +1,5 @@
 import { eq, sql } from 'drizzle-orm';
+import { FIRST_MESS_ID, inMess } from '../../src/common/tenancy/mess-scope';
 import { localParts } from '../../src/common/time/dates';
 import { Database } from '../../src/database/database';
 import { DeliveryErrors } from '../../src/modules/notifications/channels/delivery-error';
@@ -157,7 +158,8 @@ describe('Notifications: delivery, fallback, WhatsApp outcomes and retries', () 
       await n.settle();
       let [stored] = await historyOf(member);
       expect(stored).toMatchObject({ _id: row.id, status: 'queued', attempts: 1, fallbackUsed: false });
-      const sid = (await t.app.get(NotificationsRepository).findById(row.id))!.providerMessageId;
+      const sid = (await inMess(FIRST_MESS_ID, () => t.app.get(NotificationsRepository).findById(row.id)))!
+        .providerMessageId;
       expect(sid).toMatch(/^SM/);
       expect(mail.to(member.email)).toHaveLength(0);
       // the follow-up read waits for its time
@@ -463,8 +465,10 @@ describe('Notifications: delivery, fallback, WhatsApp outcomes and retries', () 
       expect(await rowOf(lost, rows[0].id)).toMatchObject({ status: 'retrying' });
 
       // later: new jobs for the first two, delivered once; a second tick adds nothing
-      await database.db.execute(
-        sql`update notifications set created_at = now() - interval '25 hours' where id = ${rows[2].id}`,
+      await inMess(FIRST_MESS_ID, () =>
+        database.db.execute(
+          sql`update notifications set created_at = now() - interval '25 hours' where id = ${rows[2].id}`,
+        ),
       );
       await tickAt(new Date(Date.now() + 10 * 60_000));
       await tickAt(new Date(Date.now() + 11 * 60_000));

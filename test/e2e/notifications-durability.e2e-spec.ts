@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { FIRST_MESS_ID, inMess } from '../../src/common/tenancy/mess-scope';
 import { DeliveryErrors } from '../../src/modules/notifications/channels/delivery-error';
 import { NotificationsService } from '../../src/modules/notifications/notifications.service';
 import { TestApp } from '../support/app';
@@ -69,9 +70,12 @@ describe('Durable notification delivery', () => {
       { token: asha.token },
     );
     const service = first.app.get(NotificationsService);
-    const [fallback] = await service.notify([
-      { userId: asha.id, type: 'PAYMENT_DUE', title: 'Payment due', content: 'Your share is ₹1,234.50.' },
-    ]);
+    // The service, called outside a request, acts in the mess it is given: the first, whose members these are.
+    const [fallback] = await inMess(FIRST_MESS_ID, () =>
+      service.notify([
+        { userId: asha.id, type: 'PAYMENT_DUE', title: 'Payment due', content: 'Your share is ₹1,234.50.' },
+      ]),
+    );
     await notificationsOf(first).settle();
     const [stored] = (await first.get('/notifications', { token: asha.token })).body.notifications;
     expect(stored).toMatchObject({
@@ -88,9 +92,9 @@ describe('Durable notification delivery', () => {
     ]);
 
     // queued, and the process goes away before any worker runs it
-    const [waiting] = await service.notify([
-      { userId: ravi.id, type: 'COST_SUMMARY', title: 'Your bill', content: 'Thirty meals.' },
-    ]);
+    const [waiting] = await inMess(FIRST_MESS_ID, () =>
+      service.notify([{ userId: ravi.id, type: 'COST_SUMMARY', title: 'Your bill', content: 'Thirty meals.' }]),
+    );
     expect(await notificationsOf(first).queue.statusCounts()).toMatchObject({ queued: 1 });
     await first.app.close();
     const before = mail.received.length;
@@ -126,9 +130,11 @@ describe('Durable notification delivery', () => {
 
     // ---- the worker meets an SMTP outage, backs off, and delivers once the server is back ----
     await mail.stop();
-    const [outage] = await second.app
-      .get(NotificationsService)
-      .notify([{ userId: ravi.id, type: 'MEAL_UPDATE', title: 'Menu changed', content: 'Paneer tonight.' }]);
+    const [outage] = await inMess(FIRST_MESS_ID, () =>
+      second.app
+        .get(NotificationsService)
+        .notify([{ userId: ravi.id, type: 'MEAL_UPDATE', title: 'Menu changed', content: 'Paneer tonight.' }]),
+    );
     await eventually(async () => {
       const row = (
         (await second.get('/notifications', { token: ravi.token })).body.notifications as any[]

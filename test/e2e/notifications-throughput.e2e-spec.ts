@@ -1,3 +1,4 @@
+import { FIRST_MESS_ID, inMess } from '../../src/common/tenancy/mess-scope';
 import { NotificationsService } from '../../src/modules/notifications/notifications.service';
 import { TestApp } from '../support/app';
 import { MailServer } from '../support/mail-server';
@@ -26,13 +27,15 @@ describe('Notification throughput', () => {
   it(`delivers ${count} emails, every one once`, async () => {
     const member = await t.member('student');
     const started = Date.now();
-    await t.app.get(NotificationsService).notify(
-      Array.from({ length: count }, (_, i) => ({
-        userId: member.id,
-        type: 'EXPENSE_ADDED' as const,
-        title: `Expense ${i}`,
-        content: `Expense number ${i} was recorded.`,
-      })),
+    await inMess(FIRST_MESS_ID, () =>
+      t.app.get(NotificationsService).notify(
+        Array.from({ length: count }, (_, i) => ({
+          userId: member.id,
+          type: 'EXPENSE_ADDED' as const,
+          title: `Expense ${i}`,
+          content: `Expense number ${i} was recorded.`,
+        })),
+      ),
     );
     await mail.waitFor(count);
     const seconds = (Date.now() - started) / 1000;

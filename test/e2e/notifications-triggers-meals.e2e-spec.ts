@@ -1,3 +1,4 @@
+import { FIRST_MESS_ID, inMess } from '../../src/common/tenancy/mess-scope';
 import { addDays, zonedInstant } from '../../src/common/time/dates';
 import { NotificationSchedules } from '../../src/modules/notifications/notification-schedules';
 import { NotificationTriggers } from '../../src/modules/notifications/notification-triggers';
@@ -10,6 +11,9 @@ import { type Member, today, triggersSuite, TZ } from '../support/notification-t
  * events, and the schedule handlers run at instants the test chooses (the handlers take `now`).
  * Here: menus, headcounts, meal reminders, attendance confirmations and discrepancy alerts.
  */
+/** A schedule or trigger method called directly (no request, no tick): in the first mess, the suite's. */
+const inFirstMess = <T>(work: () => Promise<T>): Promise<T> => inMess(FIRST_MESS_ID, work);
+
 describe('Notification triggers: menus, headcounts, reminders, confirmations and discrepancies', () => {
   const suite = triggersSuite();
   const { provider, members, publishMenu, member, received } = suite;
@@ -79,10 +83,10 @@ describe('Notification triggers: menus, headcounts, reminders, confirmations and
     const at = (time: string) => zonedInstant(day, time, TZ);
 
     // outside the window (more than 60 minutes before, or after the start): nothing
-    expect(await n.schedules.mealReminders(at('11:29'))).toBe(0);
-    expect(await n.schedules.mealReminders(at('12:30'))).toBe(0);
+    expect(await inFirstMess(() => n.schedules.mealReminders(at('11:29')))).toBe(0);
+    expect(await inFirstMess(() => n.schedules.mealReminders(at('12:30')))).toBe(0);
 
-    const queued = await n.schedules.mealReminders(at('11:40'));
+    const queued = await inFirstMess(() => n.schedules.mealReminders(at('11:40')));
     await n.settle();
     expect(queued).toBeGreaterThan(0);
     expect(await received(student, 'MEAL_REMINDER')).toHaveLength(0); // marked
@@ -97,7 +101,7 @@ describe('Notification triggers: menus, headcounts, reminders, confirmations and
     );
 
     // later ticks, and a second replica with its own schedules, queue nothing twice
-    expect(await n.schedules.mealReminders(at('11:50'))).toBe(0);
+    expect(await inFirstMess(() => n.schedules.mealReminders(at('11:50')))).toBe(0);
     const replica = new NotificationSchedules(
       (n.schedules as any).notifications,
       (n.schedules as any).attendance,
@@ -108,13 +112,13 @@ describe('Notification triggers: menus, headcounts, reminders, confirmations and
       (n.schedules as any).config,
       (n.schedules as any).outages,
     );
-    expect(await replica.mealReminders(at('11:55'))).toBe(0);
+    expect(await inFirstMess(() => replica.mealReminders(at('11:55')))).toBe(0);
     await n.settle();
     expect(await received(manager, 'MEAL_REMINDER')).toHaveLength(1);
 
     // 30 minutes before: confirmations to the members who marked
-    expect(await n.schedules.attendanceConfirmations(at('11:59'))).toBe(0);
-    expect(await n.schedules.attendanceConfirmations(at('12:05'))).toBe(1);
+    expect(await inFirstMess(() => n.schedules.attendanceConfirmations(at('11:59')))).toBe(0);
+    expect(await inFirstMess(() => n.schedules.attendanceConfirmations(at('12:05')))).toBe(1);
     await n.settle();
     expect(await received(student, 'ATTENDANCE_CONFIRMATION')).toMatchObject([
       { title: 'Confirm your Lunch attendance', status: 'sent' },
@@ -275,9 +279,9 @@ describe('Notification triggers: menus, headcounts, reminders, confirmations and
       actorId: manager.id,
       updatedAt,
     });
-    expect(await triggers.mealUpdate(saved(['Rajma']), 'published')).toBeGreaterThan(0);
-    expect(await triggers.mealUpdate(saved(['Paneer']), 'published')).toBeGreaterThan(0);
-    expect(await triggers.mealUpdate(saved(['Paneer']), 'published')).toBe(0);
+    expect(await inFirstMess(() => triggers.mealUpdate(saved(['Rajma']), 'published'))).toBeGreaterThan(0);
+    expect(await inFirstMess(() => triggers.mealUpdate(saved(['Paneer']), 'published'))).toBeGreaterThan(0);
+    expect(await inFirstMess(() => triggers.mealUpdate(saved(['Paneer']), 'published'))).toBe(0);
     await n.settle();
     const breakfast = (await received(student, 'MEAL_UPDATE')).filter((x) =>
       x.title.endsWith(`Breakfast on ${day}`),
@@ -371,7 +375,7 @@ describe('Notification triggers: menus, headcounts, reminders, confirmations and
     expect(await headcounts(managerBoth)).toMatchObject([{ channels: ['email'] }]);
     expect(await headcounts(managerNoUpdates)).toHaveLength(0); // mealUpdates switched off
     expect(await headcounts(student)).toHaveLength(0); // managers only
-    expect(await replica.headcounts(at('07:06'))).toBe(0);
+    expect(await inFirstMess(() => replica.headcounts(at('07:06')))).toBe(0);
 
     // marks between two ticks are coalesced: +1 and −1 leave the count at 2, nothing to say
     await mark(studentQuiet, 'present');
@@ -383,7 +387,7 @@ describe('Notification triggers: menus, headcounts, reminders, confirmations and
     await mark(studentWhatsApp, 'present');
     fixClock(t, at('07:40'));
     try {
-      const queued = await Promise.all([n.schedules.headcounts(), replica.headcounts()]);
+      const queued = await inFirstMess(() => Promise.all([n.schedules.headcounts(), replica.headcounts()]));
       expect(queued[0] + queued[1]).toBe(3); // the three managers with mealUpdates on, once each
     } finally {
       restoreClock(t);

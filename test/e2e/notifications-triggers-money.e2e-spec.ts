@@ -1,3 +1,4 @@
+import { FIRST_MESS_ID, inMess } from '../../src/common/tenancy/mess-scope';
 import { addDays, monthOf, zonedInstant } from '../../src/common/time/dates';
 import { TestApp } from '../support/app';
 import { notificationsOf, tickSchedulesAt } from '../support/notifications';
@@ -8,6 +9,9 @@ import { today, triggersSuite, TZ } from '../support/notification-triggers';
  * events, and the schedule handlers run at instants the test chooses (the handlers take `now`).
  * Here: expenses against the budget, the monthly bill and the payment due.
  */
+/** A schedule handler called directly (no request, no tick): in the first mess, the suite's. */
+const inFirstMess = <T>(work: () => Promise<T>): Promise<T> => inMess(FIRST_MESS_ID, work);
+
 describe('Notification triggers: expenses, budget, bills and dues', () => {
   const suite = triggersSuite();
   const { provider, members, received } = suite;
@@ -110,12 +114,12 @@ describe('Notification triggers: expenses, budget, bills and dues', () => {
     await n.settle();
 
     const at = (day: string, time: string) => zonedInstant(`${next}-${day}`, time, TZ);
-    expect(await n.schedules.costSummaries(at('01', '08:59'))).toBe(0);
+    expect(await inFirstMess(() => n.schedules.costSummaries(at('01', '08:59')))).toBe(0);
     // the service was down all of the 1st: the cron tick of the 2nd (the app's clock fixed there) catches up
     await tickSchedulesAt(t, at('02', '09:30'));
     // the dedupe keys make any later tick of the month a no-op, on this replica or another
-    expect(await n.schedules.costSummaries(at('01', '09:05'))).toBe(0);
-    expect(await n.schedules.costSummaries(at('20', '09:05'))).toBe(0);
+    expect(await inFirstMess(() => n.schedules.costSummaries(at('01', '09:05')))).toBe(0);
+    expect(await inFirstMess(() => n.schedules.costSummaries(at('20', '09:05')))).toBe(0);
     await n.settle();
     // the mess's chargeMethod (proportional by default), what the member is charged: 900 × 3 / 4 meals = 675.00
     expect(await received(student, 'COST_SUMMARY')).toMatchObject([
@@ -133,9 +137,9 @@ describe('Notification triggers: expenses, budget, bills and dues', () => {
     expect(
       (await t.post(`/analytics/months/${month}/close`, undefined, { token: treasurer.token })).status,
     ).toBe(200);
-    expect(await n.schedules.paymentsDue(at('07', '10:00'))).toBe(0);
-    expect(await n.schedules.paymentsDue(at('08', '08:59'))).toBe(0);
-    expect(await n.schedules.paymentsDue(at('08', '09:00'))).toBe(2);
+    expect(await inFirstMess(() => n.schedules.paymentsDue(at('07', '10:00')))).toBe(0);
+    expect(await inFirstMess(() => n.schedules.paymentsDue(at('08', '08:59')))).toBe(0);
+    expect(await inFirstMess(() => n.schedules.paymentsDue(at('08', '09:00')))).toBe(2);
     await n.settle();
     expect(await received(student, 'PAYMENT_DUE')).toMatchObject([
       {
@@ -151,7 +155,7 @@ describe('Notification triggers: expenses, budget, bills and dues', () => {
       { title: 'Payment due: ₹225.00', deliveredVia: 'whatsapp' },
     ]);
     expect(provider.sentTo(studentWhatsApp.phone).at(-1)!.body).toMatch(/^Payment due: ₹225\.00/);
-    expect(await n.schedules.paymentsDue(at('08', '15:00'))).toBe(0);
-    expect(await n.schedules.paymentsDue(at('15', '09:00'))).toBe(0);
+    expect(await inFirstMess(() => n.schedules.paymentsDue(at('08', '15:00')))).toBe(0);
+    expect(await inFirstMess(() => n.schedules.paymentsDue(at('15', '09:00')))).toBe(0);
   });
 });

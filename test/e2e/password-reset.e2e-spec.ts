@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { sql } from 'drizzle-orm';
+import { FIRST_MESS_ID, inMess } from '../../src/common/tenancy/mess-scope';
 import { Database } from '../../src/database/database';
 import { PasswordResetListener } from '../../src/modules/notifications/password-reset.listener';
 import { TestApp } from '../support/app';
@@ -91,11 +92,13 @@ describe('Password reset: a forgotten password set anew through a mailed one-tim
       (await t.post('/auth/login', { email: asha.email, password: 'a-brand-new-password' })).status,
     ).toBe(200);
     // the member's trail says their password was reset, by them
-    const audited = await t.app
-      .get(Database)
-      .db.execute(
-        sql`select actor_id, action from audit_events where entity = 'user' and entity_id = ${asha.id}`,
-      );
+    const audited = await inMess(FIRST_MESS_ID, () =>
+      t.app
+        .get(Database)
+        .db.execute(
+          sql`select actor_id, action from audit_events where entity = 'user' and entity_id = ${asha.id}`,
+        ),
+    );
     expect((audited as unknown as { rows: unknown[] }).rows).toEqual([
       { actor_id: asha.id, action: 'password-reset' },
     ]);
@@ -164,9 +167,11 @@ describe('Password reset: a forgotten password set anew through a mailed one-tim
     expect(sent.status).toBe(202);
     expect(sent.body).toEqual({ success: true, message: expect.any(String) });
     const token = await nextLink(kiran.email);
-    const audited = await t.app
-      .get(Database)
-      .db.execute(sql`select action from audit_events where entity = 'user' and entity_id = ${kiran.id}`);
+    const audited = await inMess(FIRST_MESS_ID, () =>
+      t.app
+        .get(Database)
+        .db.execute(sql`select action from audit_events where entity = 'user' and entity_id = ${kiran.id}`),
+    );
     expect((audited as unknown as { rows: unknown[] }).rows).toEqual([{ action: 'password-reset-sent' }]);
     expect((await t.post('/auth/password/reset', { token, newPassword: 'chosen-by-kiran' })).status).toBe(
       200,

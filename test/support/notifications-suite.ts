@@ -1,3 +1,4 @@
+import { FIRST_MESS_ID, inMess } from '../../src/common/tenancy/mess-scope';
 import { NotificationsService } from '../../src/modules/notifications/notifications.service';
 import { ADMIN, TestApp } from './app';
 import { captureLogs } from './logs';
@@ -114,9 +115,12 @@ export function bothProvidersSuite(): BothProvidersSuite {
     return res.body.notifications as any[];
   };
   suite.notifyOne = async (userId, type = 'DISCREPANCY_ALERT') => {
-    const [row] = await suite.notifications.notify([
-      { userId, type, title: `Alert <for> ${userId.slice(0, 4)}`, content: 'Dal & rice were marked\ntwice.' },
-    ]);
+    // Called on the service, outside a request: in the first mess, whose members t.member makes.
+    const [row] = await inMess(FIRST_MESS_ID, () =>
+      suite.notifications.notify([
+        { userId, type, title: `Alert <for> ${userId.slice(0, 4)}`, content: 'Dal & rice were marked\ntwice.' },
+      ]),
+    );
     return row;
   };
   return suite;

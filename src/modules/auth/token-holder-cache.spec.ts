@@ -1,4 +1,5 @@
 import { CacheInvalidation } from '../../common/cache/cache-invalidation';
+import type { EventMap } from '../../common/events/event-map';
 import type { TokenHolder } from './revoked-tokens.repository';
 import { TokenHolderCache } from './token-holder-cache';
 
@@ -66,7 +67,9 @@ describe('TokenHolderCache', () => {
     await cache.holder(ASHA, 'token-1', read(ASHA));
     await cache.holder(RAVI, 'token-2', read(RAVI));
     stored.set(ASHA, holderOf(ASHA, 'manager'));
-    cache.onMemberUpdated({ userId: ASHA });
+    // As the bus delivers it: the event names its mess, and the listener runs in it.
+    const updated: EventMap['member.updated'] = { userId: ASHA, messId: FIRST_MESS_ID };
+    cache.onMemberUpdated(updated);
     expect((await cache.holder(ASHA, 'token-1', read(ASHA)))?.role).toBe('manager');
     await cache.holder(RAVI, 'token-2', read(RAVI));
     expect(reads).toBe(3);

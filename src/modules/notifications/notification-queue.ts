@@ -199,7 +199,10 @@ export class NotificationQueue implements OnModuleInit, OnModuleDestroy {
     );
   }
 
-  /** Rows per status (one job per notification row), with the failures of the last FAILED_JOBS_WINDOW_HOURS. */
+  /**
+   * Rows per status in every mess (one job per notification row; the queue is the deployment's, and the metrics and
+   * health ask outside a mess or in another one), with the failures of the last FAILED_JOBS_WINDOW_HOURS.
+   */
   async statusCounts(): Promise<JobStatusCounts> {
     const since = new Date(this.clock.now().getTime() - FAILED_JOBS_WINDOW_HOURS * 3_600_000);
     const { failedSince, ...byStatus } = await this.repository.countByStatus(since);
@@ -288,7 +291,7 @@ export class NotificationQueue implements OnModuleInit, OnModuleDestroy {
    */
   private async process(job: JobWithMetadata<DeliveryJob>): Promise<void> {
     const id = job.data.notificationId;
-    const messId = job.data.messId ?? (await this.repository.messOf(id, this.requireBoss().getDb()));
+    const messId = job.data.messId ?? (await this.repository.messOf(id));
     // No mess: the row is gone, and there is nothing to deliver.
     if (!messId) return;
     const outcome = await inMess(messId, () =>

@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
-import type { ExpenseEvent } from '../../common/events/event-map';
+import type { EventMap } from '../../common/events/event-map';
 import { Outages } from '../../common/outages/outages';
+import { FIRST_MESS_ID } from '../../common/tenancy/mess-scope';
 import { NotificationTriggers } from './notification-triggers';
 
 describe('NotificationTriggers', () => {
@@ -36,7 +37,9 @@ describe('NotificationTriggers', () => {
       {} as never,
       outages,
     );
-    const expense: ExpenseEvent = {
+    // As the bus delivers it: every event names its mess, and the listener runs in it.
+    const expense: EventMap['expense.recorded'] = {
+      messId: FIRST_MESS_ID,
       expenseId: 'e-1',
       months: ['2025-11'],
       date: '2025-11-03',

@@ -35,18 +35,14 @@ export class NotificationsRepository {
   }
 
   /**
-   * The mess of notification `id`, read through `owner`, the job queue's connection (the connecting user's, which
-   * acts in no mess): for a delivery job enqueued before jobs named their mess. Undefined when the row is gone.
+   * The mess of notification `id`, read across messes (the reader role: the worker acts in no mess before it knows
+   * the row's): for a delivery job enqueued before jobs named their mess. Undefined when the row is gone.
    */
-  async messOf(
-    id: string,
-    owner: { executeSql(text: string, values?: unknown[]): Promise<{ rows: unknown[] }> },
-  ): Promise<string | undefined> {
-    const { rows } = await owner.executeSql(
-      'select mess_id::text as mess_id from public.notifications where id = $1',
-      [id],
+  async messOf(id: string): Promise<string | undefined> {
+    const [row] = await this.database.acrossMesses((tx) =>
+      tx.select({ messId: notifications.messId }).from(notifications).where(eq(notifications.id, id)).limit(1),
     );
-    return (rows[0] as { mess_id: string } | undefined)?.mess_id;
+    return row?.messId;
   }
 
   async findById(id: string): Promise<NotificationRow | undefined> {
@@ -129,18 +125,24 @@ export class NotificationsRepository {
       .limit(limit);
   }
 
-  /** Rows per status, and how many of the failed ones failed (were last changed) at or after `failedSince`. */
+  /**
+   * Rows per status in every mess (the deployment's queue, for the metrics and health: read across messes, whatever
+   * mess the caller acts in, or none), and how many of the failed ones failed (were last changed) at or after
+   * `failedSince`.
+   */
   async countByStatus(
     failedSince: Date,
   ): Promise<Record<NotificationStatus, number> & { failedSince: number }> {
-    const rows = await this.db
-      .select({
-        status: notifications.status,
-        n: count(),
-        since: sql<number>`count(*) filter (where ${notifications.updatedAt} >= ${failedSince.toISOString()})::int`,
-      })
-      .from(notifications)
-      .groupBy(notifications.status);
+    const rows = await this.database.acrossMesses((tx) =>
+      tx
+        .select({
+          status: notifications.status,
+          n: count(),
+          since: sql<number>`count(*) filter (where ${notifications.updatedAt} >= ${failedSince.toISOString()})::int`,
+        })
+        .from(notifications)
+        .groupBy(notifications.status),
+    );
     const counts = { queued: 0, retrying: 0, sent: 0, failed: 0, failedSince: 0 };
     for (const row of rows) {
       counts[row.status] = row.n;
