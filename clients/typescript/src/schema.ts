@@ -1177,8 +1177,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Read the menu of a day or an ISO week, optionally of one meal type
-         * @description `date` gives one day; `week` (with an optional `year`) gives Monday to Sunday of that ISO-8601 week; with neither, the current week in the mess time zone. `date` and `week` together are a 400, as is week 53 of a year that has 52. Ordered by date, then by the time of day of the meal.
+         * Read the menu of a day, an ISO week or a range of days, optionally of one meal type
+         * @description `date` gives one day; `week` (with an optional `year`) gives Monday to Sunday of that ISO-8601 week; `from` and `to` give every day from one to the other, both included, at most 31 days; with none, the current week in the mess time zone. Two of these together are a 400 naming the fields, as are `from` without `to` (or the reverse), `to` before `from`, a range over 31 days, and week 53 of a year that has 52. Ordered by date, then by the time of day of the meal.
          */
         get: operations["listMeals"];
         put?: never;
@@ -10086,9 +10086,13 @@ export interface operations {
     listMeals: {
         parameters: {
             query?: {
-                /** @description One day (YYYY-MM-DD). Not together with `week`. */
+                /** @description One day (YYYY-MM-DD). Not together with `week` or `from`/`to`. */
                 date?: string;
-                /** @description ISO-8601 week number (Monday to Sunday) of `year`; 53 only in years that have it. Not together with `date`. For example 11. */
+                /** @description The first day of a range (YYYY-MM-DD), with `to`; at most 31 days, both included. Not together with `date` or `week`. */
+                from?: string;
+                /** @description The last day of the range that `from` starts (YYYY-MM-DD), included. */
+                to?: string;
+                /** @description ISO-8601 week number (Monday to Sunday) of `year`; 53 only in years that have it. Not together with `date` or `from`/`to`. For example 11. */
                 week?: number;
                 /** @description The ISO week-numbering year of `week`; only with `week`. Defaults to the year of today's week in the mess time zone. For example 2025. */
                 year?: number;
