@@ -1491,6 +1491,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/users/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve members in bulk (admin): all or nothing
+         * @description Each member is approved as `PUT /users/{id}/approve` would: from pending or rejected, into the capacity of their own mess, in its audit trail. An id that names nobody is 404 naming it; a mess the approvals would take over its capacity is 409 naming it; either way nobody is approved. Members already approved are left as they are and not counted.
+         */
+        post: operations["approveUsers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/users/profile": {
         parameters: {
             query?: never;
@@ -1698,6 +1718,24 @@ export interface components {
             /** @example true */
             success: boolean;
             totals: components["schemas"]["AccountTotalsDto"];
+        };
+        ApproveUsersDto: {
+            /**
+             * @description 1 to 1000 distinct user ids; all are approved or none
+             * @example [
+             *       "0193a5e4-7c1a-7c9e-9d3b-4a1f2e3d4c5b"
+             *     ]
+             */
+            userIds: string[];
+        };
+        ApprovedEnvelopeDto: {
+            /**
+             * @description How many members were approved (members already approved are not counted)
+             * @example 1
+             */
+            approved: number;
+            /** @example true */
+            success: boolean;
         };
         AttendanceAnalyticsDto: {
             /** @description present marks / (totalMembers × served slots), 0..1 */
@@ -11877,6 +11915,118 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    approveUsers: {
+        parameters: {
+            query?: {
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApproveUsersDto"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovedEnvelopeDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Conflicts with existing data or with a closed month */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The body is not JSON (text/plain, XML, multipart), or is declared in a charset other than UTF-8 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
             /** @description Too many requests; wait for the seconds in Retry-After */
