@@ -2075,8 +2075,8 @@ export interface components {
              */
             amount: number;
             /**
-             * @description As the PDF and CSV print it
-             * @example Meals: 25 × ₹40.00 per meal = ₹1,000.00
+             * @description As the PDF and CSV print it. A share by meals reads `meals of all meals × the month total = share` (spec: `… ÷ active members`), less than a paisa from the exact product; a rate per meal that is not a whole number of paise is marked `about …, rounded`, and a share rounded by the largest-remainder rule says so
+             * @example Meals: 25 of 450 meals × ₹18,000.00 = ₹1,000.00 (₹40.00 per meal)
              */
             particulars: string;
             /**
