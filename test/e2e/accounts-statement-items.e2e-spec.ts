@@ -101,7 +101,7 @@ describe('Statements itemise a closed month: meals × the rate, extras by item, 
     const items = charge.items as Item[];
     expect(items).toEqual([
       {
-        particulars: 'Meals: 3 × ₹1,500.00 per meal = ₹4,500.00',
+        particulars: 'Meals: 3 of 4 meals × ₹6,000.00 = ₹4,500.00 (₹1,500.00 per meal)',
         quantity: 3,
         unitPrice: 1500,
         amount: 4500,

@@ -319,6 +319,55 @@ describe('Meals: the menu, one per date and meal type, published by managers', (
       });
     });
 
+    it('reads a range of days, both ends included, at most 31 of them', async () => {
+      const range = await t.get('/meals?from=2025-03-10&to=2025-03-16', { token: student.token });
+      expect([range.status, ids(range.body.meals)]).toEqual([200, inside]);
+      // the range crosses weeks: one day either side takes in the edges, in order
+      const wider = await t.get('/meals?from=2025-03-09&to=2025-03-17&mealType=Supper', {
+        token: student.token,
+      });
+      expect(wider.body.meals.map((m: { date: string }) => m.date)).toEqual([
+        '2025-03-09',
+        '2025-03-12',
+        '2025-03-16',
+      ]);
+      const oneDay = await t.get('/meals?from=2025-03-17&to=2025-03-17', { token: student.token });
+      expect(ids(oneDay.body.meals)).toEqual([mondayAfter]);
+      // 31 days is the most: 1 to 31 March is taken, 1 March to 1 April is not
+      expect((await t.get('/meals?from=2025-03-01&to=2025-03-31', { token: student.token })).status).toBe(
+        200,
+      );
+      const refusals: [string, { field: string; message: string }[]][] = [
+        [
+          'from=2025-03-01&to=2025-04-01',
+          [{ field: 'to', message: 'from to to covers at most 31 days: to must be on or before 2025-03-31' }],
+        ],
+        [
+          'from=2025-03-16&to=2025-03-10',
+          [{ field: 'to', message: 'to must be on or after from (2025-03-16)' }],
+        ],
+        ['from=2025-03-10', [{ field: 'to', message: 'to is needed with from' }]],
+        ['to=2025-03-10', [{ field: 'from', message: 'from is needed with to' }]],
+        [
+          'from=2025-03-10&to=2025-03-16&date=2025-03-12&week=11',
+          [
+            { field: 'date', message: 'send either from and to, or date, not both' },
+            { field: 'week', message: 'send either from and to, or week, not both' },
+          ],
+        ],
+      ];
+      for (const [query, details] of refusals) {
+        const res = await t.get(`/meals?${query}`, { token: student.token });
+        expect([query, res.status, res.body]).toEqual([
+          query,
+          400,
+          { success: false, error: 'Validation failed', details },
+        ]);
+      }
+      const badDates = await t.get('/meals?from=2025-02-30&to=someday', { token: student.token });
+      expect(badDates.body.details.map((d: { field: string }) => d.field).sort()).toEqual(['from', 'to']);
+    });
+
     it('says a week or year that is not a whole number must be an integer', async () => {
       for (const [query, field] of [
         ['week=abc', 'week'],

@@ -57,7 +57,9 @@ describe('Messes: members', () => {
     expect(user.body.user.mess).toEqual({ _id: north, slug: 'north', messName: 'North' });
     const bad = await t.post('/auth/register', body('x@college.edu', 'nowhere'));
     expect(bad.status).toBe(400);
-    expect(bad.body.details).toEqual([{ field: 'mess', message: 'mess names no mess' }]);
+    expect(bad.body.details).toEqual([
+      { field: 'mess', message: 'no mess has the slug or _id "nowhere"; GET /api/messes lists them' },
+    ]);
     const plain = await t.post('/auth/register', body('y@college.edu'));
     expect((await t.get(`/users/${plain.body.userId}`, { token: admin })).body.user.mess.slug).toBe('main');
 

@@ -1177,8 +1177,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Read the menu of a day or an ISO week, optionally of one meal type
-         * @description `date` gives one day; `week` (with an optional `year`) gives Monday to Sunday of that ISO-8601 week; with neither, the current week in the mess time zone. `date` and `week` together are a 400, as is week 53 of a year that has 52. Ordered by date, then by the time of day of the meal.
+         * Read the menu of a day, an ISO week or a range of days, optionally of one meal type
+         * @description `date` gives one day; `week` (with an optional `year`) gives Monday to Sunday of that ISO-8601 week; `from` and `to` give every day from one to the other, both included, at most 31 days; with none, the current week in the mess time zone. Two of these together are a 400 naming the fields, as are `from` without `to` (or the reverse), `to` before `from`, a range over 31 days, and week 53 of a year that has 52. Ordered by date, then by the time of day of the meal.
          */
         get: operations["listMeals"];
         put?: never;
@@ -1492,6 +1492,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/users/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve members in bulk (admin): all or nothing
+         * @description Each member is approved as `PUT /users/{id}/approve` would: from pending or rejected, into the capacity of their own mess, in its audit trail. An id that names nobody is 404 naming it; a mess the approvals would take over its capacity is 409 naming it; either way nobody is approved. Members already approved are left as they are and not counted.
+         */
+        post: operations["approveUsers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/users/profile": {
         parameters: {
             query?: never;
@@ -1699,6 +1719,24 @@ export interface components {
             /** @example true */
             success: boolean;
             totals: components["schemas"]["AccountTotalsDto"];
+        };
+        ApproveUsersDto: {
+            /**
+             * @description 1 to 1000 distinct user ids; all are approved or none
+             * @example [
+             *       "0193a5e4-7c1a-7c9e-9d3b-4a1f2e3d4c5b"
+             *     ]
+             */
+            userIds: string[];
+        };
+        ApprovedEnvelopeDto: {
+            /**
+             * @description How many members were approved (members already approved are not counted)
+             * @example 1
+             */
+            approved: number;
+            /** @example true */
+            success: boolean;
         };
         AttendanceAnalyticsDto: {
             /** @description present marks / (totalMembers × served slots), 0..1 */
@@ -2037,8 +2075,8 @@ export interface components {
              */
             amount: number;
             /**
-             * @description As the PDF and CSV print it
-             * @example Meals: 25 × ₹40.00 per meal = ₹1,000.00
+             * @description As the PDF and CSV print it. A share by meals reads `meals of all meals × the month total = share` (spec: `… ÷ active members`), less than a paisa from the exact product; a rate per meal that is not a whole number of paise is marked `about …, rounded`, and a share rounded by the largest-remainder rule says so
+             * @example Meals: 25 of 450 meals × ₹18,000.00 = ₹1,000.00 (₹40.00 per meal)
              */
             particulars: string;
             /**
@@ -10109,9 +10147,13 @@ export interface operations {
     listMeals: {
         parameters: {
             query?: {
-                /** @description One day (YYYY-MM-DD). Not together with `week`. */
+                /** @description One day (YYYY-MM-DD). Not together with `week` or `from`/`to`. */
                 date?: string;
-                /** @description ISO-8601 week number (Monday to Sunday) of `year`; 53 only in years that have it. Not together with `date`. For example 11. */
+                /** @description The first day of a range (YYYY-MM-DD), with `to`; at most 31 days, both included. Not together with `date` or `week`. */
+                from?: string;
+                /** @description The last day of the range that `from` starts (YYYY-MM-DD), included. */
+                to?: string;
+                /** @description ISO-8601 week number (Monday to Sunday) of `year`; 53 only in years that have it. Not together with `date` or `from`/`to`. For example 11. */
                 week?: number;
                 /** @description The ISO week-numbering year of `week`; only with `week`. Defaults to the year of today's week in the mess time zone. For example 2025. */
                 year?: number;
@@ -11897,6 +11939,118 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    approveUsers: {
+        parameters: {
+            query?: {
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApproveUsersDto"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovedEnvelopeDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Conflicts with existing data or with a closed month */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The body is not JSON (text/plain, XML, multipart), or is declared in a charset other than UTF-8 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
             /** @description Too many requests; wait for the seconds in Retry-After */

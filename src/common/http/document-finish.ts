@@ -18,6 +18,7 @@ const successDescriptions: Record<string, string> = {
 export function finishDocument(document: OpenAPIObject): OpenAPIObject {
   const ids = new Map<string, string>();
   addMessParameter(document);
+  leaveOutFixedExamplesOfReads(document);
   for (const [path, ops] of Object.entries(document.paths)) {
     for (const method of ['get', 'put', 'post', 'delete', 'patch'] as const) {
       const op = ops[method];
@@ -37,6 +38,28 @@ export function finishDocument(document: OpenAPIObject): OpenAPIObject {
     { additionalProperties?: boolean } | undefined;
   if (guard) guard.additionalProperties = false;
   return document;
+}
+
+/** A year, a month, a day, or a UUID: values that name something a given deployment may not have. */
+const FIXED_VALUE =
+  /^(\d{4}(-\d{2}(-\d{2})?)?|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i;
+
+/**
+ * Swagger UI's "Try it out" pre-fills a read's query parameters with their examples. A fixed date (a month of 2025)
+ * or id names nothing on a fresh deployment (an empty answer at best, a 404 at worst), so a read's query parameters
+ * carry none: left empty, each read answers for now and for the caller. The DTOs keep their examples for bodies.
+ */
+function leaveOutFixedExamplesOfReads(document: OpenAPIObject): void {
+  for (const ops of Object.values(document.paths)) {
+    type Parameter = { in?: string; example?: unknown; schema?: { example?: unknown } };
+    for (const parameter of (ops.get?.parameters ?? []) as Parameter[]) {
+      if (parameter.in !== 'query') continue;
+      if (FIXED_VALUE.test(String(parameter.example ?? ''))) delete parameter.example;
+      if (parameter.schema && FIXED_VALUE.test(String(parameter.schema.example ?? ''))) {
+        delete parameter.schema.example;
+      }
+    }
+  }
 }
 
 /** Paths that do not act in a mess: the deployment's own (health, metrics, the list of messes) and signing in. */
@@ -59,7 +82,9 @@ function addMessParameter(document: OpenAPIObject): void {
       "The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). " +
       'Naming another mess is 403 except for an admin, or for a member reading their own records (their account ' +
       'and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404.',
-    schema: { type: 'string', example: 'main' },
+    // No example: "Try it out" would fill it on every route, and a slug such as `main` is gone once the first mess
+    // is named; left empty, the request acts in the caller's own mess, which always exists.
+    schema: { type: 'string' },
   };
   for (const [path, ops] of Object.entries(document.paths)) {
     if (ACROSS_MESSES.test(path)) continue;

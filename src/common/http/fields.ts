@@ -177,7 +177,15 @@ class DistinctIdsConstraint implements ValidatorConstraintInterface {
     return new Set(keys).size === keys.length;
   }
   defaultMessage(args?: ValidationArguments): string {
-    return `${args?.property ?? 'ids'} must not name the same id twice`;
+    const property = args?.property ?? 'ids';
+    const seen = new Set<unknown>();
+    const values = Array.isArray(args?.value) ? (args.value as unknown[]) : [];
+    for (const id of values) {
+      const key = typeof id === 'string' ? id.toLowerCase() : id;
+      if (seen.has(key)) return `${property} names ${String(id)} twice`;
+      seen.add(key);
+    }
+    return `${property} must not name the same id twice`;
   }
 }
 

@@ -44,6 +44,14 @@ export interface ChargeItems {
    */
   ratePerMealPaise: number | null;
   mealsPaise: number;
+  /**
+   * What the share is a share of, as the close froze it (charges closed before these were recorded have none): all
+   * meals of the month, the month's total and its active members. mealsPaise is meals ÷ allMeals × monthTotalPaise
+   * (spec: ÷ activeMembers too) to less than a paisa, by the largest-remainder rule.
+   */
+  allMeals?: number;
+  monthTotalPaise?: number;
+  activeMembers?: number;
   extras: { item: string; quantity: number; unitPricePaise: number; amountPaise: number }[];
   extrasPaise: number;
 }

@@ -35,10 +35,7 @@ export function chargeItemLines(items: ChargeItems | null | undefined): ChargeIt
   if (items.meals > 0 || items.mealsPaise > 0) {
     const rate = items.ratePerMealPaise;
     lines.push({
-      particulars:
-        rate === null
-          ? `Meals: ${items.meals} = ${formatRupees(items.mealsPaise)}`
-          : `Meals: ${items.meals} × ${formatRupees(rate)} per meal = ${formatRupees(items.mealsPaise)}`,
+      particulars: mealsParticulars(items),
       quantity: items.meals,
       unitPricePaise: rate,
       amountPaise: items.mealsPaise,
@@ -53,6 +50,38 @@ export function chargeItemLines(items: ChargeItems | null | undefined): ChargeIt
     });
   }
   return lines;
+}
+
+/**
+ * The meals line as an equation that holds: `Meals: 15 of 450 meals × ₹2,34,756.00 = ₹7,825.19`, the share less than
+ * a paisa from the exact product. The rate per meal, when it is not exact, is marked as rounded; a share that is not
+ * a whole number of paise says how it was rounded (why two members with as many meals may differ by a paisa).
+ * Charges closed before the month's figures were kept with them print the rate, marked as rounded when it may be.
+ */
+function mealsParticulars(items: ChargeItems): string {
+  const rate = items.ratePerMealPaise;
+  const share = formatRupees(items.mealsPaise);
+  const { allMeals, monthTotalPaise, activeMembers } = items;
+  if (allMeals === undefined || monthTotalPaise === undefined || activeMembers === undefined || allMeals === 0) {
+    if (rate === null) return `Meals: ${items.meals} = ${share}`;
+    const exact = items.meals * rate === items.mealsPaise;
+    return exact
+      ? `Meals: ${items.meals} × ${formatRupees(rate)} per meal = ${share}`
+      : `Meals: ${items.meals} at about ${formatRupees(rate)} per meal (rate rounded to the paisa) = ${share}`;
+  }
+  const spec = items.method === 'spec';
+  const divisor = BigInt(spec ? allMeals * activeMembers : allMeals);
+  const of = `${items.meals} of ${allMeals} meals × ${formatRupees(monthTotalPaise)}`;
+  const equation = spec ? `${of} ÷ ${activeMembers} members` : of;
+  const notes: string[] = [];
+  if (rate !== null) {
+    const rateExact = BigInt(monthTotalPaise) % divisor === 0n;
+    notes.push(rateExact ? `${formatRupees(rate)} per meal` : `about ${formatRupees(rate)} per meal, rounded`);
+  }
+  if ((BigInt(items.meals) * BigInt(monthTotalPaise)) % divisor !== 0n) {
+    notes.push('share rounded to the paisa by the largest remainder');
+  }
+  return `Meals: ${equation} = ${share}${notes.length ? ` (${notes.join('; ')})` : ''}`;
 }
 
 const METHOD_NAMES: Record<string, string> = {

@@ -26,7 +26,11 @@ export class AuthService {
     let messId = FIRST_MESS_ID;
     if (body.mess !== undefined) {
       const mess = await this.messes.find(body.mess);
-      if (!mess) throw badRequest('Validation failed', [{ field: 'mess', message: 'mess names no mess' }]);
+      if (!mess) {
+        // Say what was sent and what it should be: a newcomer copies the slug from a notice, and typos happen.
+        const message = `no mess has the slug or _id "${body.mess}"; GET /api/messes lists them`;
+        throw badRequest('Validation failed', [{ field: 'mess', message }]);
+      }
       messId = mess.id;
     }
     const user = await this.credentials.register({ ...body, messId });

@@ -84,6 +84,9 @@ describe('chargeItems', () => {
       meals: 3,
       ratePerMealPaise: 150_017,
       mealsPaise: 450_050,
+      allMeals: 6,
+      monthTotalPaise: 900_101,
+      activeMembers: 3,
       extras,
       extrasPaise: 9_250,
     });

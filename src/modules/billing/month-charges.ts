@@ -95,6 +95,9 @@ export function chargeItems(
   meals: number;
   ratePerMealPaise: number | null;
   mealsPaise: number;
+  allMeals: number;
+  monthTotalPaise: number;
+  activeMembers: number;
   extras: ChargeExtraItem[];
   extrasPaise: number;
 } {
@@ -104,6 +107,10 @@ export function chargeItems(
     meals: share?.meals ?? 0,
     ratePerMealPaise: ratePerMealPaise(bill),
     mealsPaise: charge.sharePaise,
+    // What the share is a share of, so that a statement prints an equation that holds (not meals × a rounded rate).
+    allMeals: bill.totalMeals,
+    monthTotalPaise: bill.totalPaise,
+    activeMembers: bill.activeMembers,
     extras: extras.map(({ item, quantity, unitPricePaise, amountPaise }) => ({
       item,
       quantity,

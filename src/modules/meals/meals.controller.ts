@@ -21,11 +21,13 @@ export class MealsController {
 
   @Get()
   @ApiOperation({
-    summary: 'Read the menu of a day or an ISO week, optionally of one meal type',
+    summary: 'Read the menu of a day, an ISO week or a range of days, optionally of one meal type',
     description:
       '`date` gives one day; `week` (with an optional `year`) gives Monday to Sunday of that ISO-8601 week; ' +
-      'with neither, the current week in the mess time zone. `date` and `week` together are a 400, as is ' +
-      'week 53 of a year that has 52. Ordered by date, then by the time of day of the meal.',
+      '`from` and `to` give every day from one to the other, both included, at most 31 days; with none, the ' +
+      'current week in the mess time zone. Two of these together are a 400 naming the fields, as are `from` ' +
+      'without `to` (or the reverse), `to` before `from`, a range over 31 days, and week 53 of a year that has ' +
+      '52. Ordered by date, then by the time of day of the meal.',
   })
   @ApiOkResponse({ type: MealListDto })
   @ApiAuth(400)

@@ -1,11 +1,16 @@
 import { badRequest } from '../../common/errors/api-error';
-import { isoWeekDays, isoWeekOf, isoWeeksInYear } from '../../common/time/dates';
+import { addDays, isoWeekDays, isoWeekOf, isoWeeksInYear } from '../../common/time/dates';
 
 export interface MenuPeriodQuery {
   date?: string;
   week?: number;
   year?: number;
+  from?: string;
+  to?: string;
 }
+
+/** The longest range `from`–`to` covers, both days included: a month of menus at most. */
+export const MENU_RANGE_MAX_DAYS = 31;
 
 /** Inclusive `YYYY-MM-DD` bounds. */
 export interface MenuPeriod {
@@ -18,9 +23,11 @@ const invalid = (field: string, message: string) => badRequest('Validation faile
 /**
  * The days a menu query covers: one `date`; or ISO-8601 `week` of `year` (Monday to Sunday), the year defaulting
  * to the ISO week-numbering year of `today` so that `week` alone means a week of "this year" even in the days
- * around New Year; or, with neither, the current week. `today` is the mess's local date.
+ * around New Year; or `from` to `to` (both included, at most 31 days); or, with none, the current week. `today` is
+ * the mess's local date.
  */
 export function resolveMenuPeriod(query: MenuPeriodQuery, today: string): MenuPeriod {
+  if (query.from !== undefined || query.to !== undefined) return rangePeriod(query);
   if (query.date !== undefined) {
     if (query.week !== undefined || query.year !== undefined) {
       throw invalid('date', 'send either date or week (with an optional year), not both');
@@ -36,6 +43,29 @@ export function resolveMenuPeriod(query: MenuPeriodQuery, today: string): MenuPe
   const weeks = isoWeeksInYear(year);
   if (query.week > weeks) throw invalid('week', `week must be from 1 to ${weeks} in ${year}`);
   return weekPeriod(year, query.week);
+}
+
+/** `from`–`to` alone: each bad field named, all of them in one answer. */
+function rangePeriod(query: MenuPeriodQuery): MenuPeriod {
+  const { from, to } = query;
+  const details: { field: string; message: string }[] = [];
+  for (const field of ['date', 'week', 'year'] as const) {
+    if (query[field] !== undefined)
+      details.push({ field, message: `send either from and to, or ${field}, not both` });
+  }
+  if (from === undefined) details.push({ field: 'from', message: 'from is needed with to' });
+  if (to === undefined) details.push({ field: 'to', message: 'to is needed with from' });
+  if (from !== undefined && to !== undefined) {
+    if (to < from) details.push({ field: 'to', message: `to must be on or after from (${from})` });
+    else if (to > addDays(from, MENU_RANGE_MAX_DAYS - 1)) {
+      details.push({
+        field: 'to',
+        message: `from to to covers at most ${MENU_RANGE_MAX_DAYS} days: to must be on or before ${addDays(from, MENU_RANGE_MAX_DAYS - 1)}`,
+      });
+    }
+  }
+  if (details.length) throw badRequest('Validation failed', details);
+  return { first: from!, last: to! };
 }
 
 function weekPeriod(year: number, week: number): MenuPeriod {

@@ -36,7 +36,7 @@ export class MembershipsController {
   ): Promise<UserEnvelopeDto> {
     const {
       members: [member],
-    } = await this.memberships.move(caller, [id], body.mess);
+    } = await this.memberships.move(caller, [id], body.mess, { idInPath: true });
     return { success: true, user: toUserResponse(member, await this.directory.labels()) };
   }
 
@@ -46,7 +46,7 @@ export class MembershipsController {
   @ApiOperation({ summary: 'Move members to a mess in one batch (admin): all or nothing' })
   @ApiParam({ name: 'mess', description: 'An _id or a slug', example: 'hostel-7' })
   @ApiOkResponse({ type: MovedEnvelopeDto })
-  @ApiRoleAuth(400, [404, `User not found | ${MESS_NOT_FOUND}`], [409, FULL])
+  @ApiRoleAuth(400, [404, `User <id> not found | ${MESS_NOT_FOUND}`], [409, FULL])
   async moveMembers(
     @CurrentUser() caller: CurrentMember,
     @Param('mess') mess: string,

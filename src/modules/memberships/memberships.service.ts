@@ -25,6 +25,8 @@ export class MembershipsService {
     caller: CurrentMember,
     userIds: string[],
     messRef: string,
+    // A batch's 404 names the id that names nobody; the route with the id in its path says `User not found`.
+    options: { idInPath?: boolean } = {},
   ): Promise<{ members: UserRow[]; moved: number }> {
     const mess = await this.directory.find(messRef);
     if (!mess) throw notFound(MESS_NOT_FOUND);
@@ -44,6 +46,7 @@ export class MembershipsService {
         }
         return cancelled;
       },
+      options,
     );
     for (const { fromMessId, rows } of also ?? []) {
       inMess(fromMessId, () => this.leave.announceCancelledForMove(rows, caller.id));

@@ -3,6 +3,7 @@ import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } fr
 import { type CurrentMember, CurrentUser, Public, Allow } from '../../common/auth/auth.decorators';
 import { notFound } from '../../common/errors/api-error';
 import { ApiRoleAuth } from '../../common/http/api-docs';
+import { FIRST_MESS_ID } from '../../common/tenancy/mess-scope';
 import { MESS_NOT_FOUND } from '../messes';
 import { CreateMessDto, MessEnvelopeDto, MessesEnvelopeDto } from './dto/messes.dto';
 import { MessConfigDto } from './dto/mess-config.dto';
@@ -26,7 +27,8 @@ export class MessesController {
   @Public()
   @Get(':mess')
   @ApiOperation({ summary: 'One mess, by _id or slug (public)' })
-  @ApiParam({ name: 'mess', description: 'An _id or a slug', example: 'main' })
+  // The first mess's fixed id: it exists on every deployment, whatever its slug became.
+  @ApiParam({ name: 'mess', description: 'An _id or a slug', example: FIRST_MESS_ID })
   @ApiOkResponse({ type: MessEnvelopeDto })
   async getMess(@Param('mess') idOrSlug: string): Promise<MessEnvelopeDto> {
     const mess = await this.catalogue.findMess(idOrSlug);

@@ -1,5 +1,5 @@
 import { actInMessWithin, type DbOrTx } from '../../database/database';
-import { MESS_NOT_FOUND, memberMoved, MessDirectory, MessesRepository } from '../messes';
+import { MESS_NOT_FOUND, memberMoved, MessDirectory, MessesRepository, type MessRow } from '../messes';
 import { namedMessId } from '../../common/tenancy/mess-scope';
 import { Injectable, Logger } from '@nestjs/common';
 import { type CurrentMember } from '../../common/auth/auth.decorators';
@@ -11,6 +11,14 @@ import { ListUsersQuery } from './dto/user.requests';
 import { memberChanged, memberUpdated, membershipOf } from './member-changes';
 import { UsersRepository } from './users.repository';
 import type { Role, UserRow, UserStatus } from './users.schema';
+
+/** A batch names every member it acts on: the first id (in the order sent) that names nobody is a 404 naming it. */
+function throwIfAnyUnknown(ids: string[], found: UserRow[], options: { idInPath?: boolean } = {}): void {
+  const known = new Set(found.map((m) => m.id.toLowerCase()));
+  const unknown = ids.find((id) => !known.has(id.toLowerCase()));
+  if (unknown !== undefined)
+    throw notFound(options.idInPath ? 'User not found' : `User ${unknown} not found`);
+}
 
 /** The permission that makes a member an administrator: the last approved holder cannot be demoted or rejected. */
 const ADMINISTERS = 'users.manage' as const;
@@ -40,12 +48,13 @@ export class UserAdministrationService {
     ids: string[],
     messId: string,
     alsoWithin?: (tx: DbOrTx, moved: { member: UserRow; fromMessId: string }[]) => Promise<T>,
+    options: { idInPath?: boolean } = {},
   ): Promise<{ members: UserRow[]; moved: { member: UserRow; fromMessId: string }[]; also?: T }> {
     const result = await this.repository.transaction(async (tx) => {
       const mess = await this.messes.lock(messId, tx);
       if (!mess) throw notFound(MESS_NOT_FOUND);
       const locked = await this.repository.lockMany(tx, ids);
-      if (locked.length !== new Set(ids.map((id) => id.toLowerCase())).size) throw notFound('User not found');
+      throwIfAnyUnknown(ids, locked, options);
       const movers = locked.filter((m) => m.messId !== messId);
       const approvedMovers = movers.filter((m) => m.status === 'approved').length;
       if (mess.capacity !== null && approvedMovers > 0) {
@@ -73,6 +82,69 @@ export class UserAdministrationService {
       memberUpdated(this.events, member);
     }
     return result;
+  }
+
+  /**
+   * Approves members in bulk, all or nothing, by the single approval's rules: the rows of their messes are locked
+   * first (in id order), then theirs (in id order), so the capacity of each mess holds against approvals and moves
+   * racing this one. Members already approved are left as they are. Each approval goes into its member's mess's
+   * audit trail and publishes `member.changed`, as one approval does. Returns the members that changed.
+   */
+  async approveMany(caller: CurrentMember, ids: string[]): Promise<UserRow[]> {
+    const approved = await this.repository.transaction(async (tx) => {
+      const messIds = [...new Set((await this.repository.messesOf(ids, tx)).map((m) => m.messId))].sort();
+      const messes = new Map<string, MessRow>();
+      for (const messId of messIds) {
+        const mess = await this.messes.lock(messId, tx);
+        if (mess) messes.set(messId, mess);
+      }
+      const locked = await this.repository.lockMany(tx, ids);
+      throwIfAnyUnknown(ids, locked);
+      const approving = locked.filter((m) => m.status !== 'approved');
+      const byMess = new Map<string, UserRow[]>();
+      for (const member of approving) {
+        // Moved into a mess whose row this transaction did not lock: its capacity is not ours to judge.
+        if (!messes.has(member.messId)) throw conflict('The member was moved meanwhile; try again');
+        byMess.set(member.messId, [...(byMess.get(member.messId) ?? []), member]);
+      }
+      for (const [messId, joining] of byMess) {
+        const capacity = messes.get(messId)!.capacity;
+        if (
+          capacity !== null &&
+          (await this.repository.countApprovedIn(messId, tx)) + joining.length > capacity
+        )
+          throw conflict(await this.fullMessage(messId));
+      }
+      const after = new Map(
+        (
+          await this.repository.approveAll(
+            approving.map((m) => m.id),
+            tx,
+          )
+        ).map((r) => [r.id, r]),
+      );
+      for (const [messId, joining] of byMess) {
+        // Into the audit trail of the members' mess, whichever mess the admin's request acts in.
+        await actInMessWithin(tx, messId);
+        for (const member of joining) {
+          await this.audit.record(tx, {
+            actorId: caller.id,
+            action: 'approved',
+            entity: 'user',
+            entityId: member.id,
+            before: membershipOf(member),
+            after: membershipOf(after.get(member.id)!),
+          });
+        }
+      }
+      return approving.map((m) => ({ before: m, after: after.get(m.id)! }));
+    });
+    for (const { before, after } of approved) {
+      this.logger.log({ by: caller.id, userId: after.id, from: before.status }, 'User approved');
+      memberUpdated(this.events, after);
+      memberChanged(this.events, after, 'approved', caller.id);
+    }
+    return approved.map((a) => a.after);
   }
 
   private async fullMessage(messId: string): Promise<string> {

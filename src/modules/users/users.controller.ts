@@ -4,6 +4,7 @@ import { type CurrentMember, CurrentUser, Allow } from '../../common/auth/auth.d
 import { ApiAuth, ApiRoleAuth } from '../../common/http/api-docs';
 import { IdPipe } from '../../common/http/id.pipe';
 import {
+  ApproveUsersDto,
   ChangeRoleDto,
   ListUsersQuery,
   SetDinesDto,
@@ -11,6 +12,7 @@ import {
   UpdateProfileDto,
 } from './dto/user.requests';
 import {
+  ApprovedEnvelopeDto,
   toUserResponse,
   UserEnvelopeDto,
   UserListDto,
@@ -133,6 +135,26 @@ export class UsersController {
       message: user.dines ? 'The member dines at the mess' : 'The member does not dine at the mess',
       user: await this.shown(user),
     };
+  }
+
+  @Post('approve')
+  @HttpCode(200)
+  @Allow('users.manage')
+  @ApiOperation({
+    summary: 'Approve members in bulk (admin): all or nothing',
+    description:
+      'Each member is approved as `PUT /users/{id}/approve` would: from pending or rejected, into the capacity of ' +
+      'their own mess, in its audit trail. An id that names nobody is 404 naming it; a mess the approvals would ' +
+      'take over its capacity is 409 naming it; either way nobody is approved. Members already approved are ' +
+      'left as they are and not counted.',
+  })
+  @ApiOkResponse({ type: ApprovedEnvelopeDto })
+  @ApiRoleAuth(400, [404, 'User <id> not found'], [409, 'Mess <messName> is full'])
+  async approveUsers(
+    @CurrentUser() caller: CurrentMember,
+    @Body() body: ApproveUsersDto,
+  ): Promise<ApprovedEnvelopeDto> {
+    return { success: true, approved: (await this.administration.approveMany(caller, body.userIds)).length };
   }
 
   @Put(':id/approve')

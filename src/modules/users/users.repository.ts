@@ -214,6 +214,21 @@ export class UsersRepository {
     return tx.select().from(users).where(isAnyUuid(users.id, ids)).orderBy(asc(users.id)).for('update');
   }
 
+  /** The mess of each of these members (those that exist), unlocked: which mess rows to lock before theirs. */
+  async messesOf(ids: string[], tx: DbOrTx): Promise<{ id: string; messId: string }[]> {
+    return tx.select({ id: users.id, messId: users.messId }).from(users).where(isAnyUuid(users.id, ids));
+  }
+
+  /** Approves these members in one statement; returns them as they are now. */
+  async approveAll(ids: string[], tx: DbOrTx): Promise<UserRow[]> {
+    if (!ids.length) return [];
+    return tx
+      .update(users)
+      .set({ status: 'approved', updatedAt: new Date() })
+      .where(isAnyUuid(users.id, ids))
+      .returning();
+  }
+
   /** Approved members of a mess now (its capacity counts them), in the caller's transaction. */
   async countApprovedIn(messId: string, tx: DbOrTx): Promise<number> {
     const [{ n }] = await tx

@@ -96,8 +96,11 @@ export class AccountsResponse {
 
 export class ChargeItemDto {
   @ApiProperty({
-    example: 'Meals: 25 × ₹40.00 per meal = ₹1,000.00',
-    description: 'As the PDF and CSV print it',
+    example: 'Meals: 25 of 450 meals × ₹18,000.00 = ₹1,000.00 (₹40.00 per meal)',
+    description:
+      'As the PDF and CSV print it. A share by meals reads `meals of all meals × the month total = share` (spec: ' +
+      '`… ÷ active members`), less than a paisa from the exact product; a rate per meal that is not a whole number ' +
+      'of paise is marked `about …, rounded`, and a share rounded by the largest-remainder rule says so',
   })
   particulars: string;
   @ApiProperty({ example: 25, description: "Meals, or the extra's quantity" }) quantity: number;

@@ -9,8 +9,9 @@ import { ATTENDANCE_STATUSES, type AttendanceStatus } from '../attendance.schema
 export const MAX_BULK_MARKS = 500;
 
 const statusMessage = { message: `status must be one of ${ATTENDANCE_STATUSES.join(', ')}` };
-const MealTypeField = () =>
-  TextField(1, 30, { example: 'Lunch', description: 'The name of a configured meal time' });
+/** `{}` for no example. */
+const MealTypeField = (options: { example?: string } = { example: 'Lunch' }) =>
+  TextField(1, 30, { ...options, description: 'The name of a configured meal time' });
 
 export class ListAttendanceQuery extends PageQuery(100, 500) {
   @ApiPropertyOptional({
@@ -95,14 +96,15 @@ export class BulkAttendanceDto {
 }
 
 export class PassQuery {
+  // No examples: a fixed date passes one day, and today's Lunch is over after lunch ("Try it out" would be a 400).
   @DateField({
     optional: true,
-    example: '2030-03-14',
+    example: undefined,
     description: "The meal's date in the mess time zone; default today. A meal that has ended gets 400",
   })
   date?: string;
 
-  @MealTypeField()
+  @MealTypeField({})
   mealType: string;
 }
 

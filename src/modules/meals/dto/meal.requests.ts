@@ -55,9 +55,25 @@ export class ListMealsQuery {
   @DateField({
     optional: true,
     example: undefined,
-    description: 'One day (YYYY-MM-DD). Not together with `week`.',
+    description: 'One day (YYYY-MM-DD). Not together with `week` or `from`/`to`.',
   })
   date?: string;
+
+  // No examples on the range either: filled in beside `date` they would be a 400.
+  @DateField({
+    optional: true,
+    example: undefined,
+    description:
+      'The first day of a range (YYYY-MM-DD), with `to`; at most 31 days, both included. Not together with `date` or `week`.',
+  })
+  from?: string;
+
+  @DateField({
+    optional: true,
+    example: undefined,
+    description: 'The last day of the range that `from` starts (YYYY-MM-DD), included.',
+  })
+  to?: string;
 
   @ApiPropertyOptional({
     type: 'integer',
@@ -65,7 +81,7 @@ export class ListMealsQuery {
     maximum: 53,
     // No `example`: the docs' "Try it out" fills every example at once, and `date` with `week` is a 400.
     description:
-      'ISO-8601 week number (Monday to Sunday) of `year`; 53 only in years that have it. Not together with `date`. For example 11.',
+      'ISO-8601 week number (Monday to Sunday) of `year`; 53 only in years that have it. Not together with `date` or `from`/`to`. For example 11.',
   })
   @Optional()
   @Type(() => Number)

@@ -1,7 +1,7 @@
 import { PageQuery } from '../../../common/http/paging';
 import { ApiPropertyOptional, ApiProperty } from '@nestjs/swagger';
 import { IsBoolean, IsIn, IsString, Length } from 'class-validator';
-import { IndianPhoneField, Optional, TextField } from '../../../common/http/fields';
+import { IndianPhoneField, Optional, TextField, UuidListField } from '../../../common/http/fields';
 import { ROLES, USER_STATUSES, type Role, type UserStatus } from '../users.schema';
 
 export class ListUsersQuery extends PageQuery(100, 500) {
@@ -78,4 +78,15 @@ export class SetDinesDto {
   })
   @IsBoolean({ message: 'dines must be true or false' })
   dines: boolean;
+}
+
+/** The most members one bulk approval names (a hall's intake at the start of a year). */
+export const APPROVE_MAX = 1_000;
+
+export class ApproveUsersDto {
+  @UuidListField(1, APPROVE_MAX, {
+    description: `1 to ${APPROVE_MAX} distinct user ids; all are approved or none`,
+    example: ['0193a5e4-7c1a-7c9e-9d3b-4a1f2e3d4c5b'],
+  })
+  userIds: string[];
 }

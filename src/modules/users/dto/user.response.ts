@@ -68,6 +68,15 @@ export class UserStatusChangeDto extends UserEnvelopeDto {
   @ApiProperty({ example: 'User approved' }) message: string;
 }
 
+export class ApprovedEnvelopeDto {
+  @ApiProperty({ example: true }) success: true;
+  @ApiProperty({
+    description: 'How many members were approved (members already approved are not counted)',
+    example: 1,
+  })
+  approved: number;
+}
+
 export class UserListDto {
   @ApiProperty({ example: true }) success: true;
   @ApiProperty({ type: [UserResponseDto] }) users: UserResponseDto[];
