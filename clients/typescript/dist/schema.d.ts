@@ -745,7 +745,7 @@ export interface paths {
         put?: never;
         /**
          * Log in with email and password
-         * @description Unknown email 404, wrong password 401, pending or rejected account 403. Throttled per IP and per email.
+         * @description Unknown email 404, wrong password 401, pending or rejected account 403. Failures are throttled per IP and per email; correct logins are not counted.
          */
         post: operations["login"];
         delete?: never;
