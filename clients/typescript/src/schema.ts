@@ -112,7 +112,7 @@ export interface paths {
         put?: never;
         /**
          * Report a bank (UPI) transfer to the mess by its 12-digit UTR (any member)
-         * @description The treasurer accepts it (a payment is recorded, a receipt sent) or rejects it; a bank statement naming the UTR with the same amount accepts it too. 409 naming `utr` when the UTR is already claimed or recorded.
+         * @description The treasurer accepts it (a payment is recorded, a receipt sent) or rejects it; a bank statement naming the UTR with the same amount accepts it too. 409 naming `utr` when a pending or accepted claim or a recorded payment holds the UTR; a rejected claim frees it.
          */
         post: operations["createClaim"];
         delete?: never;
