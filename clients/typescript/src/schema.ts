@@ -692,8 +692,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change part of the mess configuration (admin): what is sent changes, what is left out stays
-         * @description Sent as null, monthlyBudget, markingWindow, capacity and upi are removed; any other field sent as null is a 400. The read-only fields GET returns are ignored.
+         * Change part of the mess configuration (admin; a treasurer the mess's upi only): what is sent changes, what is left out stays
+         * @description Sent as null, monthlyBudget, markingWindow, capacity and upi are removed; any other field sent as null is a 400. The read-only fields GET returns are ignored. A treasurer may send upi alone (their own mess's); any other field is 403.
          */
         patch: operations["patchMessConfig"];
         trace?: never;
