@@ -111,7 +111,7 @@ export interface paths {
         put?: never;
         /**
          * Report a bank (UPI) transfer to the mess by its 12-digit UTR (any member)
-         * @description The treasurer accepts it (a payment is recorded, a receipt sent) or rejects it; a bank statement naming the UTR with the same amount accepts it too. 409 naming `utr` when a pending or accepted claim or a recorded payment holds the UTR; a rejected claim frees it.
+         * @description The treasurer accepts it (a payment is recorded, a receipt sent) or rejects it; a bank statement naming the UTR with the same amount accepts it too. 409 naming `utr` when a pending or accepted claim or a recorded payment holds the UTR; a rejected claim frees it. `mess` may name a mess the member belonged to: the claim is that mess's, for its treasurer to decide.
          */
         post: operations["createClaim"];
         delete?: never;
@@ -129,7 +129,7 @@ export interface paths {
         };
         /**
          * A UPI link and QR code for what the caller owes (any member)
-         * @description `upi://pay?pa=&pn=&am=&cu=INR&tn=` per NPCI's UPI linking specification, each value percent-encoded (RFC 3986), `am` with two decimals, `tn` naming the mess and the member. A phone's UPI app opens it filled in; the member then reports the transfer as a claim. `amount` defaults to the balance due.
+         * @description `upi://pay?pa=&pn=&am=&cu=INR&tn=` per NPCI's UPI linking specification, each value percent-encoded (RFC 3986), `am` with two decimals, `tn` naming the mess and the member. A phone's UPI app opens it filled in; the member then reports the transfer as a claim. `amount` defaults to the balance due. `mess` may name a mess the member belonged to: its UPI id, for what they owe there.
          */
         get: operations["upi"];
         put?: never;
