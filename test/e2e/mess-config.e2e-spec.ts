@@ -201,6 +201,47 @@ describe('Mess configuration', () => {
       403,
     );
   });
+
+  it("lets a treasurer set their own mess's UPI id, and nothing else (403)", async () => {
+    const treasurer = await t.member('treasurer');
+    const manager = await t.member('manager');
+    const before = (await t.get('/auth/admin/config')).body.config;
+    const upi = { vpa: 'hostel7.mess@okbank', payeeName: 'Hostel 7 Mess' };
+    const set = await t.patch('/auth/admin/config', { upi }, { token: treasurer.token });
+    expect(set.status).toBe(200);
+    expect(set.body.config).toMatchObject({ upi, messName: before.messName, mealTimes: before.mealTimes });
+    // what GET returned may be sent back with it: the read-only fields are ignored
+    const { _id, configured, createdBy, createdAt, updatedAt, timezone, today } = before;
+    const readOnly = { _id, configured, createdBy, createdAt, updatedAt, timezone, today };
+    const changed = { vpa: 'hostel7.accounts@okbank', payeeName: 'Hostel 7 Accounts' };
+    const echoed = await t.patch(
+      '/auth/admin/config',
+      { ...readOnly, upi: changed },
+      { token: treasurer.token },
+    );
+    expect([echoed.status, echoed.body.config?.upi]).toEqual([200, changed]);
+    // any other field is an admin's, alone or beside upi: 403 and nothing changes
+    for (const body of [{ description: 'x' }, { upi, monthlyBudget: 1 }, { capacity: null }]) {
+      const refused = await t.patch('/auth/admin/config', body, { token: treasurer.token });
+      expect([refused.status, refused.body]).toEqual([403, { error: 'Forbidden' }]);
+    }
+    expect((await t.put('/auth/admin/config', { ...valid, upi }, { token: treasurer.token })).status).toBe(
+      403,
+    );
+    expect((await t.patch('/auth/admin/config', { upi }, { token: manager.token })).status).toBe(403);
+    const after = (await t.get('/auth/admin/config')).body.config;
+    expect(after).toMatchObject({ upi: changed, description: before.description, capacity: before.capacity });
+    // their own mess's only: naming another mess is 403
+    const beta = await t.post('/messes', messSetup({ messName: 'Beta', slug: 'beta' }), { token: admin });
+    expect(beta.status).toBe(201);
+    expect((await t.patch('/auth/admin/config?mess=beta', { upi }, { token: treasurer.token })).status).toBe(
+      403,
+    );
+    expect((await t.get('/auth/admin/config?mess=beta')).body.config.upi).toBeNull();
+    // and removing it is theirs too
+    const removed = await t.patch('/auth/admin/config', { upi: null }, { token: treasurer.token });
+    expect([removed.status, removed.body.config?.upi]).toEqual([200, null]);
+  });
 });
 
 describe('Money in exponent form', () => {

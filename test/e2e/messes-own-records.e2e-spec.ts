@@ -158,6 +158,49 @@ describe('Messes: own records of a mess one belonged to', () => {
     expect([peers.body.meals, peers.body.totalExpenses]).toEqual([0, 500]);
   });
 
+  it('lets a member moved out of a mess pay what they owe there: its UPI link, a claim the treasurer accepts', async () => {
+    const upi = { vpa: 'alpha.mess@okbank', payeeName: 'Alpha Mess' };
+    const set = await t.patch('/auth/admin/config', { upi }, { token: alphaTreasurer.token });
+    expect(set.status).toBe(200);
+    // a stranger to Alpha gets neither
+    expect((await t.get('/accounts/me/upi?mess=alpha', { token: stranger.token })).status).toBe(403);
+    const strangers = { amount: 1, date: '2030-03-10', utr: '300000000001' };
+    const refused = await t.post('/accounts/me/payment-claims?mess=alpha', strangers, {
+      token: stranger.token,
+    });
+    expect([refused.status, refused.body.error]).toEqual([403, 'Forbidden']);
+
+    // the link is for Alpha's balance, to Alpha's UPI id, in Alpha's name
+    const link = await t.get('/accounts/me/upi?mess=alpha', { token: mover.token });
+    expect(link.status).toBe(200);
+    expect(link.body.amount).toBe(150);
+    expect(link.body.upiLink).toBe(
+      `upi://pay?pa=alpha.mess%40okbank&pn=Alpha%20Mess&am=150.00&cu=INR&tn=Alpha%20-%20${encodeURIComponent(mover.fullName)}`,
+    );
+    // in their own mess (Gamma, no UPI id) the answer is Gamma's
+    expect((await t.get('/accounts/me/upi', { token: mover.token })).status).toBe(409);
+
+    const claimed = await t.post(
+      '/accounts/me/payment-claims?mess=alpha',
+      { amount: 150, date: '2030-03-10', utr: '300000000002' },
+      { token: mover.token },
+    );
+    expect(claimed.status).toBe(201);
+    expect(claimed.body.claim).toMatchObject({ userId: { _id: mover.id }, amount: 150, status: 'pending' });
+    const pending = await t.get('/accounts/payment-claims?status=pending', { token: alphaTreasurer.token });
+    expect(pending.body.claims.map((c: { _id: string }) => c._id)).toEqual([claimed.body.claim._id]);
+    const accepted = await t.put(`/accounts/payment-claims/${claimed.body.claim._id}/accept`, undefined, {
+      token: alphaTreasurer.token,
+    });
+    expect(accepted.status).toBe(200);
+    expect(accepted.body).toMatchObject({ claim: { status: 'accepted' }, balance: 0 });
+    expect((await t.get('/accounts/me?mess=alpha', { token: mover.token })).body.balance).toBe(0);
+    // Gamma saw none of it
+    expect((await t.get('/accounts/me', { token: mover.token })).body.balance).toBe(0);
+    const gammas = await t.get('/accounts/payment-claims', { token: mover.token });
+    expect(gammas.body.claims).toEqual([]);
+  });
+
   it('refuses the moved member everything else of the mess they left: 403 Forbidden', async () => {
     const get = (url: string) => t.get(url, { token: mover.token });
     for (const url of [
@@ -165,7 +208,6 @@ describe('Messes: own records of a mess one belonged to', () => {
       '/meals?mess=alpha',
       '/analytics/shares?month=2030-03&mess=alpha',
       '/analytics/expenses?mess=alpha',
-      '/accounts/me/upi?mess=alpha',
       '/accounts/payment-claims?mess=alpha',
       '/feedback?mess=alpha',
     ]) {

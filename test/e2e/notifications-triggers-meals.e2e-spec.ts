@@ -448,4 +448,41 @@ describe('Notification triggers: menus, headcounts, reminders, confirmations and
     expect(menuMails()).toHaveLength(before + 1);
     expect(menuMails()[before].subject).toContain(`Menu changed: Dinner on ${day}`);
   });
+
+  it('non-diners are not reminded: no MEAL_REMINDER, ATTENDANCE_CONFIRMATION or DISCREPANCY_ALERT for dines: false', async () => {
+    const { manager, student } = members;
+    const nonDiningManager = await member('manager', 'email');
+    const nonDiningStudent = await member('student', 'email');
+    const day = addDays(today(), 9);
+    // marked while they dined; then the admin says they no longer do
+    const mark = { date: day, mealType: 'Dinner', status: 'present' };
+    expect((await t.post('/attendance', mark, { token: nonDiningStudent.token })).status).toBe(201);
+    expect((await t.post('/attendance', mark, { token: student.token })).status).toBe(201);
+    for (const m of [nonDiningManager, nonDiningStudent]) {
+      const set = await t.put(`/users/${m.id}/dines`, { dines: false }, { token: suite.admin });
+      expect(set.status).toBe(200);
+    }
+    const at = (time: string) => zonedInstant(day, time, TZ);
+    const onDay = async (m: Member, type: string) =>
+      (await received(m, type)).filter((x) => `${x.title} ${x.content}`.includes(day));
+
+    // the schedules' handlers called directly run in the first mess, as its tick would
+    await inMess(FIRST_MESS_ID, () => n.schedules.mealReminders(at('19:00')));
+    await inMess(FIRST_MESS_ID, () => n.schedules.attendanceConfirmations(at('19:05')));
+    await n.settle();
+    expect(await onDay(manager, 'MEAL_REMINDER')).toHaveLength(1);
+    expect(await onDay(nonDiningManager, 'MEAL_REMINDER')).toHaveLength(0);
+    expect(await onDay(student, 'ATTENDANCE_CONFIRMATION')).toHaveLength(1);
+    expect(await onDay(nonDiningStudent, 'ATTENDANCE_CONFIRMATION')).toHaveLength(0);
+
+    // a mark after the meal: the dining managers are alerted, the non-dining one is not
+    const past = addDays(today(), -9);
+    const late = { date: past, mealType: 'Dinner', status: 'present' };
+    expect((await t.post('/attendance', late, { token: student.token })).status).toBe(201);
+    await n.settle();
+    const alerted = async (m: Member) =>
+      (await received(m, 'DISCREPANCY_ALERT')).filter((x) => x.title.includes(past));
+    expect(await alerted(manager)).toHaveLength(1);
+    expect(await alerted(nonDiningManager)).toHaveLength(0);
+  });
 });

@@ -277,4 +277,50 @@ describe('Paying the mess: UPI link, claims, accept and reject', () => {
     ]);
     expect(list.body.pagination).toEqual({ page: 1, limit: 20, total: 3 });
   });
+
+  it('a rejected claim frees its UTR: the corrected claim is taken (once) and a statement row matches it', async () => {
+    const utr = '812233445566';
+    const wrong = await claim(ravi, { amount: 10, date: today(), utr });
+    expect(wrong.status).toBe(201);
+    const rejected = await t.put(
+      `/accounts/payment-claims/${wrong.body.claim._id}/reject`,
+      { reason: 'The amount is not what the bank shows' },
+      { token: treasurer.token },
+    );
+    expect(rejected.status).toBe(200);
+    // the corrected claims, sent at once: the unique key takes one of them, the others are 409 naming utr
+    const corrected = await Promise.all(
+      Array.from({ length: 4 }, () => claim(ravi, { amount: 12, date: today(), utr })),
+    );
+    expect(corrected.map((c) => c.status).sort()).toEqual([201, 409, 409, 409]);
+    const taken = corrected.find((c) => c.status === 201)!;
+    expect(taken.body.claim).toMatchObject({ utr, amount: 12, status: 'pending' });
+    const refused = corrected.find((c) => c.status === 409)!;
+    expect(refused.body.error).toBe('This UTR is already claimed or recorded in this mess');
+    expect(fields(refused.body)).toEqual(['utr']);
+    // the bank statement's row with the UTR accepts the pending claim, not the rejected one
+    const statement = await t.request('POST', '/accounts/bank-statement', {
+      token: treasurer.token,
+      body: `date,utr,amount\n${today()},${utr},12\n`,
+      headers: { 'content-type': 'text/csv' },
+    });
+    expect(statement.status).toBe(200);
+    expect(statement.body).toMatchObject({ matched: 1, alreadyRecorded: 0, unmatched: [] });
+    const mine = await t.get(`/accounts/payment-claims?userId=${ravi.id}`, { token: treasurer.token });
+    expect(
+      mine.body.claims
+        .filter((c: { utr: string }) => c.utr === utr)
+        .map((c: { _id: string; status: string }) => [c._id, c.status]),
+    ).toEqual([
+      [taken.body.claim._id, 'accepted'],
+      [wrong.body.claim._id, 'rejected'],
+    ]);
+    // an accepted claim (a recorded payment) blocks the UTR again
+    expect((await claim(ravi, { amount: 12, date: today(), utr })).status).toBe(409);
+    await t.post(
+      `/accounts/${ravi.id}/adjustments`,
+      { direction: 'debit', amount: 12, note: 'test' },
+      { token: treasurer.token },
+    );
+  });
 });

@@ -111,7 +111,7 @@ export interface paths {
         put?: never;
         /**
          * Report a bank (UPI) transfer to the mess by its 12-digit UTR (any member)
-         * @description The treasurer accepts it (a payment is recorded, a receipt sent) or rejects it; a bank statement naming the UTR with the same amount accepts it too. 409 naming `utr` when the UTR is already claimed or recorded.
+         * @description The treasurer accepts it (a payment is recorded, a receipt sent) or rejects it; a bank statement naming the UTR with the same amount accepts it too. 409 naming `utr` when a pending or accepted claim or a recorded payment holds the UTR; a rejected claim frees it. `mess` may name a mess the member belonged to: the claim is that mess's, for its treasurer to decide.
          */
         post: operations["createClaim"];
         delete?: never;
@@ -129,7 +129,7 @@ export interface paths {
         };
         /**
          * A UPI link and QR code for what the caller owes (any member)
-         * @description `upi://pay?pa=&pn=&am=&cu=INR&tn=` per NPCI's UPI linking specification, each value percent-encoded (RFC 3986), `am` with two decimals, `tn` naming the mess and the member. A phone's UPI app opens it filled in; the member then reports the transfer as a claim. `amount` defaults to the balance due.
+         * @description `upi://pay?pa=&pn=&am=&cu=INR&tn=` per NPCI's UPI linking specification, each value percent-encoded (RFC 3986), `am` with two decimals, `tn` naming the mess and the member. A phone's UPI app opens it filled in; the member then reports the transfer as a claim. `amount` defaults to the balance due. `mess` may name a mess the member belonged to: its UPI id, for what they owe there.
          */
         get: operations["upi"];
         put?: never;
@@ -691,8 +691,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change part of the mess configuration (admin): what is sent changes, what is left out stays
-         * @description Sent as null, monthlyBudget, markingWindow, capacity and upi are removed; any other field sent as null is a 400. The read-only fields GET returns are ignored.
+         * Change part of the mess configuration (admin; a treasurer the mess's upi only): what is sent changes, what is left out stays
+         * @description Sent as null, monthlyBudget, markingWindow, capacity and upi are removed; any other field sent as null is a 400. The read-only fields GET returns are ignored. A treasurer may send upi alone (their own mess's); any other field is 403.
          */
         patch: operations["patchMessConfig"];
         trace?: never;
@@ -745,7 +745,7 @@ export interface paths {
         put?: never;
         /**
          * Log in with email and password
-         * @description Unknown email 404, wrong password 401, pending or rejected account 403. Throttled per IP and per email.
+         * @description Unknown email 404, wrong password 401, pending or rejected account 403. Failures are throttled per IP and per email; correct logins are not counted.
          */
         post: operations["login"];
         delete?: never;

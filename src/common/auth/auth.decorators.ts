@@ -31,7 +31,8 @@ export const CurrentUser = createParamDecorator((_: unknown, ctx: ExecutionConte
 
 export const OWN_RECORDS_ONLY = 'mess:own-records-only';
 /**
- * The route shows only the caller's own records (their account, marks, extras, leave, share): a member may name,
- * with `mess`, a mess they belonged to and read what they did there (extension 2.2).
+ * The route shows only the caller's own records (their account, marks, extras, leave, share), or pays what they owe
+ * (the UPI link, their payment claim): a member may name, with `mess`, a mess they belonged to and read what they
+ * did there, or pay it (extension 2.2).
  */
 export const OwnRecordsInAnyMess = () => SetMetadata(OWN_RECORDS_ONLY, true);

@@ -71,6 +71,19 @@ describe('CredentialThrottle', () => {
     expect(await throttle.waitSeconds(owner)).toBe(0);
   });
 
+  it("counts an address's failures over all emails, never its successes, and a success forgives none", async () => {
+    const campus = '100.64.0.1';
+    for (let i = 0; i < 600; i += 1) await throttle.succeeded({ email: `m${i}@college.edu`, source: campus });
+    for (let i = 0; i < 29; i += 1) await throttle.failed({ email: `sprayed${i}@college.edu`, source: campus });
+    expect(await throttle.waitSeconds({ email: 'fresh@college.edu', source: campus })).toBe(0);
+    await throttle.succeeded({ email: 'm1@college.edu', source: campus });
+    await throttle.failed({ email: 'sprayed29@college.edu', source: campus });
+    expect(await throttle.waitSeconds({ email: 'fresh@college.edu', source: campus })).toBe(60);
+    expect(await throttle.waitSeconds({ email: 'fresh@college.edu', source: owner.source })).toBe(0);
+    jest.advanceTimersByTime(60_000);
+    expect(await throttle.waitSeconds({ email: 'fresh@college.edu', source: campus })).toBe(0);
+  });
+
   it('caps a wait at 15 minutes', () => {
     expect(backoffMs(30_000, 0)).toBe(30_000);
     expect(backoffMs(30_000, 4)).toBe(480_000);

@@ -3,6 +3,8 @@ import type { AppConfig } from '../../config/app-config';
 
 /** Failures are counted over this window from the first one. */
 export const LOGIN_FAILURE_WINDOW_MS = 15 * 60_000;
+/** An address's failures (all emails) are counted over this window from the first one. */
+export const ADDRESS_FAILURE_WINDOW_MS = 60_000;
 /** The longest a source is made to wait, however many times it failed. */
 export const LOGIN_MAX_BACKOFF_MS = 15 * 60_000;
 /** Past the email's ceiling, a failed attempt is answered this much later (a guesser's every try costs time). */
@@ -25,6 +27,7 @@ const keysOf = ({ email, source }: CredentialAttempt) => {
   return {
     pair: `login-failures:${who}`,
     wait: `login-wait:${who}`,
+    address: `login-failures:address:${source}`,
     email: email === undefined ? undefined : `login-failures:email:${email}`,
   };
 };
@@ -40,6 +43,11 @@ export const backoffMs = (firstWaitMs: number, over: number): number =>
  * one place cannot keep the owner out. Per email, a wider ceiling over all sources (a distributed guesser) makes
  * every failing source wait after its first failure and answers failures a second late; it never refuses a source
  * that has not failed. Successes do not count and end the source's failures for that email.
+ *
+ * Per address, over all emails (a guesser trying one password on many accounts), failures are counted over a minute:
+ * past `loginPerMinutePerIp` the address waits out the minute. Successes do not count here either (a campus behind
+ * one NAT logs in hundreds of members a minute), and do not forgive: a guesser's own good login must not clear its
+ * guesses.
  */
 export class CredentialThrottle {
   constructor(
@@ -49,13 +57,17 @@ export class CredentialThrottle {
 
   /** Seconds the source must still wait before trying this email again, or 0. */
   async waitSeconds(attempt: CredentialAttempt): Promise<number> {
-    const { hits, timeToExpire } = await this.storage.peek(keysOf(attempt).wait);
-    return hits > 0 ? Math.max(1, timeToExpire) : 0;
+    const keys = keysOf(attempt);
+    const [wait, address] = await Promise.all([this.storage.peek(keys.wait), this.storage.peek(keys.address)]);
+    const pairWait = wait.hits > 0 ? Math.max(1, wait.timeToExpire) : 0;
+    const addressWait = address.hits >= this.limits.loginPerMinutePerIp ? Math.max(1, address.timeToExpire) : 0;
+    return Math.max(pairWait, addressWait);
   }
 
   /** Records a failed attempt; resolves with how long its answer should be held back (ms). */
   async failed(attempt: CredentialAttempt): Promise<number> {
     const keys = keysOf(attempt);
+    await this.increment(keys.address, ADDRESS_FAILURE_WINDOW_MS);
     const pair = await this.increment(keys.pair, LOGIN_FAILURE_WINDOW_MS);
     const perEmail = keys.email ? await this.increment(keys.email, LOGIN_FAILURE_WINDOW_MS) : 0;
     const hot = perEmail >= this.limits.loginFailureCeilingPerEmail;

@@ -35,22 +35,32 @@ type ThrottlerStorageRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>
 
 const LOGIN_THROTTLE = 'mess:login-throttle';
 
+/** A login counts its failures (per address, and per email and address); another credential route every request. */
+type CredentialRoute = 'login' | 'credential';
+
 /**
- * Routes that take credentials: also limited per IP and per email, on top of the general limit. The interceptor that
- * counts failed attempts is applied here, on these routes alone, rather than wrapping every request of the service.
+ * Routes that take credentials: also limited on their failures per address and per email, on top of the general
+ * limit; successes are not counted (a campus behind one address logs in hundreds of members a minute). The
+ * interceptor that counts failed attempts is applied here, on these routes alone, rather than wrapping every request
+ * of the service.
  */
 export const LoginThrottle = () =>
-  applyDecorators(SetMetadata(LOGIN_THROTTLE, true), UseInterceptors(LoginFailureInterceptor));
+  applyDecorators(
+    SetMetadata(LOGIN_THROTTLE, 'login' satisfies CredentialRoute),
+    UseInterceptors(LoginFailureInterceptor),
+  );
 
 /**
- * Routes that take an email but are not a login (a password reset's forgot and reset): limited per IP like the
- * logins, and refused while the source waits for that email, but their answers are not counted as a login's: a
- * forgot answering 200 must not clear a password guesser's failures for the email it names.
+ * Routes that take an email but are not a login (a password reset's forgot and reset): limited per IP on every
+ * request, and refused while the source waits, but their answers are not counted as a login's: a forgot answering
+ * 200 must not clear a password guesser's failures for the email it names.
  */
-export const CredentialRouteThrottle = () => SetMetadata(LOGIN_THROTTLE, true);
+export const CredentialRouteThrottle = () => SetMetadata(LOGIN_THROTTLE, 'credential' satisfies CredentialRoute);
 
-const isLoginRoute = (context: ExecutionContext): boolean =>
-  Reflect.getMetadata(LOGIN_THROTTLE, context.getHandler()) === true;
+const credentialRoute = (context: ExecutionContext): CredentialRoute | undefined =>
+  Reflect.getMetadata(LOGIN_THROTTLE, context.getHandler()) as CredentialRoute | undefined;
+
+const isLoginRoute = (context: ExecutionContext): boolean => credentialRoute(context) !== undefined;
 
 export function throttlerOptions(config: AppConfig, storage: ThrottlerStorage): ThrottlerModuleOptions {
   return {
@@ -58,10 +68,11 @@ export function throttlerOptions(config: AppConfig, storage: ThrottlerStorage): 
     throttlers: [
       { name: 'default', ttl: 60_000, limit: config.rateLimit.perMinute },
       {
+        // A login's per-address limit counts failures only (CredentialThrottle), not here.
         name: 'login-ip',
         ttl: 60_000,
         limit: config.rateLimit.loginPerMinutePerIp,
-        skipIf: (context) => !isLoginRoute(context),
+        skipIf: (context) => credentialRoute(context) !== 'credential',
       },
     ],
   };
@@ -112,7 +123,7 @@ export class RateLimitGuard extends ThrottlerGuard {
     return allowed;
   }
 
-  /** A source that failed too often for this email waits (CredentialThrottle); every other source goes on. */
+  /** A source that failed too often for this email, or an address too often this minute, waits (CredentialThrottle). */
   private async refuseWhileWaiting(context: ExecutionContext): Promise<void> {
     const storage = countingStorage(this.storageService);
     if (!storage) return;

@@ -9,7 +9,13 @@ import {
   ApiParam,
   ApiTags,
 } from '@nestjs/swagger';
-import { Allow, CurrentUser, Public, type CurrentMember } from '../../common/auth/auth.decorators';
+import {
+  Allow,
+  CurrentUser,
+  OwnRecordsInAnyMess,
+  Public,
+  type CurrentMember,
+} from '../../common/auth/auth.decorators';
 import { ApiError } from '../../common/errors/api-error';
 import { ApiAuth, ApiErrors, ApiRoleAuth } from '../../common/http/api-docs';
 import { IdPipe } from '../../common/http/id.pipe';
@@ -55,12 +61,15 @@ export class PaymentsController {
   ) {}
 
   @Get('me/upi')
+  // A former member pays what they owe the mess they left (`mess`): its UPI id, their balance there.
+  @OwnRecordsInAnyMess()
   @ApiOperation({
     summary: 'A UPI link and QR code for what the caller owes (any member)',
     description:
       "`upi://pay?pa=&pn=&am=&cu=INR&tn=` per NPCI's UPI linking specification, each value percent-encoded " +
       "(RFC 3986), `am` with two decimals, `tn` naming the mess and the member. A phone's UPI app opens it filled " +
-      'in; the member then reports the transfer as a claim. `amount` defaults to the balance due.',
+      'in; the member then reports the transfer as a claim. `amount` defaults to the balance due. `mess` may name ' +
+      'a mess the member belonged to: its UPI id, for what they owe there.',
   })
   @ApiOkResponse({ type: UpiResponse })
   @ApiAuth(400, [409, PaymentErrors.upiNotSetUp, PaymentErrors.nothingDue])
@@ -71,11 +80,15 @@ export class PaymentsController {
   }
 
   @Post('me/payment-claims')
+  // Their own claim, in a mess they belonged to as in their own: that mess's treasurer decides it.
+  @OwnRecordsInAnyMess()
   @ApiOperation({
     summary: 'Report a bank (UPI) transfer to the mess by its 12-digit UTR (any member)',
     description:
       'The treasurer accepts it (a payment is recorded, a receipt sent) or rejects it; a bank statement naming the ' +
-      'UTR with the same amount accepts it too. 409 naming `utr` when the UTR is already claimed or recorded.',
+      'UTR with the same amount accepts it too. 409 naming `utr` when a pending or accepted claim or a recorded ' +
+      'payment holds the UTR; a rejected claim frees it. `mess` may name a mess the member belonged to: the claim ' +
+      "is that mess's, for its treasurer to decide.",
   })
   @ApiCreatedResponse({ type: ClaimResponse })
   @ApiAuth(400, [409, PaymentErrors.utrTaken])

@@ -42,7 +42,10 @@ export class PaymentsRepository {
 
   // ---- claims ----
 
-  /** The new claim, or undefined when its UTR is already claimed in this mess (the unique key decides). */
+  /**
+   * The new claim, or undefined when a pending or accepted claim holds its UTR in this mess (the partial unique key
+   * decides between racing claims; a rejected one holds nothing).
+   */
   async insertClaim(values: {
     userId: string;
     amountPaise: number;
@@ -185,8 +188,9 @@ export class PaymentsRepository {
   // ---- bank statement ----
 
   /**
-   * For every UTR of a statement at once: the claim with it (pending ones locked until the import commits) and
-   * whether it is already a payment's reference. One query over the UTRs as one array parameter.
+   * For every UTR of a statement at once: the live claim with it (pending or accepted, at most one by the unique key;
+   * locked until the import commits; a rejected claim is none) and whether it is already a payment's reference. One
+   * query over the UTRs as one array parameter.
    */
   async lookUpStatement(tx: DbOrTx, utrs: string[]): Promise<Map<string, StatementLookup>> {
     if (!utrs.length) return new Map();
@@ -195,6 +199,7 @@ export class PaymentsRepository {
       claims as (
         select c.id, c.utr, c.user_id, c.amount_paise, c.date::text as date, c.status
         from ${paymentClaims} c join u on u.utr = c.utr
+        where c.status <> 'rejected'
         for update of c
       )
       select u.utr,

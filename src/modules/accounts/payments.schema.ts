@@ -26,7 +26,8 @@ const list = (values: readonly string[]) => sql.raw(values.map((v) => `'${v}'`).
 
 /**
  * A member's report of a bank transfer (UPI) to the mess: its 12-digit UTR, amount and date, until the treasurer
- * (or a bank statement) accepts it (a payment entry is recorded) or rejects it. One claim per UTR per mess.
+ * (or a bank statement) accepts it (a payment entry is recorded) or rejects it. One live claim (pending or accepted)
+ * per UTR per mess, held by a unique key: a rejected claim frees its UTR for the member's corrected claim.
  */
 export const paymentClaims = pgTable(
   'payment_claims',
@@ -49,7 +50,9 @@ export const paymentClaims = pgTable(
   },
   (t) => [
     ...sealedByMess('payment_claims'),
-    uniqueIndex('payment_claims_mess_utr_unique').on(t.messId, t.utr),
+    uniqueIndex('payment_claims_mess_utr_live_unique')
+      .on(t.messId, t.utr)
+      .where(sql`${t.status} <> 'rejected'`),
     index('payment_claims_mess_created_idx').on(t.messId, t.createdAt),
     index('payment_claims_user_idx').on(t.userId, t.createdAt),
     check('payment_claims_status_check', sql`${t.status} in (${list(CLAIM_STATUSES)})`),

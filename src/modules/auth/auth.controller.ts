@@ -56,7 +56,7 @@ export class AuthController {
   @ApiOperation({
     summary: 'Log in with email and password',
     description:
-      'Unknown email 404, wrong password 401, pending or rejected account 403. Throttled per IP and per email.',
+      'Unknown email 404, wrong password 401, pending or rejected account 403. Failures are throttled per IP and per email; correct logins are not counted.',
   })
   @ApiOkResponse({ type: LoginResponseDto })
   @ApiErrors(

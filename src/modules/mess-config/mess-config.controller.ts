@@ -48,19 +48,22 @@ export class MessConfigController {
   }
 
   @Patch('config')
-  @Allow('mess.configure')
+  @Allow('mess.set-upi')
   @ApiOperation({
-    summary: 'Change part of the mess configuration (admin): what is sent changes, what is left out stays',
+    summary:
+      "Change part of the mess configuration (admin; a treasurer the mess's upi only): what is sent changes, what is " +
+      'left out stays',
     description:
       'Sent as null, monthlyBudget, markingWindow, capacity and upi are removed; any other field sent as null is a ' +
-      '400. The read-only fields GET returns are ignored.',
+      "400. The read-only fields GET returns are ignored. A treasurer may send upi alone (their own mess's); any " +
+      'other field is 403.',
   })
   @ApiOkResponse({ type: MessConfigEnvelopeDto })
   @ApiRoleAuth(400, [404, MESS_NOT_SET_UP])
   async patchMessConfig(
-    @CurrentUser() admin: CurrentMember,
+    @CurrentUser() member: CurrentMember,
     @Body() body: PatchMessConfigDto,
   ): Promise<MessConfigEnvelopeDto> {
-    return { success: true, config: await this.messConfig.patch(admin.id, { ...body }) };
+    return { success: true, config: await this.messConfig.patch(member, { ...body }) };
   }
 }

@@ -4,7 +4,9 @@ import { AppConfig } from '../../config/app-config';
 import { Injectable } from '@nestjs/common';
 import { currentMessId } from '../../common/tenancy/mess-scope';
 import { CacheInvalidation } from '../../common/cache/cache-invalidation';
-import { badRequest, conflict, type FieldError, notFound } from '../../common/errors/api-error';
+import { type CurrentMember } from '../../common/auth/auth.decorators';
+import { can } from '../../common/auth/permissions';
+import { badRequest, conflict, type FieldError, GuardError, notFound } from '../../common/errors/api-error';
 import { MessConfigDto } from './dto/mess-config.dto';
 import { MESS_ALREADY_SET_UP, MESS_NOT_SET_UP } from './mess-config.errors';
 import { MessConfigRepository } from './mess-config.repository';
@@ -180,17 +182,23 @@ export class MessConfigService {
    * window, the capacity or the UPI address). Merged with the configuration as it is under the row's lock, so two
    * partial updates at once both take effect.
    */
-  async patch(adminId: string, patch: Record<string, unknown>): Promise<MessConfigDto> {
+  async patch(
+    member: Pick<CurrentMember, 'id' | 'role' | 'messId'>,
+    patch: Record<string, unknown>,
+  ): Promise<MessConfigDto> {
     const changes = Object.entries(patch).filter(
       ([key, value]) => value !== undefined && !READ_ONLY.has(key),
     );
+    // The route lets in who may set the UPI id (a treasurer); every other field is the configurer's (an admin).
+    if (changes.some(([key]) => key !== 'upi') && !can(member, 'mess.configure'))
+      throw new GuardError(403, 'Forbidden');
     const nulls = changes.filter(([key, value]) => value === null && !REMOVABLE.has(key)).map(([key]) => key);
     if (nulls.length)
       throw badRequest(
         'Validation failed',
         nulls.map((field) => ({ field, message: `${field} must not be null; leave it out to keep it` })),
       );
-    return this.replaceWith(adminId, (before) => {
+    return this.replaceWith(member.id, (before) => {
       const current = toDto(before);
       const merged: Record<string, unknown> = {
         messName: current.messName,

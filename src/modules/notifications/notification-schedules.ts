@@ -37,8 +37,8 @@ export const MONTHLY_BILLS = Symbol('MONTHLY_BILLS');
  *
  * | type                    | when (mess time zone)                                            | to whom                               |
  * |-------------------------|------------------------------------------------------------------|---------------------------------------|
- * | MEAL_REMINDER           | from NOTIFY_MEAL_REMINDER_MINUTES (60) before each meal to its start | members who have not marked that meal |
- * | ATTENDANCE_CONFIRMATION | from NOTIFY_ATTENDANCE_CONFIRMATION_MINUTES (30) before each meal   | members who have marked it            |
+ * | MEAL_REMINDER           | from NOTIFY_MEAL_REMINDER_MINUTES (60) before each meal to its start | diners who have not marked that meal  |
+ * | ATTENDANCE_CONFIRMATION | from NOTIFY_ATTENDANCE_CONFIRMATION_MINUTES (30) before each meal   | diners who have marked it             |
  * | MEAL_UPDATE (headcount) | from NOTIFY_HEADCOUNT_MINUTES (30) before each meal to its end: the count, then its changes | managers |
  * | COST_SUMMARY            | from the 1st, NOTIFY_MONTHLY_TIME (09:00), to the month's end    | members with meals last month         |
  * | PAYMENT_DUE             | from NOTIFY_PAYMENT_DUE_DAYS (7) days later, same time           | members whose balance is due          |
@@ -128,7 +128,7 @@ export class NotificationSchedules {
     return this.forMealsStartingSoon(now, lead, 'MEAL_REMINDER', async (date, meal) => {
       const marked = new Set(await this.attendance.markedUserIds(date, meal.name));
       const away = await this.onLeave(date, meal);
-      const members = await this.notifications.members();
+      const members = await this.notifications.diners();
       return members.filter((m) => !marked.has(m.id) && !away.has(m.id)).map((m) => m.id);
     });
   }
@@ -139,7 +139,7 @@ export class NotificationSchedules {
     return this.forMealsStartingSoon(now, lead, 'ATTENDANCE_CONFIRMATION', async (date, meal) => {
       const marked = new Set(await this.attendance.markedUserIds(date, meal.name));
       const away = await this.onLeave(date, meal);
-      const members = await this.notifications.members();
+      const members = await this.notifications.diners();
       return members.filter((m) => marked.has(m.id) && !away.has(m.id)).map((m) => m.id);
     });
   }

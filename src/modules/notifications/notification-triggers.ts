@@ -29,7 +29,7 @@ import { PendingWork } from './pending-work';
  * | EXPENSE_ADDED     | expense recorded              | managers and treasurers, but not the recorder |
  * | BUDGET_EXCEEDED   | expense recorded or changed   | managers, treasurers and admins; once a month |
  * | MEAL_UPDATE       | menu published, changed or withdrawn | every member but the publisher; today onward |
- * | DISCREPANCY_ALERT | attendance marked or changed  | managers but the one who marked; one per bulk |
+ * | DISCREPANCY_ALERT | attendance marked or changed  | dining managers but the one who marked; one per bulk |
  */
 @Injectable()
 export class NotificationTriggers {
@@ -226,7 +226,7 @@ export class NotificationTriggers {
       ...(noMenu ? (['no-menu'] as const) : []),
     ];
     const [managers, names] = await Promise.all([
-      this.notifications.members(['manager']),
+      this.notifications.diners(['manager']),
       this.users.namesOf([...new Set(batch.marks.map((mark) => mark.userId))]),
     ]);
     const marks = batch.marks.map((mark) => ({ ...mark, memberName: names.get(mark.userId) ?? 'A member' }));

@@ -142,6 +142,14 @@ export class NotificationsService {
     return this.users.findApprovedByRoles(roles);
   }
 
+  /**
+   * The approved members (of these roles) who eat at the mess: who is told about meals and marks. A member with
+   * `dines: false` may not mark, so a reminder, a confirmation or a discrepancy alert would ask what they cannot do.
+   */
+  async diners(roles?: Role[]) {
+    return (await this.users.findApprovedByRoles(roles)).filter((member) => member.dines);
+  }
+
   // ---- preferences ----
 
   async preferences(userId: string): Promise<MemberPreferences> {

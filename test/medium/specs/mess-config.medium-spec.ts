@@ -54,7 +54,7 @@ describe('Mess configuration (medium): two messes', () => {
   it("A's setup and changes stay A's; B's configuration is unchanged", async () => {
     await ctx.setUpMess(aAdmin, { messName: 'Hostel 7 Mess', expenseCategories: ['Groceries', 'Gas'] });
     expect((await ctx.get(MessConfigService).read()).messName).toBe('Hostel 7 Mess');
-    await ctx.get(MessConfigService).patch(aAdmin.id, {
+    await ctx.get(MessConfigService).patch(aAdmin, {
       messName: 'Hostel 7 Mess (renamed)',
       expenseCategories: ['Gas'],
       extraItems: [{ name: 'Egg', price: 9 }],
@@ -68,7 +68,7 @@ describe('Mess configuration (medium): two messes', () => {
     expect(await inB.get(MessConfigService).settings()).toMatchObject(bAsSetUp);
 
     // B's admin changing B's leaves A's as A set it
-    await inB.get(MessConfigService).patch(ctx.messes.b.admin!.id, { description: 'B only' });
+    await inB.get(MessConfigService).patch(ctx.messes.b.admin!, { description: 'B only' });
     expect((await inB.get(MessConfigService).read()).description).toBe('B only');
     expect((await ctx.get(MessConfigService).read()).description).toBe('');
     expect((await ctx.get(MessConfigService).read()).messName).toBe('Hostel 7 Mess (renamed)');

@@ -1,0 +1,2 @@
+DROP INDEX "payment_claims_mess_utr_unique";--> statement-breakpoint
+CREATE UNIQUE INDEX "payment_claims_mess_utr_live_unique" ON "payment_claims" USING btree ("mess_id","utr") WHERE "payment_claims"."status" <> 'rejected';
