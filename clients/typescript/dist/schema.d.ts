@@ -2175,7 +2175,7 @@ export interface components {
             category: string;
             /**
              * Format: date
-             * @description The day the money was spent (YYYY-MM-DD, a real date)
+             * @description The day the money was spent (YYYY-MM-DD, a real date), at the latest the last day of next month in the mess's time zone (an advance for next month is fine; a later date is a 400 naming `date` and the limit)
              * @example 2025-03-14
              */
             date: string;
@@ -4147,7 +4147,7 @@ export interface components {
             category: string;
             /**
              * Format: date
-             * @description The day the money was spent (YYYY-MM-DD, a real date)
+             * @description The day the money was spent (YYYY-MM-DD, a real date), at the latest the last day of next month in the mess's time zone (an advance for next month is fine; a later date is a 400 naming `date` and the limit)
              * @example 2025-03-14
              */
             date: string;
