@@ -8,6 +8,11 @@ import {
   startExpensesApp,
   UNKNOWN_ID,
 } from '../support/expenses';
+import { fixClock } from '../support/notifications';
+
+const ist = (date: string, time: string) => new Date(`${date}T${time}:00+05:30`);
+/** Every date this file records is before the end of the month after this instant. */
+const NOW = ist('2033-06-20', '12:00');
 
 /**
  * Recording, reading, listing, replacing and deleting expenses, who may do which, and bad input (the events their
@@ -23,7 +28,10 @@ describe('Expenses: recorded by managers and treasurers, changed by their record
   let student: Member;
 
   beforeAll(async () => {
-    ({ t, admin, adminId, manager, otherManager, treasurer, student } = await startExpensesApp());
+    ({ t, admin, adminId, manager, otherManager, treasurer, student } = await startExpensesApp({
+      MESS_TIMEZONE: 'Asia/Kolkata',
+    }));
+    fixClock(t, NOW);
   });
   afterAll(() => t?.close());
 
@@ -436,6 +444,48 @@ describe('Expenses: recorded by managers and treasurers, changed by their record
       date: '2032-07-01',
     });
     expect(max.amount).toBe(10_000_000);
+  });
+
+  describe('how far ahead an expense may be dated: the end of next month in the mess time zone', () => {
+    afterEach(() => fixClock(t, NOW));
+    const gas = { category: 'Gas', amount: 1450, description: 'Advance for the cylinders' };
+    const tooFar = (latest: string) => ({
+      success: false,
+      error: 'Validation failed',
+      details: [{ field: 'date', message: `date must not be after ${latest}, the end of next month` }],
+    });
+
+    it('takes an advance dated next month, and refuses a date after it on POST, naming the limit', async () => {
+      expect((await t.post('/expenses', { ...gas, date: '2033-07-31' }, { token: manager.token })).status).toBe(
+        201,
+      );
+      const before = await countAll();
+      for (const date of ['2033-08-01', '2062-06-20']) {
+        const res = await t.post('/expenses', { ...gas, date }, { token: manager.token });
+        expect([res.status, res.body]).toEqual([400, tooFar('2033-07-31')]);
+      }
+      expect(await countAll()).toBe(before);
+    });
+
+    it('refuses it on PUT too, leaving the expense as it was, and names it beside other bad fields', async () => {
+      const kept = await record(manager.token, { ...gas, date: '2033-06-19' });
+      const moved = await t.put(`/expenses/${kept._id}`, { ...gas, date: '2062-06-19' }, { token: manager.token });
+      expect([moved.status, moved.body]).toEqual([400, tooFar('2033-07-31')]);
+      expect((await t.get(`/expenses/${kept._id}`, { token: manager.token })).body.expense).toEqual(kept);
+
+      const both = await t.post('/expenses', { ...gas, amount: 0, date: '2062-06-20' }, { token: manager.token });
+      expect(both.status).toBe(400);
+      expect(both.body.details.map((d: { field: string }) => d.field).sort()).toEqual(['amount', 'date']);
+    });
+
+    it("counts months in the mess's time zone: at 00:30 IST on 1 July (still 30 June in UTC) August is next", async () => {
+      fixClock(t, ist('2033-07-01', '00:30'));
+      expect((await t.post('/expenses', { ...gas, date: '2033-08-31' }, { token: manager.token })).status).toBe(
+        201,
+      );
+      const res = await t.post('/expenses', { ...gas, date: '2033-09-01' }, { token: manager.token });
+      expect([res.status, res.body]).toEqual([400, tooFar('2033-08-31')]);
+    });
   });
 
   describe('domain events', () => {

@@ -8,11 +8,14 @@ export const CATEGORIES = ['Groceries', 'Vegetables', 'Dairy', 'Gas', 'Staff', '
 export type ExpensesApp = StaffedMess;
 
 /** The app with CATEGORIES configured (not 'Other', a default category), two managers, a treasurer and a student. */
-export const startExpensesApp = (): Promise<ExpensesApp> =>
-  startStaffedMess({
-    expenseCategories: CATEGORIES,
-    mealTimes: [{ name: 'Lunch', startTime: '12:30', endTime: '14:30' }],
-  });
+export const startExpensesApp = (env: Record<string, string> = {}): Promise<ExpensesApp> =>
+  startStaffedMess(
+    {
+      expenseCategories: CATEGORIES,
+      mealTimes: [{ name: 'Lunch', startTime: '12:30', endTime: '14:30' }],
+    },
+    env,
+  );
 
 /** POST /expenses that must succeed (201); answers the expense. */
 export async function recordExpense(t: TestApp, token: string, body: Record<string, unknown>) {

@@ -423,7 +423,7 @@ export interface paths {
         };
         /**
          * The months the service has billed, newest first, open or closed, with who closed them and when
-         * @description A month appears once its bill has been computed (read or recalculated) or it has been closed. `closedAt` and `closedBy` are null while a month is open.
+         * @description A month is listed while it has an expense or an attendance mark, and once it has been closed (a reopened month stays); a month whose only records were deleted, or that was only read, is not. `closedAt` and `closedBy` are null while a month is open.
          */
         get: operations["listMonths"];
         put?: never;
@@ -2175,7 +2175,7 @@ export interface components {
             category: string;
             /**
              * Format: date
-             * @description The day the money was spent (YYYY-MM-DD, a real date)
+             * @description The day the money was spent (YYYY-MM-DD, a real date), at the latest the last day of next month in the mess's time zone (an advance for next month is fine; a later date is a 400 naming `date` and the limit)
              * @example 2025-03-14
              */
             date: string;
@@ -4147,7 +4147,7 @@ export interface components {
             category: string;
             /**
              * Format: date
-             * @description The day the money was spent (YYYY-MM-DD, a real date)
+             * @description The day the money was spent (YYYY-MM-DD, a real date), at the latest the last day of next month in the mess's time zone (an advance for next month is fine; a later date is a 400 naming `date` and the limit)
              * @example 2025-03-14
              */
             date: string;

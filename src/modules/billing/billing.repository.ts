@@ -239,13 +239,19 @@ export class BillingRepository {
   }
 
   /**
-   * The months billing knows (computed, closed or reopened at least once), newest first, with their closure if
-   * closed: one page, and how many there are.
+   * The months with something to bill (stored inputs with an expense or an attendance mark), or closed or reopened at
+   * least once, newest first, with their closure if closed: one page, and how many there are. A month whose inputs
+   * were computed but hold nothing (read before anything was recorded, or emptied by deletions) is not listed.
    */
   async listMonths(page: number, limit: number): Promise<{ rows: MonthStateRow[]; total: number }> {
     const db = this.database.db;
     const known = union(
-      db.select({ month: monthTotals.month }).from(monthTotals),
+      db
+        .select({ month: monthTotals.month })
+        .from(monthTotals)
+        .where(
+          sql`${monthTotals.totalPaise} <> 0 or exists (select 1 from ${monthMealCounts} where ${monthMealCounts.messId} = ${monthTotals.messId} and ${monthMealCounts.month} = ${monthTotals.month})`,
+        ),
       db.select({ month: monthClosures.month }).from(monthClosures),
       db.select({ month: monthCloseLog.month }).from(monthCloseLog),
     ).as('known');

@@ -174,6 +174,8 @@ export class MonthClosingService {
 
   /** The months billing knows (computed, closed or reopened), newest first, with who closed them and when. */
   async months(page: number, limit: number): Promise<{ months: MonthState[]; total: number }> {
+    // A write is visible in the next read: a month emptied (or first filled) a moment ago is listed as it is now.
+    await this.recalculator.ensureAllFresh();
     const { rows, total } = await this.repository.listMonths(page, limit);
     const names = await this.users.namesOf([
       ...new Set(rows.flatMap((r) => (r.closedBy ? [r.closedBy] : []))),

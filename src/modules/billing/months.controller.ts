@@ -31,7 +31,8 @@ export class MonthsController {
   @ApiOperation({
     summary: 'The months the service has billed, newest first, open or closed, with who closed them and when',
     description:
-      'A month appears once its bill has been computed (read or recalculated) or it has been closed. ' +
+      'A month is listed while it has an expense or an attendance mark, and once it has been closed (a reopened ' +
+        'month stays); a month whose only records were deleted, or that was only read, is not. ' +
       '`closedAt` and `closedBy` are null while a month is open.',
   })
   @ApiOkResponse({ type: MonthsResponse })

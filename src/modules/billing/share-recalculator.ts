@@ -83,6 +83,16 @@ export class ShareRecalculator implements OnModuleDestroy {
     if (force || this.isDirtyIn(messId, month)) await this.run(messId, month);
   }
 
+  /** Recalculates every month of the mess the code runs for that waits for a rebuild (a list of months reads them all). */
+  async ensureAllFresh(): Promise<void> {
+    const messId = currentMessId();
+    const months = new Set([
+      ...[...this.dirty].map(partsOf).flatMap((k) => (k.messId === messId ? [k.month] : [])),
+      ...[...this.staleEverywhere.keys()].filter((month) => this.isDirtyIn(messId, month)),
+    ]);
+    for (const month of months) await this.ensureFresh(month);
+  }
+
   async flush(): Promise<void> {
     this.timer = undefined;
     const keys = [...this.dirty];

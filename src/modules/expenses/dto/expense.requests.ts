@@ -2,16 +2,18 @@ import { CheckedBy } from '../../../common/http/field-checks';
 import { PageQuery } from '../../../common/http/paging';
 import { ConfiguredExpenseCategory } from '../../mess-config';
 import { DateField, RupeesField, TextField } from '../../../common/http/fields';
+import { ExpenseDateWithinReach } from '../expense-date.check';
 import { EXPENSE_CATEGORY_MAX, EXPENSE_DESCRIPTION_MAX } from '../expenses.schema';
 
 /** The largest page the expense list serves; a larger `limit` is a 400, not a silent cut. */
 export const EXPENSE_PAGE_MAX = 100;
 
 /**
- * The four fields of an expense; PUT replaces all of them, so both verbs share this shape. The category is checked
- * against the configuration beside the field rules, so one 400 names every bad field.
+ * The four fields of an expense; PUT replaces all of them, so both verbs share this shape. The category (against the
+ * configuration) and how far ahead the date is (against the clock) are checked beside the field rules, so one 400
+ * names every bad field.
  */
-@CheckedBy(ConfiguredExpenseCategory)
+@CheckedBy(ConfiguredExpenseCategory, ExpenseDateWithinReach)
 export class ExpenseBodyDto {
   @TextField(1, EXPENSE_CATEGORY_MAX, {
     description: 'One of the configured expense categories (GET /auth/admin/config), exact spelling',
@@ -30,7 +32,11 @@ export class ExpenseBodyDto {
   })
   description?: string;
 
-  @DateField({ description: 'The day the money was spent (YYYY-MM-DD, a real date)' })
+  @DateField({
+    description:
+      'The day the money was spent (YYYY-MM-DD, a real date), at the latest the last day of next month in the ' +
+      "mess's time zone (an advance for next month is fine; a later date is a 400 naming `date` and the limit)",
+  })
   date: string;
 }
 
