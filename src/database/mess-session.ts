@@ -12,6 +12,16 @@ export function messSettingsSql(local: boolean): string {
 }
 
 /**
+ * The same for one statement, as a query (transaction pool mode: sent in front of the statement before the same
+ * Sync, see InMessQuery): `set_config(…, true)` of the role and the mess.
+ */
+export function messSettingsSelect(): string {
+  const mess = messIdIfAny() ?? '';
+  if (mess && !isMessId(mess)) throw new Error(`not a mess id: ${mess}`);
+  return `select set_config('role', '${APP_ROLE}', true), set_config('${MESS_SETTING}', '${mess}', true)`;
+}
+
+/**
  * What a connection's session is set to: the role its statements run under and the mess row-level security shows
  * them (`app.mess`). The database layer brings a connection to what the running code needs before each statement
  * (embedded) or checkout (server, session pool mode); on a connection already there, that costs nothing.

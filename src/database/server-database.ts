@@ -14,7 +14,8 @@ import {
   type PoolStats,
 } from './database';
 import { APP_ROLE, READER_ROLE } from '../common/tenancy/mess-scope';
-import { MessSession, messSettingsSql } from './mess-session';
+import { InMessQuery } from './in-mess-query';
+import { MessSession, messSettingsSelect, messSettingsSql } from './mess-session';
 
 const sessions = new WeakMap<PoolClient, MessSession>();
 
@@ -31,7 +32,8 @@ function sessionOf(client: PoolClient): MessSession {
  *   nothing per request);
  * - `transaction` (a pooler in transaction mode, where consecutive transactions of one client may run on different
  *   server connections): every transaction sets them with `set local` as it begins, a statement outside a transaction
- *   runs in one of its own, and no statement is prepared under a name (the pooler's next transaction may be on a
+ *   is sent with them in front of it before one Sync (one round trip, InMessQuery), and no statement is prepared
+ *   under a name (the pooler's next transaction may be on a
  *   server connection that never saw it).
  */
 export type PoolMode = 'session' | 'transaction';
@@ -61,20 +63,19 @@ class MessPool extends Pool {
 
   override query(...args: unknown[]): never {
     if (typeof args[args.length - 1] === 'function') throw new Error('MessPool.query takes no callback');
-    const run = (client: PoolClient) => (client.query as (...a: unknown[]) => Promise<unknown>)(...args);
+    const alone = this.sealed && this.mode === 'transaction';
     return this.connect().then(async (client) => {
-      const alone = this.sealed && this.mode === 'transaction';
       try {
-        if (alone) await client.query(`begin; ${messSettingsSql(true)}`);
-        const result = await run(client);
-        if (alone) await client.query('commit');
+        const result = alone
+          ? await inItsMess(client, args)
+          : await (client.query as (...a: unknown[]) => Promise<unknown>)(...args);
         client.release();
         return result;
       } catch (error) {
-        if (alone && (await rolledBack(client))) client.release();
-        // As pg's own pool.query does: a client whose statement failed is not reused (in session mode its state is
-        // unknown; in transaction mode, when even the rollback failed).
-        else client.release(error as Error);
+        // As pg's own pool.query does: a client whose statement failed is not reused (its session's state is
+        // unknown in session mode; in transaction mode the statement's implicit transaction ended at its Sync, and
+        // the client is dropped all the same: failures are rare and a fresh connection is cheap).
+        client.release(error as Error);
         throw error;
       }
     }) as never;
@@ -97,13 +98,24 @@ class MessPool extends Pool {
   }
 }
 
-async function rolledBack(client: PoolClient): Promise<boolean> {
-  try {
-    await client.query('rollback');
-    return true;
-  } catch {
-    return false;
-  }
+/**
+ * A statement outside a transaction, in transaction pool mode: sent with its mess's settings in front of it, in one
+ * round trip (InMessQuery), never under a name.
+ */
+function inItsMess(client: PoolClient, args: unknown[]): Promise<unknown> {
+  const [first, values] = args;
+  // Drizzle passes (config, values); pg also takes (text, values) and a config holding its values.
+  const { name: _name, ...config } =
+    typeof first === 'string' ? { text: first } : (first as { name?: string; text: string; values?: unknown[] });
+  if (Array.isArray(values)) config.values = values;
+  return new Promise((resolve, reject) => {
+    const query = new InMessQuery(config, messSettingsSelect(), (error, result) => {
+      if (!error) return resolve(result);
+      if (error.message === QUERY_READ_TIMEOUT) destroyConnection(client);
+      reject(error);
+    });
+    (client.query as (q: unknown) => unknown)(query);
+  });
 }
 
 class ServerDatabase extends Database {
@@ -233,7 +245,7 @@ const BEGIN = /^\s*begin\b/i;
  */
 function inTransactionMode(query: unknown): unknown {
   if (typeof query === 'string') return BEGIN.test(query) ? `${query}; ${messSettingsSql(true)}` : query;
-  if (!query || typeof query !== 'object') return query;
+  if (!query || typeof query !== 'object' || typeof (query as { submit?: unknown }).submit === 'function') return query;
   const { name: _name, ...config } = query as { name?: string; text?: string; values?: unknown[] };
   if (typeof config.text === 'string' && BEGIN.test(config.text) && !config.values?.length)
     return { ...config, text: `${config.text}; ${messSettingsSql(true)}`, values: undefined };
