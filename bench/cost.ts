@@ -435,7 +435,6 @@ export function costReport(r: CostResult): string {
       ]),
       `| **service (mean)** | **${ab.service.reqPerSec}** | ${ab.service.p50} | ${ab.service.p99} | **${ab.service.cpuMsPerRequest} ms** | ${ab.service.non2xx} |`,
       `| **bare (mean)** | **${ab.bare.reqPerSec}** | ${ab.bare.p50} | ${ab.bare.p99} | **${ab.bare.cpuMsPerRequest} ms** | ${ab.bare.non2xx} |`,
-      '',
       ...(ab.perTransaction ?? []).map(
         (o) =>
           `| **${o.label} (mean)** | **${o.run.reqPerSec}** | ${o.run.p50} | ${o.run.p99} | **${o.run.cpuMsPerRequest} ms** | ${o.run.non2xx} |`,
