@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -34,6 +35,21 @@ describe('The contract file and the generated client', () => {
     baseUrl = `http://127.0.0.1:${port}`;
   }, 120_000);
   afterAll(() => t?.close());
+
+  it("keeps the tarball that the client README's npm pack leaves in clients/typescript out of git", () => {
+    const client = join(__dirname, '..', '..', 'clients', 'typescript');
+    const { name, version } = JSON.parse(readFileSync(join(client, 'package.json'), 'utf8')) as {
+      name: string;
+      version: string;
+    };
+    // npm pack names it <scope>-<name>-<version>.tgz, without the @.
+    const tarball = `${name.replace(/^@/, '').replace('/', '-')}-${version}.tgz`;
+    const checked = spawnSync('git', ['check-ignore', '-q', join('clients', 'typescript', tarball)], {
+      cwd: join(client, '..', '..'),
+    });
+    if (checked.status === 128) return; // not a git checkout (an unpacked tarball of the project): nothing to check
+    expect(checked.status).toBe(0);
+  });
 
   describe('openapi/openapi.json', () => {
     let served: any;
