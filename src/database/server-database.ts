@@ -33,8 +33,7 @@ function sessionOf(client: PoolClient): MessSession {
  * - `transaction` (a pooler in transaction mode, where consecutive transactions of one client may run on different
  *   server connections): every transaction sets them with `set local` as it begins, a statement outside a transaction
  *   is sent with them in front of it before one Sync (one round trip, InMessQuery), and no statement is prepared
- *   under a name (the pooler's next transaction may be on a
- *   server connection that never saw it).
+ *   under a name (the pooler's next transaction may be on a server connection that never saw it).
  */
 export type PoolMode = 'session' | 'transaction';
 
