@@ -13,6 +13,7 @@
 // COST_PROFILE=<dir> has each service process write a CPU profile there; COST_LOG_LEVEL (info) sets its LOG_LEVEL.
 import autocannon from 'autocannon';
 import { spawnSync } from 'node:child_process';
+import { Client } from 'pg';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -71,6 +72,8 @@ export interface CostResult {
   loadBefore: number;
   loadAfter: number;
   ab?: AbResult;
+  /** The same A/B with the load shared among members of five messes (the session's mess switches at checkouts). */
+  abFiveMesses?: AbResult;
   storms: StormResult[];
 }
 
@@ -125,13 +128,16 @@ function startBare(url: string): Promise<Spawned> {
 /** Logs in on a server whose base URL has no `/api`. */
 const login = (base: string, email: string, password: string) => loginAt(`${base}/api`, email, password);
 
-async function run(server: Spawned, path: string, token: string, seconds: number): Promise<ServerRun> {
+/** `tokens`: one member's, or one per mess, handed out to the connections in turn (each keeps its member). */
+async function run(server: Spawned, path: string, tokens: string[], seconds: number): Promise<ServerRun> {
   const before = cpuMs(server.child.pid!);
+  let next = 0;
   const result = await autocannon({
     url: `${server.base}${path}`,
     connections: CONNECTIONS,
     duration: seconds,
-    headers: { authorization: `Bearer ${token}` },
+    headers: { authorization: `Bearer ${tokens[0]}` },
+    setupClient: (client) => client.setHeaders({ authorization: `Bearer ${tokens[next++ % tokens.length]}` }),
   });
   const cpu = cpuMs(server.child.pid!) - before;
   const answered = result.requests.total;
@@ -160,7 +166,7 @@ function mean(runs: ServerRun[]): ServerRun {
 async function abRounds(
   dbUrl: string,
   path: string,
-  email: string,
+  emails: string[],
   password: string,
   pooledUrl?: string,
 ): Promise<AbResult> {
@@ -179,21 +185,21 @@ async function abRounds(
       server: await startService({ url: pooledUrl }, { poolMode: 'transaction', directUrl: dbUrl }),
     });
   try {
-    const token = await login(service.base, email, password);
-    await run(service, path, token, 3);
-    await run(bare, path, token, 3);
-    for (const other of others) await run(other.server, path, token, 3);
+    const tokens = await Promise.all(emails.map((email) => login(service.base, email, password)));
+    await run(service, path, tokens, 3);
+    await run(bare, path, tokens, 3);
+    for (const other of others) await run(other.server, path, tokens, 3);
     const rounds: AbResult['rounds'] = [];
     const otherRuns = others.map(() => [] as ServerRun[]);
     for (let i = 0; i < ROUNDS; i += 1) {
       // Alternate which goes first, so a drift of the machine's load falls on both.
       const first = i % 2 === 0 ? service : bare;
       const second = first === service ? bare : service;
-      const a = await run(first, path, token, SECONDS);
-      const b = await run(second, path, token, SECONDS);
+      const a = await run(first, path, tokens, SECONDS);
+      const b = await run(second, path, tokens, SECONDS);
       const pair = first === service ? { service: a, bare: b } : { service: b, bare: a };
       rounds.push(pair);
-      for (const [k, other] of others.entries()) otherRuns[k].push(await run(other.server, path, token, SECONDS));
+      for (const [k, other] of others.entries()) otherRuns[k].push(await run(other.server, path, tokens, SECONDS));
       process.stdout.write(
         `[cost] round ${i + 1}: service ${pair.service.reqPerSec} req/s p99 ${pair.service.p99} ms ${pair.service.cpuMsPerRequest} ms CPU/req; ` +
           `bare ${pair.bare.reqPerSec} req/s p99 ${pair.bare.p99} ms ${pair.bare.cpuMsPerRequest} ms CPU/req` +
@@ -224,6 +230,52 @@ async function abRounds(
     await service.stop();
     await bare.stop();
     for (const other of others) await other.server.stop();
+  }
+}
+
+/** Four more messes (`cost-2`…), each with one of `emails` moved into it, made through the service as its admin. */
+async function spreadOverMesses(
+  dbUrl: string,
+  summary: { adminEmail: string; adminPassword: string },
+  emails: string[],
+): Promise<void> {
+  const service = await startService({ url: dbUrl });
+  try {
+    const api = `${service.base}/api`;
+    const admin = await login(service.base, summary.adminEmail, summary.adminPassword);
+    const call = async (method: string, path: string, body: unknown) => {
+      const res = await fetch(`${api}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+    };
+    const ids = new Client({ connectionString: dbUrl });
+    await ids.connect();
+    const { rows } = await ids
+      .query<{ id: string; email: string }>('select id, email from users where email = any($1)', [emails])
+      .finally(() => ids.end());
+    for (const [i, email] of emails.entries()) {
+      const slug = `cost-${i + 2}`;
+      await call('POST', '/messes', {
+        slug,
+        messName: `Cost Mess ${i + 2}`,
+        email: 'mess@college.edu',
+        phone: '+91-8012345678',
+        expenseCategories: ['Groceries', 'Gas'],
+        mealTimes: [
+          { name: 'Breakfast', startTime: '07:30', endTime: '09:30' },
+          { name: 'Lunch', startTime: '12:30', endTime: '14:30' },
+          { name: 'Dinner', startTime: '19:30', endTime: '21:30' },
+        ],
+      });
+      const id = rows.find((row) => row.email === email)?.id;
+      if (!id) throw new Error(`no member ${email}`);
+      await call('POST', `/messes/${slug}/members`, { userIds: [id] });
+    }
+  } finally {
+    await service.stop();
   }
 }
 
@@ -382,7 +434,11 @@ export async function benchCost(options: { serverBase?: string; engines: string[
       const { summary, path } = await seed({ url: server.url });
       const pooler = startPooler(server.url);
       try {
-        result.ab = await abRounds(server.url, path, emails[0], summary.memberPassword, pooler?.url);
+        result.ab = await abRounds(server.url, path, [emails[0]], summary.memberPassword, pooler?.url);
+        // Five messes: four more, one member of each moved there, the connections shared out among the five.
+        const fiveMembers = emails.slice(0, 5);
+        await spreadOverMesses(server.url, summary, fiveMembers.slice(1));
+        result.abFiveMesses = await abRounds(server.url, path, fiveMembers, summary.memberPassword, pooler?.url);
       } finally {
         pooler?.stop();
       }
@@ -422,10 +478,13 @@ export function costReport(r: CostResult): string {
     `${r.when}; load average ${r.loadBefore.toFixed(1)} before, ${r.loadAfter.toFixed(1)} after (the load generator shares the machine).`,
     '',
   );
-  if (r.ab) {
-    const { ab } = r;
+  for (const [ab, messes] of [
+    [r.ab, 'one mess'],
+    [r.abFiveMesses, 'five messes (the connections shared out among one member of each)'],
+  ] as const) {
+    if (!ab) continue;
     lines.push(
-      `A/B on the PostgreSQL server, ${CONNECTIONS} connections, ${ab.rounds.length} alternating rounds of ${SECONDS} s each: the built service against \`bench/bare-handler.ts\` (Fastify 5 + pg + jsonwebtoken, the service's SQL: token check, token-holder query, the day's menus of the holder's mess with an explicit \`mess_id = $1\` filter, the mess's meal-time order; the service gets the same filter from row-level security and sets \`app.mess\` on its connection, so the ratio is the per-request cost of tenancy plus the framework). CPU per request: user + system time of each server process (/proc/<pid>/stat) over the requests it answered.`,
+      `A/B on the PostgreSQL server, ${messes}, ${CONNECTIONS} connections, ${ab.rounds.length} alternating rounds of ${SECONDS} s each: the built service against \`bench/bare-handler.ts\` (Fastify 5 + pg + jsonwebtoken, the service's SQL: token check, token-holder query, the day's menus of the holder's mess with an explicit \`mess_id = $1\` filter, the mess's meal-time order; the service gets the same filter from row-level security and sets \`app.mess\` on its connection, so the ratio is the per-request cost of tenancy plus the framework). CPU per request: user + system time of each server process (/proc/<pid>/stat) over the requests it answered.`,
       '',
       '| | req/s | p50 ms | p99 ms | CPU per request | non-2xx |',
       '|---|---:|---:|---:|---:|---:|',
