@@ -20,7 +20,15 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { localParts } from '../src/common/time/dates';
 import { seedDemo } from '../src/database/seed-demo';
-import { freshServerDatabase, login as loginAt, openForSeeding, spawnAndWait, type Spawned } from './support';
+import {
+  api,
+  freshServerDatabase,
+  login as loginAt,
+  messSetupBody,
+  openForSeeding,
+  spawnAndWait,
+  type Spawned,
+} from './support';
 
 const root = join(__dirname, '..', '..');
 const ROUNDS = Number(process.env.COST_ROUNDS ?? 2);
@@ -241,15 +249,11 @@ async function spreadOverMesses(
 ): Promise<void> {
   const service = await startService({ url: dbUrl });
   try {
-    const api = `${service.base}/api`;
+    const base = `${service.base}/api`;
     const admin = await login(service.base, summary.adminEmail, summary.adminPassword);
-    const call = async (method: string, path: string, body: unknown) => {
-      const res = await fetch(`${api}${path}`, {
-        method,
-        headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      });
-      if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+    const call = async (path: string, body: unknown) => {
+      const res = await api(base, 'POST', path, admin, body);
+      if (res.status >= 300) throw new Error(`POST ${path}: ${res.status} ${JSON.stringify(res.body)}`);
     };
     const ids = new Client({ connectionString: dbUrl });
     await ids.connect();
@@ -258,21 +262,10 @@ async function spreadOverMesses(
       .finally(() => ids.end());
     for (const [i, email] of emails.entries()) {
       const slug = `cost-${i + 2}`;
-      await call('POST', '/messes', {
-        slug,
-        messName: `Cost Mess ${i + 2}`,
-        email: 'mess@college.edu',
-        phone: '+91-8012345678',
-        expenseCategories: ['Groceries', 'Gas'],
-        mealTimes: [
-          { name: 'Breakfast', startTime: '07:30', endTime: '09:30' },
-          { name: 'Lunch', startTime: '12:30', endTime: '14:30' },
-          { name: 'Dinner', startTime: '19:30', endTime: '21:30' },
-        ],
-      });
+      await call('/messes', messSetupBody(`Cost Mess ${i + 2}`, { slug }));
       const id = rows.find((row) => row.email === email)?.id;
       if (!id) throw new Error(`no member ${email}`);
-      await call('POST', `/messes/${slug}/members`, { userIds: [id] });
+      await call(`/messes/${slug}/members`, { userIds: [id] });
     }
   } finally {
     await service.stop();

@@ -15,7 +15,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { freshServerDatabase, login } from './support';
+import { api, freshServerDatabase, login, messSetupBody } from './support';
 
 const root = join(__dirname, '..', '..');
 
@@ -38,19 +38,6 @@ const WRITE_MONTH = '2024-02';
 const SERVICE_LOG = process.env.LOAD_SERVICE_LOG;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function api<T = any>(base: string, method: string, path: string, token?: string, body?: unknown) {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: {
-      ...(token ? { authorization: `Bearer ${token}` } : {}),
-      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: (text ? JSON.parse(text) : undefined) as T };
-}
 
 interface Started {
   base: string;
@@ -109,17 +96,7 @@ async function prepare(base: string, admin: { email: string; password: string })
   const adminToken = await login(base, admin.email, admin.password);
   const config = await api(base, 'GET', '/auth/admin/config', adminToken);
   if (!config.body?.config?.configured) {
-    await api(base, 'POST', '/auth/admin/setup', adminToken, {
-      messName: 'Load Test Mess',
-      email: 'mess@load.local',
-      phone: '+91-8012345678',
-      expenseCategories: ['Groceries', 'Gas'],
-      mealTimes: [
-        { name: 'Breakfast', startTime: '07:30', endTime: '09:30' },
-        { name: 'Lunch', startTime: '12:30', endTime: '14:30' },
-        { name: 'Dinner', startTime: '19:30', endTime: '21:30' },
-      ],
-    });
+    await api(base, 'POST', '/auth/admin/setup', adminToken, messSetupBody('Load Test Mess'));
   }
   const run = randomBytes(3).toString('hex');
   const member = async (role: string, n: number) => {

@@ -116,6 +116,37 @@ export class HttpClient {
   }
 }
 
+/** One JSON request to the service (`base` ends in `/api`): its status and parsed body. */
+export async function api<T = any>(base: string, method: string, path: string, token?: string, body?: unknown) {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: {
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, body: (text ? JSON.parse(text) : undefined) as T };
+}
+
+/** The default meal times, as the benches set a mess up. */
+export const MEAL_TIMES = [
+  { name: 'Breakfast', startTime: '07:30', endTime: '09:30' },
+  { name: 'Lunch', startTime: '12:30', endTime: '14:30' },
+  { name: 'Dinner', startTime: '19:30', endTime: '21:30' },
+];
+
+/** A mess's setup body (`POST /auth/admin/setup`, or `POST /messes` with a `slug`). */
+export const messSetupBody = (messName: string, extra: Record<string, unknown> = {}) => ({
+  messName,
+  email: 'mess@load.local',
+  phone: '+91-8012345678',
+  expenseCategories: ['Groceries', 'Gas'],
+  mealTimes: MEAL_TIMES,
+  ...extra,
+});
+
 export async function login(base: string, email: string, password: string): Promise<string> {
   const res = await fetch(`${base}/auth/login`, {
     method: 'POST',

@@ -28,6 +28,7 @@ import {
   freshServerDatabase,
   HttpClient,
   login,
+  MEAL_TIMES,
   round,
   statsOf,
   type LoadStats,
@@ -51,11 +52,6 @@ const RUSH_SCANNERS = 50;
 const TIME_ZONE = 'Asia/Kolkata';
 const PASSWORD = 'demo-password';
 const ADMIN_EMAIL = 'admin@uni.local';
-const MEAL_TIMES = [
-  { name: 'Breakfast', startTime: '07:30', endTime: '09:30' },
-  { name: 'Lunch', startTime: '12:30', endTime: '14:30' },
-  { name: 'Dinner', startTime: '19:30', endTime: '21:30' },
-];
 const CATEGORIES = ['Groceries', 'Vegetables', 'Dairy', 'Gas', 'Staff', 'Maintenance', 'Other'];
 const BULK_TABLES = ['attendance', 'meals', 'expenses', 'feedback'];
 

@@ -168,24 +168,27 @@ export const IndianPhoneField = (options: FieldOptions = {}) =>
     Matches(/^\+91\d{10}$/, { message: 'phone must be +91-XXXXXXXXXX or a 10-digit number' }),
   );
 
+/** The first element of `values` that an earlier one already named (strings ignoring case), or undefined. */
+function firstRepeated(values: unknown[]): { id: unknown } | undefined {
+  const seen = new Set<unknown>();
+  for (const id of values) {
+    // Any element may be anything a JSON body holds: only strings have a case to ignore (IsUUID reports the rest).
+    const key = typeof id === 'string' ? id.toLowerCase() : id;
+    if (seen.has(key)) return { id };
+    seen.add(key);
+  }
+  return undefined;
+}
+
 @ValidatorConstraint({ name: 'distinctIds' })
 class DistinctIdsConstraint implements ValidatorConstraintInterface {
   validate(value: unknown): boolean {
-    if (!Array.isArray(value)) return true; // IsArray reports it
-    // Any element may be anything a JSON body holds: only strings have a case to ignore (IsUUID reports the rest).
-    const keys = value.map((id: unknown) => (typeof id === 'string' ? id.toLowerCase() : id));
-    return new Set(keys).size === keys.length;
+    return !Array.isArray(value) || firstRepeated(value) === undefined; // IsArray reports a non-array
   }
   defaultMessage(args?: ValidationArguments): string {
     const property = args?.property ?? 'ids';
-    const seen = new Set<unknown>();
-    const values = Array.isArray(args?.value) ? (args.value as unknown[]) : [];
-    for (const id of values) {
-      const key = typeof id === 'string' ? id.toLowerCase() : id;
-      if (seen.has(key)) return `${property} names ${String(id)} twice`;
-      seen.add(key);
-    }
-    return `${property} must not name the same id twice`;
+    const repeated = Array.isArray(args?.value) ? firstRepeated(args.value as unknown[]) : undefined;
+    return repeated ? `${property} names ${String(repeated.id)} twice` : `${property} must not name the same id twice`;
   }
 }
 

@@ -5,7 +5,7 @@ import { isCalendarDate } from '../../common/time/dates';
 export const STATEMENT_MAX_ROWS = 5_000;
 export const STATEMENT_TOO_LONG = `A statement may have at most ${STATEMENT_MAX_ROWS} rows`;
 /** How many lines may come before the header (a bank's preamble: account, branch, period…). */
-export const STATEMENT_MAX_PREAMBLE = 30;
+const STATEMENT_MAX_PREAMBLE = 30;
 
 /** A row of the file as read: its line (a CSV's line, a spreadsheet's row) and its cells as text. */
 export interface SheetRow {
@@ -30,7 +30,7 @@ export const columnKey = (name: string): string => name.toLowerCase().replace(/\
 const keys = (names: string[]) => names.map(columnKey);
 
 /** The column names each bank uses, in order of preference (a transaction date before a value date). */
-export const STATEMENT_COLUMNS = {
+const STATEMENT_COLUMNS = {
   date: ['date', 'txn date', 'transaction date', 'tran date', 'value date'],
   credit: ['credit', 'deposit', 'deposit amt.', 'deposit amount', 'cr amount'],
   amount: ['amount', 'transaction amount(inr)'],

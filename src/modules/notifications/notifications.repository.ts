@@ -1,4 +1,3 @@
-import { currentMessId } from '../../common/tenancy/mess-scope';
 import { Injectable } from '@nestjs/common';
 import { and, asc, count, desc, eq, inArray, like, lt, sql } from 'drizzle-orm';
 import { Database, DbOrTx } from '../../database/database';
@@ -56,10 +55,7 @@ export class NotificationsRepository {
       .select({ dedupeKey: notifications.dedupeKey, content: notifications.content })
       .from(notifications)
       .where(
-        and(
-          eq(notifications.messId, currentMessId()),
-          like(notifications.dedupeKey, `${keyPrefix.replace(/[\\%_]/g, '\\$&')}%`),
-        ),
+        like(notifications.dedupeKey, `${keyPrefix.replace(/[\\%_]/g, '\\$&')}%`),
       )
       .orderBy(desc(notifications.createdAt))
       .limit(1);
@@ -95,7 +91,7 @@ export class NotificationsRepository {
   }
 
   /**
-   * Rows of the mess the code runs in still to be delivered (queued or retrying), untouched since `updatedBefore`,
+   * Rows of the mess the code runs in (row-level security) still to be delivered (queued or retrying), untouched since `updatedBefore`,
    * for which the delivery queue (pg-boss's job table `schema`.job, queue `queue`) holds no live job: nothing would
    * ever run them again. Oldest first, at most `limit`.
    */
@@ -115,7 +111,6 @@ export class NotificationsRepository {
       .from(notifications)
       .where(
         and(
-          eq(notifications.messId, currentMessId()),
           inArray(notifications.status, ['queued', 'retrying']),
           lt(notifications.updatedAt, updatedBefore),
           sql`not exists (select 1 from ${sql.identifier(jobs.schema)}.job j where j.name = ${jobs.queue} and j.data->>'notificationId' = ${notifications.id}::text and j.state < 'completed')`,

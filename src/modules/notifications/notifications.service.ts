@@ -3,7 +3,6 @@ import { InjectThrottlerStorage, ThrottlerStorage } from '@nestjs/throttler';
 import type { CurrentMember } from '../../common/auth/auth.decorators';
 import { badRequest, notFound, unavailable } from '../../common/errors/api-error';
 import { RateLimitedError } from '../../common/http/rate-limit';
-import { currentMessId } from '../../common/tenancy/mess-scope';
 import { Clock } from '../../common/time/clock';
 import { localParts } from '../../common/time/dates';
 import { AppConfig } from '../../config/app-config';
@@ -92,8 +91,6 @@ export class NotificationsService {
       return key === null || preferences.switches[key];
     });
     if (!wanted.length) return [];
-    // The mess the code runs in (a request's, or the one a schedule or listener entered): its rows, and its jobs.
-    const messId = currentMessId();
     // In transactions of NOTIFY_BATCH rows, the event loop let through between them: a fan-out to every member
     // does not hold the embedded engine's single connection (or a pooled one) for the whole batch. Rows with a
     // dedupe key make a retry after a failure between batches create only what is missing.
@@ -104,7 +101,6 @@ export class NotificationsService {
       const rows = await this.repository.transaction(async (tx) => {
         const inserted = await this.repository.insertNew(
           batch.map((r) => ({
-            messId,
             userId: r.userId,
             type: r.type,
             title: r.title,

@@ -124,18 +124,19 @@ export class UserAdministrationService {
         ).map((r) => [r.id, r]),
       );
       for (const [messId, joining] of byMess) {
-        // Into the audit trail of the members' mess, whichever mess the admin's request acts in.
+        // Into the audit trail of the members' mess (one statement per mess), whichever mess the request acts in.
         await actInMessWithin(tx, messId);
-        for (const member of joining) {
-          await this.audit.record(tx, {
+        await this.audit.recordMany(
+          tx,
+          joining.map((member) => ({
             actorId: caller.id,
             action: 'approved',
             entity: 'user',
             entityId: member.id,
             before: membershipOf(member),
             after: membershipOf(after.get(member.id)!),
-          });
-        }
+          })),
+        );
       }
       return approving.map((m) => ({ before: m, after: after.get(m.id)! }));
     });
