@@ -1,3 +1,4 @@
+import { createServer } from 'node:net';
 // What every section of `npm run bench` shares: timing statistics, the HTTP client in its worker thread, logging in.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -191,6 +192,18 @@ export interface Spawned {
 }
 
 /** Starts `script` (node) on a free port with `env` and waits until `ready` answers (two minutes at most). */
+/** A port nothing listens on now (the machine runs other servers: RabbitMQ's 25672 was once drawn at random). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
 export async function spawnAndWait(
   script: string,
   env: Record<string, string>,
@@ -198,7 +211,7 @@ export async function spawnAndWait(
   nodeArgs: string[] = [],
 ): Promise<Spawned> {
   // Away from the 4000s, where NATS (4222) and other local services listen.
-  const port = 21000 + Math.floor(Math.random() * 8000);
+  const port = await freePort();
   const child = spawn(process.execPath, [...nodeArgs, script], {
     cwd: root,
     stdio: ['ignore', 'ignore', 'inherit'],
