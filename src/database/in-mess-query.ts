@@ -1,9 +1,12 @@
+import type { MessSettings } from './mess-session';
+
 // pg's own query class: the one way to send a statement with messages of our own before it. It has no typings.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const Query = require('pg/lib/query') as QueryClass;
 
 interface QueryConfig {
   text: string;
+  name?: string;
   values?: unknown[];
   rowMode?: 'array';
   types?: unknown;
@@ -12,7 +15,7 @@ interface QueryConfig {
 /** The parts of pg's protocol connection and query class this file uses. */
 interface Connection {
   parse(message: { text: string; name: string; types: unknown[] }): void;
-  bind(message: { portal: string; statement: string; values: unknown[]; valueMapper: (v: unknown) => unknown }): void;
+  bind(message: { portal: string; statement: string; values: unknown[]; valueMapper?: (v: unknown) => unknown }): void;
   execute(message: { portal: string; rows: number }): void;
 }
 interface QueryInstance {
@@ -27,19 +30,22 @@ type QueryClass = new (
   callback: (error: Error | null, result: unknown) => void,
 ) => QueryInstance;
 
+/** The connections on which the named settings statement has been sent (it lives as long as the connection). */
+const prepared = new WeakMap<Connection, Set<string>>();
+
 /**
  * A statement sent with the settings of its mess in front of it, in one round trip and one implicit transaction:
- * Parse/Bind/Execute of `settings` (a `select set_config(…, true)`), then the statement's own
- * Parse/Bind/Describe/Execute, then one Sync. PostgreSQL commits an extended-protocol statement at the Sync, so the
- * transaction-local settings hold for the statement and end with it; a pooler in transaction mode keeps the whole
- * exchange on one server connection. What the settings statement answers is not part of the result.
+ * Parse (once per connection when named)/Bind/Execute of `settings` (a `select set_config(…, true)`), then the
+ * statement's own Parse/Bind/Describe/Execute, then one Sync. PostgreSQL commits an extended-protocol statement at
+ * the Sync, so the transaction-local settings hold for the statement and end with it; a pooler in transaction mode
+ * keeps the whole exchange on one server connection. What the settings statement answers is not part of the result.
  */
 export class InMessQuery extends Query {
   private skipping = true;
 
   constructor(
     config: QueryConfig,
-    private readonly settings: string,
+    private readonly settings: MessSettings,
     callback: (error: Error | null, result: unknown) => void,
   ) {
     super(config, undefined, callback);
@@ -51,8 +57,16 @@ export class InMessQuery extends Query {
   }
 
   override prepare(connection: Connection): void {
-    connection.parse({ text: this.settings, name: '', types: [] });
-    connection.bind({ portal: '', statement: '', values: [], valueMapper: (value) => value });
+    const name = this.settings.name ?? '';
+    let names = prepared.get(connection);
+    if (!name || !names?.has(name)) {
+      connection.parse({ text: this.settings.text, name, types: [] });
+      if (name) {
+        if (!names) prepared.set(connection, (names = new Set()));
+        names.add(name);
+      }
+    }
+    connection.bind({ portal: '', statement: name, values: this.settings.values });
     connection.execute({ portal: '', rows: 0 });
     super.prepare(connection);
   }

@@ -11,14 +11,30 @@ export function messSettingsSql(local: boolean): string {
   return `${local ? 'set local' : 'set'} role ${APP_ROLE}; select set_config('${MESS_SETTING}', '${mess}', ${local})`;
 }
 
+/** A statement's settings, sent in front of it (InMessQuery): under `name` when the pool mode keeps names. */
+export interface MessSettings {
+  text: string;
+  name?: string;
+  values: string[];
+}
+
+/** The settings statement's text: the role and the mess, for the transaction (`local`) or the session. */
+const settingsText = (local: boolean) =>
+  `select set_config('role', $1, ${local}), set_config('${MESS_SETTING}', $2, ${local})`;
+
 /**
- * The same for one statement, as a query (transaction pool mode: sent in front of the statement before the same
- * Sync, see InMessQuery): `set_config(…, true)` of the role and the mess.
+ * The same as a query sent in front of a statement before the same Sync (see InMessQuery): `set_config` of the role
+ * and the mess, for that statement's implicit transaction (`local`) or for the session; prepared once per connection
+ * under a name where the pool mode keeps names (`named`), unnamed otherwise.
  */
-export function messSettingsSelect(): string {
+export function messSettingsQuery(options: { local: boolean; named: boolean }): MessSettings {
   const mess = messIdIfAny() ?? '';
   if (mess && !isMessId(mess)) throw new Error(`not a mess id: ${mess}`);
-  return `select set_config('role', '${APP_ROLE}', true), set_config('${MESS_SETTING}', '${mess}', true)`;
+  return {
+    text: settingsText(options.local),
+    name: options.named ? (options.local ? 'mess_settings_local' : 'mess_settings') : undefined,
+    values: [APP_ROLE, mess],
+  };
 }
 
 /**
@@ -34,11 +50,16 @@ export class MessSession {
 
   /** The statement (one simple query) that brings the session to the running code's mess, or null when it is there. */
   toCurrentMess(): string | null {
+    return this.movesToCurrentMess() ? messSettingsSql(false) : null;
+  }
+
+  /** Whether the session must be set to the running code's mess (it is taken as set from here on). */
+  movesToCurrentMess(): boolean {
     const mess = messIdIfAny() ?? '';
-    if (this.role === 'app' && this.mess === mess) return null;
+    if (this.role === 'app' && this.mess === mess) return false;
     this.role = 'app';
     this.mess = mess;
-    return messSettingsSql(false);
+    return true;
   }
 
   /** The statement that gives the session back to the connecting user, or null when it has it. */

@@ -15,8 +15,9 @@ import {
 } from './database';
 import { APP_ROLE, READER_ROLE } from '../common/tenancy/mess-scope';
 import { InMessQuery } from './in-mess-query';
-import { MessSession, messSettingsSelect, messSettingsSql } from './mess-session';
+import { MessSession, messSettingsQuery, messSettingsSql } from './mess-session';
 
+/** What each pooled connection's session is set to (session pool mode). */
 const sessions = new WeakMap<PoolClient, MessSession>();
 
 function sessionOf(client: PoolClient): MessSession {
@@ -26,13 +27,15 @@ function sessionOf(client: PoolClient): MessSession {
 }
 
 /**
- * How the service's statements get their mess on the server (`DATABASE_POOL_MODE`):
- * - `session` (a direct connection, or a pooler in session mode): the role and `app.mess` are set on the session,
- *   once per checkout and only when the client was last used for another mess (a deployment with one mess pays
- *   nothing per request);
+ * How the service's statements get their mess on the server (`DATABASE_POOL_MODE`). Every transaction sets the role
+ * and `app.mess` with `set local` as it begins (one round trip with its `begin`), in both modes; they differ in the
+ * statements outside a transaction and in names:
+ * - `session` (a direct connection, or a pooler in session mode): the connection's session holds the role and the
+ *   mess it was last used for, and a statement for another mess is sent with `set_config(…)` of both in front of it
+ *   before one Sync (one round trip, InMessQuery), so a deployment with one mess pays nothing per statement; the
+ *   service's named statements, and the settings statement, are prepared once per connection;
  * - `transaction` (a pooler in transaction mode, where consecutive transactions of one client may run on different
- *   server connections): every transaction sets them with `set local` as it begins, a statement outside a transaction
- *   is sent with them in front of it before one Sync (one round trip, InMessQuery), and no statement is prepared
+ *   server connections): every statement is sent with `set_config(…, true)` in front of it, and none is prepared
  *   under a name (the pooler's next transaction may be on a server connection that never saw it).
  */
 export type PoolMode = 'session' | 'transaction';
@@ -62,53 +65,51 @@ class MessPool extends Pool {
 
   override query(...args: unknown[]): never {
     if (typeof args[args.length - 1] === 'function') throw new Error('MessPool.query takes no callback');
-    const alone = this.sealed && this.mode === 'transaction';
+    const sealed = this.sealed;
     return this.connect().then(async (client) => {
       try {
-        const result = alone
-          ? await inItsMess(client, args)
-          : await (client.query as (...a: unknown[]) => Promise<unknown>)(...args);
+        const result = !sealed
+          ? await (client.query as (...a: unknown[]) => Promise<unknown>)(...args)
+          : this.mode === 'transaction'
+            ? await inItsMess(client, args, { local: true, named: false })
+            : sessionOf(client).movesToCurrentMess()
+              ? await inItsMess(client, args, { local: false, named: true })
+              : await (client.query as (...a: unknown[]) => Promise<unknown>)(...args);
         client.release();
         return result;
       } catch (error) {
-        // As pg's own pool.query does: a client whose statement failed is not reused (its session's state is
-        // unknown in session mode; in transaction mode the statement's implicit transaction ended at its Sync, and
-        // the client is dropped all the same: failures are rare and a fresh connection is cheap).
+        // As pg's own pool.query does: a client whose statement failed is not reused (its implicit transaction, and
+        // with it a session setting sent in front of the statement, was rolled back; and what pg remembers of the
+        // connection's named statements may be wrong): failures are rare and a fresh connection is cheap.
         client.release(error as Error);
         throw error;
       }
     }) as never;
   }
 
-  private async arrive(client: PoolClient): Promise<PoolClient> {
-    (client as MessClient).scoped = this.sealed && this.mode === 'transaction';
-    if (!this.sealed || this.mode === 'transaction') return client;
-    const session = sessionOf(client);
-    const statement = session.toCurrentMess();
-    if (statement === null) return client;
-    try {
-      await client.query(statement);
-      return client;
-    } catch (error) {
-      session.forget();
-      client.release(error as Error);
-      throw error;
-    }
+  private arrive(client: PoolClient): PoolClient {
+    (client as MessClient).scoped = this.sealed ? this.mode : undefined;
+    return client;
   }
 }
 
 /**
- * A statement outside a transaction, in transaction pool mode: sent with its mess's settings in front of it, in one
- * round trip (InMessQuery), never under a name.
+ * A statement outside a transaction: sent with its mess's settings in front of it, in one round trip (InMessQuery),
+ * for its own implicit transaction (`local`) or for the session; it and the settings keep their names when `named`.
  */
-function inItsMess(client: PoolClient, args: unknown[]): Promise<unknown> {
+function inItsMess(
+  client: PoolClient,
+  args: unknown[],
+  options: { local: boolean; named: boolean },
+): Promise<unknown> {
   const [first, values] = args;
   // Drizzle passes (config, values); pg also takes (text, values) and a config holding its values.
-  const { name: _name, ...config } =
+  const { name, ...config } =
     typeof first === 'string' ? { text: first } : (first as { name?: string; text: string; values?: unknown[] });
   if (Array.isArray(values)) config.values = values;
   return new Promise((resolve, reject) => {
-    const query = new InMessQuery(config, messSettingsSelect(), (error, result) => {
+    const statement = options.named ? { ...config, name } : config;
+    const query = new InMessQuery(statement, messSettingsQuery(options), (error, result) => {
       if (!error) return resolve(result);
       if (error.message === QUERY_READ_TIMEOUT) destroyConnection(client);
       reject(error);
@@ -212,8 +213,11 @@ const QUERY_READ_TIMEOUT = 'Query read timeout';
  * fail at once and the pool replaces it.
  */
 class DeadlineClient extends Client {
-  /** Set by the pool at each checkout: in transaction pool mode, the service's transactions set their mess as they begin. */
-  scoped = false;
+  /**
+   * Set by the pool at each checkout once the migrations have run: the service's transactions set their mess as they
+   * begin, and in transaction pool mode no statement keeps a name.
+   */
+  scoped: PoolMode | undefined;
 
   constructor(config?: ConstructorParameters<typeof Client>[0]) {
     super(config);
@@ -223,7 +227,7 @@ class DeadlineClient extends Client {
   }
 
   override query(...args: unknown[]): never {
-    if (this.scoped) args[0] = inTransactionMode(args[0]);
+    if (this.scoped) args[0] = inItsTransaction(args[0], this.scoped);
     const result = (super.query as (...a: unknown[]) => unknown)(...args);
     if (result && typeof (result as Promise<unknown>).then === 'function') {
       (result as Promise<unknown>).catch((error: unknown) => {
@@ -234,21 +238,24 @@ class DeadlineClient extends Client {
   }
 }
 
-type MessClient = PoolClient & { scoped?: boolean };
+type MessClient = PoolClient & { scoped?: PoolMode };
 
 const BEGIN = /^\s*begin\b/i;
 
 /**
- * A statement of the service's in transaction pool mode: unnamed (no prepared statement outlives its transaction
- * there), and a transaction's `begin` followed by the settings of the running code's mess (one round trip).
+ * A statement of the service's on a checked-out client (a transaction's): a `begin` followed by the settings of the
+ * running code's mess (one round trip), and in transaction pool mode no name (no prepared statement outlives its
+ * transaction there).
  */
-function inTransactionMode(query: unknown): unknown {
+function inItsTransaction(query: unknown, mode: PoolMode): unknown {
   if (typeof query === 'string') return BEGIN.test(query) ? `${query}; ${messSettingsSql(true)}` : query;
   if (!query || typeof query !== 'object' || typeof (query as { submit?: unknown }).submit === 'function') return query;
-  const { name: _name, ...config } = query as { name?: string; text?: string; values?: unknown[] };
+  const config = query as { name?: string; text?: string; values?: unknown[] };
   if (typeof config.text === 'string' && BEGIN.test(config.text) && !config.values?.length)
-    return { ...config, text: `${config.text}; ${messSettingsSql(true)}`, values: undefined };
-  return config;
+    return { ...config, name: undefined, text: `${config.text}; ${messSettingsSql(true)}`, values: undefined };
+  if (mode === 'session' || config.name === undefined) return query;
+  const { name: _name, ...unnamed } = config;
+  return unnamed;
 }
 
 /**
