@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { addDays, monthBounds } from '../../common/time/dates';
-import { onRollsOn, type RollsSpan } from '../users/membership-periods';
+import { onRollsOn, type RollsSpan } from '../users';
 import {
   bandOf,
   computeDailyBill,
