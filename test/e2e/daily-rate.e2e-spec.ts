@@ -486,4 +486,20 @@ describe('The daily rate (extension 2.3)', () => {
     expect(daily.status).toBe(400);
     expect(daily.body.details.map((d: { field: string }) => d.field)).toEqual(['method']);
   });
+
+  it("answers the university's view for a mix of methods: expenses per meal, and what members owe", async () => {
+    // March closed again (by the day), so the main mess's members owe their daily charges.
+    expect(
+      (await t.post('/analytics/months/2026-03/close', undefined, { token: treasurer.token })).status,
+    ).toBe(200);
+    const view = await t.get('/analytics/messes?month=2026-03', { token: admin });
+    expect(view.status).toBe(200);
+    const rows = Object.fromEntries(
+      view.body.messes.map((r: { mess: { slug: string } }) => [r.mess.slug, r]),
+    );
+    expect(rows.main).toMatchObject({ totalExpenses: 20000, mealsServed: 0, costPerMeal: 0, due: 24955.41 });
+    expect(rows.annexe).toMatchObject({ totalExpenses: 0, due: 0 });
+    expect(rows.third).toMatchObject({ totalExpenses: 0, due: 0 });
+    expect(view.body.totals).toMatchObject({ totalExpenses: 20000, due: 24955.41 });
+  });
 });

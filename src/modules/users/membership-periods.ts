@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { and, asc, eq, gte, isNull, lt, or } from 'drizzle-orm';
+import { and, asc, eq, gte, isNull, lt, or, sql } from 'drizzle-orm';
 import { Clock } from '../../common/time/clock';
 import { addDays, localParts, monthBounds, zonedInstant } from '../../common/time/dates';
 import { AppConfig } from '../../config/app-config';
@@ -45,7 +45,8 @@ export class MembershipPeriods {
     await actInMessWithin(tx, messId);
     await tx
       .update(membershipPeriods)
-      .set({ endedAt: at })
+      // Never before its start (a clock set back, in tests or after a correction): then a stretch of no day.
+      .set({ endedAt: sql`greatest(${at}::timestamptz, ${membershipPeriods.startedAt})` })
       .where(and(eq(membershipPeriods.userId, userId), isNull(membershipPeriods.endedAt)));
   }
 
