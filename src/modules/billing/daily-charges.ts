@@ -99,6 +99,9 @@ export function termStartOf(date: string, termStartMonths: readonly number[]): s
   return `${String(y).padStart(4, '0')}-${String(m).padStart(2, '0')}-01`;
 }
 
+/** Names in the order a reader expects (one collator: far cheaper than a localeCompare per comparison). */
+const BY_NAME = new Intl.Collator('en');
+
 /** round(n / 100) half up, for n ≥ 0: the rebate of days × rate × percent, in paise. */
 const percentOf = (n: number): number => Math.floor((n * 2 + 100) / 200);
 
@@ -119,12 +122,14 @@ export function computeDailyBill(
 ): DailyBill {
   const { first, last } = monthBounds(month);
   const termStart = termStartOf(first, rules.termStartMonths);
+  const dates: string[] = [];
+  for (let date = first; date <= last; date = addDays(date, 1)) dates.push(date);
   const leavesOf = new Map<string, DailyLeave[]>();
   for (const leave of leaves) leavesOf.set(leave.userId, [...(leavesOf.get(leave.userId) ?? []), leave]);
   const shares: DailyShare[] = [];
   for (const member of members) {
     let days = 0;
-    for (let date = first; date <= last; date = addDays(date, 1)) if (member.onRolls(date)) days += 1;
+    for (const date of dates) if (member.onRolls(date)) days += 1;
     const own = [...(leavesOf.get(member.userId) ?? [])].sort(
       (a, b) =>
         (a.startDate < b.startDate ? -1 : a.startDate > b.startDate ? 1 : 0) ||
@@ -177,11 +182,11 @@ export function computeDailyBill(
     });
   }
   const names = new Map(members.map((m) => [m.userId, m.fullName]));
-  shares.sort((a, b) => {
-    const an = names.get(a.userId) ?? '';
-    const bn = names.get(b.userId) ?? '';
-    return an.localeCompare(bn, 'en') || (a.userId < b.userId ? -1 : a.userId > b.userId ? 1 : 0);
-  });
+  shares.sort(
+    (a, b) =>
+      BY_NAME.compare(names.get(a.userId) ?? '', names.get(b.userId) ?? '') ||
+      (a.userId < b.userId ? -1 : a.userId > b.userId ? 1 : 0),
+  );
   const allocatedPaise = shares.reduce((sum, s) => sum + s.sharePaise, 0);
   const active = members.filter((m) => m.meals > 0);
   return {

@@ -1,6 +1,6 @@
 import type { ChargeDailyItems } from '../accounts';
-import type { MonthBill } from './cost-shares';
-import { isDailyBill } from './daily-charges';
+import type { MemberShare, MonthBill } from './cost-shares';
+import { type DailyShare, isDailyBill } from './daily-charges';
 
 /** One member's line of a month's bill: their share, their extras and what they owe for the month, in paise. */
 export interface BillLine {
@@ -105,8 +105,8 @@ export function chargeItems(
   extrasPaise: number;
   daily?: ChargeDailyItems;
 } {
-  const share = bill.shares.find((s) => s.userId === charge.userId);
-  const dailyShare = isDailyBill(bill) ? bill.shares.find((s) => s.userId === charge.userId) : undefined;
+  const share = shareOf(bill, charge.userId);
+  const dailyShare = isDailyBill(bill) ? (share as DailyShare | undefined) : undefined;
   const daily: ChargeDailyItems | undefined = isDailyBill(bill)
     ? {
         days: dailyShare?.days ?? 0,
@@ -147,4 +147,16 @@ export function chargeItems(
     extrasPaise: charge.extrasPaise,
     ...(daily ? { daily } : {}),
   };
+}
+
+/** Each bill's shares by member, made once per bill: a close itemises every charge of a 2,000-member bill. */
+const sharesById = new WeakMap<MonthBill, Map<string, MemberShare>>();
+
+function shareOf(bill: MonthBill, userId: string): MemberShare | undefined {
+  let index = sharesById.get(bill);
+  if (!index) {
+    index = new Map(bill.shares.map((s) => [s.userId, s]));
+    sharesById.set(bill, index);
+  }
+  return index.get(userId);
 }
