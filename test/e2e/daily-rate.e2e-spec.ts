@@ -195,6 +195,12 @@ describe('The daily rate (extension 2.3)', () => {
         // Through an approval: rejected, then approved again.
         expect((await t.put(`/users/${m[name].id}/reject`, undefined, { token: admin })).status).toBe(200);
         expect((await t.put(`/users/${m[name].id}/approve`, undefined, { token: admin })).status).toBe(200);
+      } else if (name === 'Hari') {
+        // Through a bulk approval.
+        expect((await t.put(`/users/${m[name].id}/reject`, undefined, { token: admin })).status).toBe(200);
+        expect((await t.post('/users/approve', { userIds: [m[name].id] }, { token: admin })).status).toBe(
+          200,
+        );
       } else {
         for (const dines of [false, true]) {
           expect((await t.put(`/users/${m[name].id}/dines`, { dines }, { token: admin })).status).toBe(200);
