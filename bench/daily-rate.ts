@@ -142,7 +142,8 @@ export async function benchDailyRate(serverBase: string): Promise<DailyRateResul
       await call('POST', `/analytics/months/${month}/reopen`);
       if (i >= 3) reopen.push(performance.now() - started);
     }
-    if (METHOD === 'daily' && charges !== MEMBERS) throw new Error(`the close billed ${charges} members, not ${MEMBERS}`);
+    if (METHOD === 'daily' && charges !== MEMBERS)
+      throw new Error(`the close billed ${charges} members, not ${MEMBERS}`);
     const result = {
       members: MEMBERS,
       leaves: LEAVES,

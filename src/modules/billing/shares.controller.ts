@@ -30,7 +30,7 @@ const METHODS_DESCRIPTION =
   'rolls (from the day of their approval or move in to the day before their move out or rejection, while they ' +
   'dine) is charged `days × dailyRate − Σ rebates`, one rebate per approved leave = round(its full leave days in ' +
   'the month, after the band and the term cap, × rate × percent / 100) half up to the paisa; a leave day is a day ' +
-  'all of whose meals the leave covers, and the band is chosen by all the leave\'s full days. The lines (by name) ' +
+  "all of whose meals the leave covers, and the band is chosen by all the leave's full days. The lines (by name) " +
   'then give `userId: {_id, fullName}`, `days`, `leaveDays`, `rebatedDays`, `rebate`, `share`, `extras`, `total`, ' +
   'and the bill `dailyRate` and `surplus` = Σ share − totalExpenses (negative: a deficit).';
 

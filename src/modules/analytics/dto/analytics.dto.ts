@@ -184,7 +184,7 @@ export class UniversityMessRowDto {
     description:
       'totalExpenses / mealsServed, rounded half up to the paisa; 0 when no meal was served. What a meal cost the ' +
       'mess whatever its chargeMethod: under the daily rate (extension 2.3) it is not what members pay (they pay by ' +
-      'the day, see the bill\'s `surplus`), but what the kitchen spent per present mark',
+      "the day, see the bill's `surplus`), but what the kitchen spent per present mark",
     example: 46.66,
   })
   costPerMeal: number;

@@ -40,9 +40,13 @@ export class MemberShareDto {
   @ApiProperty({ description: 'share + extras, rupees: what a close charges the member under this method' })
   total: number;
   @ApiPropertyOptional({ description: 'Daily rate only: days on the rolls in the month' }) days?: number;
-  @ApiPropertyOptional({ description: 'Daily rate only: full days of approved leave in the month, on the rolls' })
+  @ApiPropertyOptional({
+    description: 'Daily rate only: full days of approved leave in the month, on the rolls',
+  })
   leaveDays?: number;
-  @ApiPropertyOptional({ description: 'Daily rate only: of those, the days rebated after the band and the cap' })
+  @ApiPropertyOptional({
+    description: 'Daily rate only: of those, the days rebated after the band and the cap',
+  })
   rebatedDays?: number;
   @ApiPropertyOptional({ description: 'Daily rate only: rupees, Σ over the leaves of each rounded rebate' })
   rebate?: number;
