@@ -508,4 +508,18 @@ describe('The daily rate (extension 2.3)', () => {
     expect(rows.third).toMatchObject({ totalExpenses: 0, due: 0 });
     expect(view.body.totals).toMatchObject({ totalExpenses: 20000, due: 24955.41 });
   });
+
+  it('answers anew at once when the rate or the bands change (JSON and CSV)', async () => {
+    const bill = () => t.get('/analytics/shares?month=2026-03', { token: annexeTreasurer.token });
+    const csv = async () =>
+      parseCsv(
+        (await t.get('/analytics/shares.csv?month=2026-03', { token: annexeTreasurer.token })).body.slice(1),
+      );
+    expect((await bill()).body.shares[0].share).toBe(2200);
+    expect((await csv())[1][9]).toBe('2200.00');
+    const annexe = await t.patch('/auth/admin/config?mess=annexe', { dailyRate: 110 }, { token: admin });
+    expect(annexe.status).toBe(200);
+    expect((await bill()).body).toMatchObject({ dailyRate: 110, allocated: 2420 });
+    expect((await csv())[1][9]).toBe('2420.00');
+  });
 });

@@ -5,7 +5,7 @@ import { BillingService, BillView } from './billing.service';
 import type { ShareMethod } from './cost-shares';
 import type { BillDto, MyShareResponse } from './dto/billing.dto';
 import { MonthCache } from './month-cache';
-import { isDailyBill, surplusPaise, type DailyShare } from './daily-charges';
+import { type DailyBill, type DailyShare, isDailyBill, surplusPaise } from './daily-charges';
 import { billLines } from './month-charges';
 
 /**
@@ -19,8 +19,9 @@ export class BillPresenter {
     private readonly cache: MonthCache,
   ) {}
 
-  json(month: string, method: ShareMethod): Promise<string> {
-    return this.cache.get(`bill.json:${month}:${method}`, [month], async () =>
+  async json(month: string, method: ShareMethod): Promise<string> {
+    const key = await this.billing.cacheKeyOf(method);
+    return this.cache.get(`bill.json:${month}:${key}`, [month], async () =>
       JSON.stringify({
         success: true,
         ...toBillDto(await this.billing.bill(month, method, { nested: true })),
@@ -29,10 +30,11 @@ export class BillPresenter {
   }
 
   /** The bill as CSV: UTF-8 with a byte-order mark (spreadsheets read it as UTF-8), one row per member. */
-  csv(month: string, method: ShareMethod): Promise<string> {
-    return this.cache.get(`bill.csv:${month}:${method}`, [month], async () => {
+  async csv(month: string, method: ShareMethod): Promise<string> {
+    const key = await this.billing.cacheKeyOf(method);
+    return this.cache.get(`bill.csv:${month}:${key}`, [month], async () => {
       const view = await this.billing.bill(month, method, { nested: true });
-      if (isDailyBill(view.bill)) return dailyCsv(view);
+      if (isDailyBill(view.bill)) return dailyCsv(view, view.bill);
       return csvDocument([
         [
           'month',
@@ -191,8 +193,7 @@ export function toBillDto(view: BillView): BillDto {
 }
 
 /** The daily rate's bill as CSV: one row per member, by name, with the days, the rebate and the share. */
-function dailyCsv(view: BillView): string {
-  const bill = view.bill as import('./daily-charges').DailyBill;
+function dailyCsv(view: BillView, bill: DailyBill): string {
   const byId = new Map<string, DailyShare>(bill.shares.map((s) => [s.userId, s]));
   const inr = (paise: number) => (paise / 100).toFixed(2);
   return csvDocument([

@@ -144,7 +144,7 @@ export class BillingService implements OnModuleInit {
     // The daily rate's bill also depends on the rate and rules: they are part of its key.
     const daily = method === 'daily' ? await this.dailyRules() : undefined;
     return this.cache.get(
-      `bill:${month}:${method === 'daily' ? dailyKey(daily!) : method}`,
+      `bill:${month}:${daily ? dailyKey(daily) : method}`,
       [month],
       async (): Promise<BillView> => {
         const closure = await this.repository.findClosure(month);
@@ -198,6 +198,14 @@ export class BillingService implements OnModuleInit {
       },
       options,
     );
+  }
+
+  /**
+   * What a cached answer of the bill under `method` depends on besides the month's writes: the method, and under the
+   * daily rate its rules (a change of rate or bands answers anew at once). 400 naming `method` as `bill` does.
+   */
+  async cacheKeyOf(method: ShareMethod): Promise<string> {
+    return method === 'daily' ? dailyKey(await this.dailyRules()) : method;
   }
 
   /**
