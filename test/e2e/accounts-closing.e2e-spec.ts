@@ -31,7 +31,7 @@ describe('Member accounts: closing a month', () => {
     const bad = await t.put('/auth/admin/config', messSetup({ chargeMethod: 'equal' }), { token: admin });
     expect(bad.status).toBe(400);
     expect(bad.body.details).toEqual([
-      { field: 'chargeMethod', message: 'chargeMethod must be one of spec, proportional' },
+      { field: 'chargeMethod', message: 'chargeMethod must be one of spec, proportional, daily' },
     ]);
     const spec = await t.put('/auth/admin/config', messSetup({ chargeMethod: 'spec' }), { token: admin });
     expect(spec.status).toBe(200);

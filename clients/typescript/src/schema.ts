@@ -501,7 +501,7 @@ export interface paths {
         };
         /**
          * The month's bill: every active member's meals and share
-         * @description Without `method`, the mess's `chargeMethod` (default proportional): what a close charges, so what a member sees is what they are charged. method=spec is the contract literally: (total / active members) × (member meals / all meals); its shares add up to total / active members, the rest is `unallocated`. method=proportional: total × member meals / all meals, which recovers the whole total. Shares are rounded to the paisa with the leftover paise assigned to the largest remainders, so allocated + unallocated = totalExpenses exactly. Each line also gives the member's `extras` of the month and `total` = share + extras (what a close charges); members with extras and no meals follow with share 0; `totalBilled` = allocated + `totalExtras`. Every present mark and every extra is billed, whoever dines now: a member who stops dining keeps the meals and extras of when they dined, and nobody can mark present (or record extras for) a member with `dines: false`, so the admin and the like are never on the bill.
+         * @description Without `method`, the mess's `chargeMethod` (default proportional): what a close charges, so what a member sees is what they are charged. method=spec is the contract literally: (total / active members) × (member meals / all meals); its shares add up to total / active members, the rest is `unallocated`. method=proportional: total × member meals / all meals, which recovers the whole total. Shares are rounded to the paisa with the leftover paise assigned to the largest remainders, so allocated + unallocated = totalExpenses exactly. Each line also gives the member's `extras` of the month and `total` = share + extras (what a close charges); members with extras and no meals follow with share 0; `totalBilled` = allocated + `totalExtras`. Every present mark and every extra is billed, whoever dines now: a member who stops dining keeps the meals and extras of when they dined, and nobody can mark present (or record extras for) a member with `dines: false`, so the admin and the like are never on the bill. method=daily (extension 2.3; 400 naming `method` without the mess's `dailyRate`): each member on the mess's rolls (from the day of their approval or move in to the day before their move out or rejection, while they dine) is charged `days × dailyRate − Σ rebates`, one rebate per approved leave = round(its full leave days in the month, after the band and the term cap, × rate × percent / 100) half up to the paisa; a leave day is a day all of whose meals the leave covers, and the band is chosen by all the leave's full days. The lines (by name) then give `userId: {_id, fullName}`, `days`, `leaveDays`, `rebatedDays`, `rebate`, `share`, `extras`, `total`, and the bill `dailyRate` and `surplus` = Σ share − totalExpenses (negative: a deficit).
          */
         get: operations["listShares"];
         put?: never;
@@ -521,7 +521,7 @@ export interface paths {
         };
         /**
          * The bill as CSV (UTF-8 with BOM, one row per member), for spreadsheets
-         * @description Downloads as `mess-bill-<month>-<method>.csv` (Content-Disposition: attachment). Without `method`, the mess's `chargeMethod` (default proportional): what a close charges, so what a member sees is what they are charged. method=spec is the contract literally: (total / active members) × (member meals / all meals); its shares add up to total / active members, the rest is `unallocated`. method=proportional: total × member meals / all meals, which recovers the whole total. Shares are rounded to the paisa with the leftover paise assigned to the largest remainders, so allocated + unallocated = totalExpenses exactly. Each line also gives the member's `extras` of the month and `total` = share + extras (what a close charges); members with extras and no meals follow with share 0; `totalBilled` = allocated + `totalExtras`. Every present mark and every extra is billed, whoever dines now: a member who stops dining keeps the meals and extras of when they dined, and nobody can mark present (or record extras for) a member with `dines: false`, so the admin and the like are never on the bill.
+         * @description Downloads as `mess-bill-<month>-<method>.csv` (Content-Disposition: attachment). Without `method`, the mess's `chargeMethod` (default proportional): what a close charges, so what a member sees is what they are charged. method=spec is the contract literally: (total / active members) × (member meals / all meals); its shares add up to total / active members, the rest is `unallocated`. method=proportional: total × member meals / all meals, which recovers the whole total. Shares are rounded to the paisa with the leftover paise assigned to the largest remainders, so allocated + unallocated = totalExpenses exactly. Each line also gives the member's `extras` of the month and `total` = share + extras (what a close charges); members with extras and no meals follow with share 0; `totalBilled` = allocated + `totalExtras`. Every present mark and every extra is billed, whoever dines now: a member who stops dining keeps the meals and extras of when they dined, and nobody can mark present (or record extras for) a member with `dines: false`, so the admin and the like are never on the bill. method=daily (extension 2.3; 400 naming `method` without the mess's `dailyRate`): each member on the mess's rolls (from the day of their approval or move in to the day before their move out or rejection, while they dine) is charged `days × dailyRate − Σ rebates`, one rebate per approved leave = round(its full leave days in the month, after the band and the term cap, × rate × percent / 100) half up to the paisa; a leave day is a day all of whose meals the leave covers, and the band is chosen by all the leave's full days. The lines (by name) then give `userId: {_id, fullName}`, `days`, `leaveDays`, `rebatedDays`, `rebate`, `share`, `extras`, `total`, and the bill `dailyRate` and `surplus` = Σ share − totalExpenses (negative: a deficit).
          */
         get: operations["downloadSharesCsv"];
         put?: never;
@@ -1935,14 +1935,18 @@ export interface components {
              * @description When the inputs were last recalculated (or the month closed)
              */
             computedAt: string;
+            /** @description Daily rate only: rupees a day */
+            dailyRate?: number;
             /** @enum {string} */
-            method: "spec" | "proportional";
+            method: "spec" | "proportional" | "daily";
             /** @example 2025-03 */
             month: string;
             /** @description Members with meals (most meals first), then members with extras and no meals; members who do not dine are never on the bill */
             shares: components["schemas"]["MemberShareDto"][];
             /** @example true */
             success: boolean;
+            /** @description Daily rate only: Σ share − totalExpenses, rupees (negative: a deficit); extras are left out of it */
+            surplus?: number;
             /** @description allocated + totalExtras, rupees: the sum of every member's total */
             totalBilled: number;
             /** @description Rupees */
@@ -2028,6 +2032,8 @@ export interface components {
             role: "student" | "manager" | "treasurer" | "admin";
         };
         ChargeBreakdownDto: {
+            /** @description A charge by the daily rate (extension 2.3): days × rate less each rebate; mealsAmount is then the share (daysAmount − rebateAmount) */
+            daily?: components["schemas"]["ChargeDailyDto"];
             extras: components["schemas"]["ChargeExtraDto"][];
             /**
              * @description Rupees
@@ -2045,12 +2051,36 @@ export interface components {
              * @description The charge method of the close
              * @enum {string}
              */
-            method: "spec" | "proportional";
+            method: "spec" | "proportional" | "daily";
             /**
              * @description Rupees: the month's cost per meal under the method, rounded to the paisa; the share is the exact product rounded as the bill rounds, so meals × rate can differ from mealsAmount by a few paise
              * @example 40
              */
             ratePerMeal: number | null;
+        };
+        ChargeDailyDto: {
+            /**
+             * @description Rupees a day
+             * @example 120
+             */
+            dailyRate: number;
+            /**
+             * @description Days on the rolls in the month
+             * @example 31
+             */
+            days: number;
+            /**
+             * @description Rupees: days × dailyRate
+             * @example 3720
+             */
+            daysAmount: number;
+            /**
+             * @description Rupees: Σ rebates
+             * @example 360
+             */
+            rebateAmount: number;
+            /** @description Each leave that rebates something */
+            rebates: components["schemas"]["ChargeRebateDto"][];
         };
         ChargeExtraDto: {
             /**
@@ -2089,6 +2119,42 @@ export interface components {
              * @example 40
              */
             unitPrice: number | null;
+        };
+        ChargeRebateDto: {
+            /**
+             * @description Rupees: rebatedDays × dailyRate × percent / 100, rounded half up to the paisa
+             * @example 360
+             */
+            amount: number;
+            /**
+             * @description The leave's full days in the month on the rolls
+             * @example 4
+             */
+            days: number;
+            /**
+             * Format: date
+             * @example 2026-03-08
+             */
+            endDate: string;
+            /** @example Dinner */
+            endMealType: string;
+            /**
+             * @description The band's percent of the daily rate
+             * @example 75
+             */
+            percent: number;
+            /**
+             * @description Of those, the days rebated (after the term cap)
+             * @example 4
+             */
+            rebatedDays: number;
+            /**
+             * Format: date
+             * @example 2026-03-05
+             */
+            startDate: string;
+            /** @example Breakfast */
+            startMealType: string;
         };
         ClaimDto: {
             _id: string;
@@ -2256,7 +2322,12 @@ export interface components {
              * @default proportional
              * @enum {string}
              */
-            chargeMethod?: "spec" | "proportional";
+            chargeMethod?: "spec" | "proportional" | "daily";
+            /**
+             * @description Extension 2.3: the daily rate in rupees (more than 0, at most 10,000, at most two decimals) charged for every day a member is on the mess's rolls under `chargeMethod: 'daily'`, which requires it. Left out: none (PATCH: null removes it, unless the method is daily).
+             * @example 120
+             */
+            dailyRate?: number;
             /** @example Vegetarian mess for the boys hostel */
             description?: string;
             /**
@@ -2293,11 +2364,31 @@ export interface components {
              * @example +91-9876543210
              */
             phone: string;
+            /** @description Extension 2.3: how an approved leave rebates the daily rate. A leave of D full days is rebated at the `percent` of the band with the largest `minDays` ≤ D; a leave shorter than every band gets none. 1–10 bands, `minDays` 1–60 distinct, `percent` 0–100. Left out: [{minDays: 1, percent: 100}]. */
+            rebateBands?: components["schemas"]["RebateBandDto"][];
+            /**
+             * @description Extension 2.3: at most this many leave days are rebated per member in a term (0: no cap); later leave days are charged in full.
+             * @default 0
+             * @example 15
+             */
+            rebateDaysPerTerm?: number;
             /**
              * @description 2–40 of a-z, 0-9 and -, not starting or ending with -; unique
              * @example hostel-7
              */
             slug?: string;
+            /**
+             * @description Extension 2.3: the months (1–12, distinct) a term starts in: a term runs from the first of one of them to the day before the next. Left out: [1, 7].
+             * @default [
+             *       1,
+             *       7
+             *     ]
+             * @example [
+             *       1,
+             *       7
+             *     ]
+             */
+            termStartMonths?: number[];
             /** @description Where members pay the mess by UPI */
             upi?: components["schemas"]["MessUpiDto"] | null;
         };
@@ -2979,16 +3070,28 @@ export interface components {
             fullName: string;
         };
         MemberShareDto: {
+            /** @description Daily rate only: days on the rolls in the month */
+            days?: number;
             /** @description The member's extras of the month, rupees (priced when recorded) */
             extras: number;
             fullName: string;
+            /** @description Daily rate only: full days of approved leave in the month, on the rolls */
+            leaveDays?: number;
             /** @description Meals marked present in the month */
             meals: number;
+            /** @description Daily rate only: rupees, Σ over the leaves of each rounded rebate */
+            rebate?: number;
+            /** @description Daily rate only: of those, the days rebated after the band and the cap */
+            rebatedDays?: number;
             /** @description Rupees, to the paisa; 0 for a member with extras and no meals */
             share: number;
             /** @description share + extras, rupees: what a close charges the member under this method */
             total: number;
-            userId: string;
+            /** @description The member's id; under the daily rate (extension 2.3) `{_id, fullName}` */
+            userId: string | {
+                _id: string;
+                fullName: string;
+            };
         };
         MemoryDto: {
             heapTotal: number;
@@ -3004,13 +3107,15 @@ export interface components {
              * @example proportional
              * @enum {string}
              */
-            chargeMethod: "spec" | "proportional";
+            chargeMethod: "spec" | "proportional" | "daily";
             /** @description false while the defaults apply (before POST /auth/admin/setup) */
             configured: boolean;
             /** Format: date-time */
             createdAt?: string;
             /** @description The admin who set the mess up; absent until then */
             createdBy?: string | null;
+            /** @description Rupees a day; absent until set (extension 2.3) */
+            dailyRate?: number;
             description: string;
             /** @example mess@college.edu */
             email: string;
@@ -3026,11 +3131,22 @@ export interface components {
             monthlyBudget: number | null;
             /** @example +918012345678 */
             phone: string;
+            /** @description Default [{minDays: 1, percent: 100}] */
+            rebateBands: components["schemas"]["RebateBandDto"][];
+            /** @description 0: no cap */
+            rebateDaysPerTerm: number;
             /**
              * @description The mess's slug (extension 2.2)
              * @example main
              */
             slug?: string;
+            /**
+             * @example [
+             *       1,
+             *       7
+             *     ]
+             */
+            termStartMonths: number[];
             /** Format: date-time */
             updatedAt?: string;
             /** @description Where members pay by UPI: {vpa, payeeName} */
@@ -3050,13 +3166,15 @@ export interface components {
              * @example proportional
              * @enum {string}
              */
-            chargeMethod: "spec" | "proportional";
+            chargeMethod: "spec" | "proportional" | "daily";
             /** @description false while the defaults apply (before POST /auth/admin/setup) */
             configured: boolean;
             /** Format: date-time */
             createdAt?: string;
             /** @description The admin who set the mess up; absent until then */
             createdBy?: string | null;
+            /** @description Rupees a day; absent until set (extension 2.3) */
+            dailyRate?: number;
             description: string;
             /** @example mess@college.edu */
             email: string;
@@ -3072,11 +3190,22 @@ export interface components {
             monthlyBudget: number | null;
             /** @example +918012345678 */
             phone: string;
+            /** @description Default [{minDays: 1, percent: 100}] */
+            rebateBands: components["schemas"]["RebateBandDto"][];
+            /** @description 0: no cap */
+            rebateDaysPerTerm: number;
             /**
              * @description The mess's slug (extension 2.2)
              * @example main
              */
             slug?: string;
+            /**
+             * @example [
+             *       1,
+             *       7
+             *     ]
+             */
+            termStartMonths: number[];
             /**
              * @description The mess's time zone (MESS_TIMEZONE): its days, months and meals
              * @example Asia/Kolkata
@@ -3134,7 +3263,12 @@ export interface components {
              * @default proportional
              * @enum {string}
              */
-            chargeMethod?: "spec" | "proportional";
+            chargeMethod?: "spec" | "proportional" | "daily";
+            /**
+             * @description Extension 2.3: the daily rate in rupees (more than 0, at most 10,000, at most two decimals) charged for every day a member is on the mess's rolls under `chargeMethod: 'daily'`, which requires it. Left out: none (PATCH: null removes it, unless the method is daily).
+             * @example 120
+             */
+            dailyRate?: number;
             /** @example Vegetarian mess for the boys hostel */
             description?: string;
             /**
@@ -3171,11 +3305,31 @@ export interface components {
              * @example +91-9876543210
              */
             phone: string;
+            /** @description Extension 2.3: how an approved leave rebates the daily rate. A leave of D full days is rebated at the `percent` of the band with the largest `minDays` ≤ D; a leave shorter than every band gets none. 1–10 bands, `minDays` 1–60 distinct, `percent` 0–100. Left out: [{minDays: 1, percent: 100}]. */
+            rebateBands?: components["schemas"]["RebateBandDto"][];
+            /**
+             * @description Extension 2.3: at most this many leave days are rebated per member in a term (0: no cap); later leave days are charged in full.
+             * @default 0
+             * @example 15
+             */
+            rebateDaysPerTerm?: number;
             /**
              * @description 2–40 of a-z, 0-9 and -, not starting or ending with -; unique. Left out: unchanged (`main` at first)
              * @example hostel-7
              */
             slug?: string;
+            /**
+             * @description Extension 2.3: the months (1–12, distinct) a term starts in: a term runs from the first of one of them to the day before the next. Left out: [1, 7].
+             * @default [
+             *       1,
+             *       7
+             *     ]
+             * @example [
+             *       1,
+             *       7
+             *     ]
+             */
+            termStartMonths?: number[];
             /** @description Where members pay the mess by UPI */
             upi?: components["schemas"]["MessUpiDto"] | null;
         };
@@ -3274,14 +3428,24 @@ export interface components {
         MyShareResponse: {
             activeMembers: number;
             closed: boolean;
+            /** @description Daily rate only: rupees a day */
+            dailyRate?: number;
+            /** @description Daily rate only: days on the rolls */
+            days?: number;
             /** @description The member's extras of the month, rupees */
             extras: number;
+            /** @description Daily rate only */
+            leaveDays?: number;
             /** @description Meals marked present */
             meals: number;
             /** @enum {string} */
-            method: "spec" | "proportional";
+            method: "spec" | "proportional" | "daily";
             /** @example 2025-03 */
             month: string;
+            /** @description Daily rate only: rupees */
+            rebate?: number;
+            /** @description Daily rate only */
+            rebatedDays?: number;
             /** @description Rupees; 0 when the member ate no meal */
             share: number;
             /** @example true */
@@ -3390,13 +3554,18 @@ export interface components {
              * @default proportional
              * @enum {string}
              */
-            chargeMethod?: "spec" | "proportional";
+            chargeMethod?: "spec" | "proportional" | "daily";
             /** @description Read-only: ignored */
             readonly configured?: Record<string, never>;
             /** @description Read-only: ignored */
             readonly createdAt?: Record<string, never>;
             /** @description Read-only: ignored */
             readonly createdBy?: Record<string, never>;
+            /**
+             * @description Extension 2.3: the daily rate in rupees (more than 0, at most 10,000, at most two decimals) charged for every day a member is on the mess's rolls under `chargeMethod: 'daily'`, which requires it. Left out: none (PATCH: null removes it, unless the method is daily).
+             * @example 120
+             */
+            dailyRate?: number;
             /** @example Vegetarian mess for the boys hostel */
             description?: string;
             /**
@@ -3433,11 +3602,31 @@ export interface components {
              * @example +91-9876543210
              */
             phone?: string;
+            /** @description Extension 2.3: how an approved leave rebates the daily rate. A leave of D full days is rebated at the `percent` of the band with the largest `minDays` ≤ D; a leave shorter than every band gets none. 1–10 bands, `minDays` 1–60 distinct, `percent` 0–100. Left out: [{minDays: 1, percent: 100}]. */
+            rebateBands?: components["schemas"]["RebateBandDto"][];
+            /**
+             * @description Extension 2.3: at most this many leave days are rebated per member in a term (0: no cap); later leave days are charged in full.
+             * @default 0
+             * @example 15
+             */
+            rebateDaysPerTerm?: number;
             /**
              * @description 2–40 of a-z, 0-9 and -, not starting or ending with -; unique. Left out: unchanged (`main` at first)
              * @example hostel-7
              */
             slug?: string;
+            /**
+             * @description Extension 2.3: the months (1–12, distinct) a term starts in: a term runs from the first of one of them to the day before the next. Left out: [1, 7].
+             * @default [
+             *       1,
+             *       7
+             *     ]
+             * @example [
+             *       1,
+             *       7
+             *     ]
+             */
+            termStartMonths?: number[];
             /** @description Read-only: ignored */
             readonly timezone?: Record<string, never>;
             /** @description Read-only: ignored */
@@ -3516,6 +3705,18 @@ export interface components {
         RateLimiterSummaryDto: {
             blockedRequests: number;
             totalRequests: number;
+        };
+        RebateBandDto: {
+            /**
+             * @description A leave of at least this many full days falls in this band (unless a band with more applies)
+             * @example 5
+             */
+            minDays: number;
+            /**
+             * @description The share of the daily rate rebated for each rebated day of such a leave, in percent
+             * @example 90
+             */
+            percent: number;
         };
         RecordExtraDto: {
             /**
@@ -3646,13 +3847,18 @@ export interface components {
              * @default proportional
              * @enum {string}
              */
-            chargeMethod?: "spec" | "proportional";
+            chargeMethod?: "spec" | "proportional" | "daily";
             /** @description Read-only: ignored */
             readonly configured?: Record<string, never>;
             /** @description Read-only: ignored */
             readonly createdAt?: Record<string, never>;
             /** @description Read-only: ignored */
             readonly createdBy?: Record<string, never>;
+            /**
+             * @description Extension 2.3: the daily rate in rupees (more than 0, at most 10,000, at most two decimals) charged for every day a member is on the mess's rolls under `chargeMethod: 'daily'`, which requires it. Left out: none (PATCH: null removes it, unless the method is daily).
+             * @example 120
+             */
+            dailyRate?: number;
             /** @example Vegetarian mess for the boys hostel */
             description?: string;
             /**
@@ -3689,11 +3895,31 @@ export interface components {
              * @example +91-9876543210
              */
             phone: string;
+            /** @description Extension 2.3: how an approved leave rebates the daily rate. A leave of D full days is rebated at the `percent` of the band with the largest `minDays` ≤ D; a leave shorter than every band gets none. 1–10 bands, `minDays` 1–60 distinct, `percent` 0–100. Left out: [{minDays: 1, percent: 100}]. */
+            rebateBands?: components["schemas"]["RebateBandDto"][];
+            /**
+             * @description Extension 2.3: at most this many leave days are rebated per member in a term (0: no cap); later leave days are charged in full.
+             * @default 0
+             * @example 15
+             */
+            rebateDaysPerTerm?: number;
             /**
              * @description 2–40 of a-z, 0-9 and -, not starting or ending with -; unique. Left out: unchanged (`main` at first)
              * @example hostel-7
              */
             slug?: string;
+            /**
+             * @description Extension 2.3: the months (1–12, distinct) a term starts in: a term runs from the first of one of them to the day before the next. Left out: [1, 7].
+             * @default [
+             *       1,
+             *       7
+             *     ]
+             * @example [
+             *       1,
+             *       7
+             *     ]
+             */
+            termStartMonths?: number[];
             /** @description Read-only: ignored */
             readonly timezone?: Record<string, never>;
             /** @description Read-only: ignored */
@@ -4049,12 +4275,12 @@ export interface components {
              */
             averageRating: number | null;
             /**
-             * @description totalExpenses / mealsServed, rounded half up to the paisa; 0 when no meal was served
+             * @description totalExpenses / mealsServed, rounded half up to the paisa; 0 when no meal was served. What a meal cost the mess whatever its chargeMethod: under the daily rate (extension 2.3) it is not what members pay (they pay by the day, see the bill's `surplus`), but what the kitchen spent per present mark
              * @example 46.66
              */
             costPerMeal: number;
             /**
-             * @description Sum of the positive balances of the mess's accounts today, rupees (what its members owe it)
+             * @description Sum of the positive balances of the mess's accounts today, rupees (what its members owe it): the charges of its closed months under its chargeMethod (by the day under the daily rate) less what was paid
              * @example 38200
              */
             due: number;
@@ -6530,7 +6756,7 @@ export interface operations {
                 /** @description Default: this month (mess time zone) */
                 month?: string;
                 /** @description Default: the mess's chargeMethod (GET /auth/admin/config), what a close charges */
-                method?: "spec" | "proportional";
+                method?: "spec" | "proportional" | "daily";
                 /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
@@ -6606,7 +6832,7 @@ export interface operations {
                 /** @description Default: this month (mess time zone) */
                 month?: string;
                 /** @description Default: the mess's chargeMethod (GET /auth/admin/config), what a close charges */
-                method?: "spec" | "proportional";
+                method?: "spec" | "proportional" | "daily";
                 /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
@@ -6684,7 +6910,7 @@ export interface operations {
                 /** @description Default: this month (mess time zone) */
                 month?: string;
                 /** @description Default: the mess's chargeMethod (GET /auth/admin/config), what a close charges */
-                method?: "spec" | "proportional";
+                method?: "spec" | "proportional" | "daily";
                 /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };

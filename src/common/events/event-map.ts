@@ -100,7 +100,7 @@ export interface FeedbackEvent {
 
 export interface MemberEvent {
   userId: string;
-  change: 'approved' | 'rejected' | 'role' | 'dines';
+  change: 'approved' | 'rejected' | 'role' | 'dines' | 'moved';
   status: 'pending' | 'approved' | 'rejected';
   role: string;
   /** Whether the member eats at the mess (counted in totalMembers, the headcount and the bill). */

@@ -54,6 +54,31 @@ export interface ChargeItems {
   activeMembers?: number;
   extras: { item: string; quantity: number; unitPricePaise: number; amountPaise: number }[];
   extrasPaise: number;
+  /**
+   * Extension 2.3, a charge by the daily rate (`method: 'daily'`): days on the rolls × the rate, less each leave's
+   * rebate; mealsPaise (the share) = daysPaise − Σ rebates' amountPaise.
+   */
+  daily?: ChargeDailyItems;
+}
+
+/** The daily rate's part of a charge: the days at the rate, and each rebate with its leave. */
+export interface ChargeDailyItems {
+  days: number;
+  ratePaise: number;
+  daysPaise: number;
+  rebates: {
+    leaveId: string;
+    startDate: string;
+    endDate: string;
+    startMealType: string;
+    endMealType: string;
+    /** The leave's full days in the month on the rolls, and of those the rebated ones. */
+    days: number;
+    rebatedDays: number;
+    percent: number;
+    amountPaise: number;
+  }[];
+  rebatePaise: number;
 }
 
 /**
@@ -145,8 +170,7 @@ export const accountBalances = pgTable(
       .references(() => users.id),
     balancePaise: bigint('balance_paise', { mode: 'number' }).notNull(),
   },
-  (t) => [
-    ...sealedByMess('account_balances'),primaryKey({ columns: [t.messId, t.userId] })],
+  (t) => [...sealedByMess('account_balances'), primaryKey({ columns: [t.messId, t.userId] })],
 );
 
 export type AccountEntryRow = typeof accountEntries.$inferSelect;
@@ -173,5 +197,7 @@ export const idempotentRequests = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
-    ...sealedByMess('idempotent_requests'),uniqueIndex('idempotent_requests_mess_scope_unique').on(t.messId, t.callerId, t.route, t.key)],
+    ...sealedByMess('idempotent_requests'),
+    uniqueIndex('idempotent_requests_mess_scope_unique').on(t.messId, t.callerId, t.route, t.key),
+  ],
 );

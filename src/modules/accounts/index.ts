@@ -1,2 +1,3 @@
 export { AccountsModule } from './accounts.module';
 export { AccountsService } from './accounts.service';
+export type { ChargeDailyItems, ChargeItems } from './accounts.schema';

@@ -32,7 +32,9 @@ export interface ChargeItemLine {
 export function chargeItemLines(items: ChargeItems | null | undefined): ChargeItemLine[] {
   if (!items) return [];
   const lines: ChargeItemLine[] = [];
-  if (items.meals > 0 || items.mealsPaise > 0) {
+  if (items.daily) {
+    lines.push(...dailyLines(items.daily));
+  } else if (items.meals > 0 || items.mealsPaise > 0) {
     const rate = items.ratePerMealPaise;
     lines.push({
       particulars: mealsParticulars(items),
@@ -53,6 +55,37 @@ export function chargeItemLines(items: ChargeItems | null | undefined): ChargeIt
 }
 
 /**
+ * A charge by the daily rate (extension 2.3): `Days on the rolls: 31 × ₹120.00 = ₹3,720.00`, then each rebate as a
+ * negative line, `Rebate: leave 2026-03-05 Breakfast to 2026-03-08 Dinner, 4 days × ₹120.00 × 75 % = −₹360.00`
+ * (marked as rounded to the paisa when the product is not whole paise; its rebated days when the term's cap cut it).
+ */
+function dailyLines(daily: NonNullable<ChargeItems['daily']>): ChargeItemLine[] {
+  const lines: ChargeItemLine[] = [
+    {
+      particulars: `Days on the rolls: ${daily.days} × ${formatRupees(daily.ratePaise)} = ${formatRupees(daily.daysPaise)}`,
+      quantity: daily.days,
+      unitPricePaise: daily.ratePaise,
+      amountPaise: daily.daysPaise,
+    },
+  ];
+  for (const r of daily.rebates) {
+    const exact = (r.rebatedDays * daily.ratePaise * r.percent) % 100 === 0;
+    const capped =
+      r.rebatedDays < r.days ? ` (${r.days} leave days, ${r.rebatedDays} under the term's cap)` : '';
+    lines.push({
+      particulars:
+        `Rebate: leave ${r.startDate} ${r.startMealType} to ${r.endDate} ${r.endMealType}${capped}, ` +
+        `${r.rebatedDays} day${r.rebatedDays === 1 ? '' : 's'} × ${formatRupees(daily.ratePaise)} × ${r.percent} % = ${formatRupees(-r.amountPaise)}` +
+        (exact ? '' : ' (rounded to the paisa)'),
+      quantity: r.rebatedDays,
+      unitPricePaise: null,
+      amountPaise: -r.amountPaise,
+    });
+  }
+  return lines;
+}
+
+/**
  * The meals line as an equation that holds: `Meals: 15 of 450 meals × ₹2,34,756.00 = ₹7,825.19`, the share less than
  * a paisa from the exact product. The rate per meal, when it is not exact, is marked as rounded; a share that is not
  * a whole number of paise says how it was rounded (why two members with as many meals may differ by a paisa).
@@ -62,7 +95,12 @@ function mealsParticulars(items: ChargeItems): string {
   const rate = items.ratePerMealPaise;
   const share = formatRupees(items.mealsPaise);
   const { allMeals, monthTotalPaise, activeMembers } = items;
-  if (allMeals === undefined || monthTotalPaise === undefined || activeMembers === undefined || allMeals === 0) {
+  if (
+    allMeals === undefined ||
+    monthTotalPaise === undefined ||
+    activeMembers === undefined ||
+    allMeals === 0
+  ) {
     if (rate === null) return `Meals: ${items.meals} = ${share}`;
     const exact = items.meals * rate === items.mealsPaise;
     return exact
@@ -76,7 +114,9 @@ function mealsParticulars(items: ChargeItems): string {
   const notes: string[] = [];
   if (rate !== null) {
     const rateExact = BigInt(monthTotalPaise) % divisor === 0n;
-    notes.push(rateExact ? `${formatRupees(rate)} per meal` : `about ${formatRupees(rate)} per meal, rounded`);
+    notes.push(
+      rateExact ? `${formatRupees(rate)} per meal` : `about ${formatRupees(rate)} per meal, rounded`,
+    );
   }
   if ((BigInt(items.meals) * BigInt(monthTotalPaise)) % divisor !== 0n) {
     notes.push('share rounded to the paisa by the largest remainder');

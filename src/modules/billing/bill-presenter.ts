@@ -5,6 +5,7 @@ import { BillingService, BillView } from './billing.service';
 import type { ShareMethod } from './cost-shares';
 import type { BillDto, MyShareResponse } from './dto/billing.dto';
 import { MonthCache } from './month-cache';
+import { type DailyBill, type DailyShare, isDailyBill, surplusPaise } from './daily-charges';
 import { billLines } from './month-charges';
 
 /**
@@ -18,8 +19,9 @@ export class BillPresenter {
     private readonly cache: MonthCache,
   ) {}
 
-  json(month: string, method: ShareMethod): Promise<string> {
-    return this.cache.get(`bill.json:${month}:${method}`, [month], async () =>
+  async json(month: string, method: ShareMethod): Promise<string> {
+    const key = await this.billing.cacheKeyOf(method);
+    return this.cache.get(`bill.json:${month}:${key}`, [month], async () =>
       JSON.stringify({
         success: true,
         ...toBillDto(await this.billing.bill(month, method, { nested: true })),
@@ -28,9 +30,11 @@ export class BillPresenter {
   }
 
   /** The bill as CSV: UTF-8 with a byte-order mark (spreadsheets read it as UTF-8), one row per member. */
-  csv(month: string, method: ShareMethod): Promise<string> {
-    return this.cache.get(`bill.csv:${month}:${method}`, [month], async () => {
+  async csv(month: string, method: ShareMethod): Promise<string> {
+    const key = await this.billing.cacheKeyOf(method);
+    return this.cache.get(`bill.csv:${month}:${key}`, [month], async () => {
       const view = await this.billing.bill(month, method, { nested: true });
+      if (isDailyBill(view.bill)) return dailyCsv(view, view.bill);
       return csvDocument([
         [
           'month',
@@ -70,6 +74,29 @@ export class BillPresenter {
     figures: 'always' | 'on-bill' = 'always',
   ): Promise<MyShareResponse> {
     const { bill, extras, closed } = await this.billing.bill(month, method);
+    if (isDailyBill(bill)) {
+      const own = bill.shares.find((s) => s.userId === userId);
+      const extrasOwn = extras.get(userId) ?? 0;
+      const seen = figures === 'always' || own !== undefined || extras.has(userId);
+      return {
+        success: true,
+        month,
+        method,
+        closed,
+        meals: own?.meals ?? 0,
+        days: own?.days ?? 0,
+        leaveDays: own?.leaveDays ?? 0,
+        rebatedDays: own?.rebatedDays ?? 0,
+        dailyRate: seen ? toRupees(bill.ratePaise) : 0,
+        rebate: toRupees(own?.rebatePaise ?? 0),
+        share: toRupees(own?.sharePaise ?? 0),
+        extras: toRupees(extrasOwn),
+        total: toRupees((own?.sharePaise ?? 0) + extrasOwn),
+        totalExpenses: seen ? toRupees(bill.totalPaise) : 0,
+        activeMembers: seen ? bill.activeMembers : 0,
+        totalMeals: seen ? bill.totalMeals : 0,
+      };
+    }
     const line = bill.shares.find((s) => s.userId === userId);
     const sharePaise = line?.sharePaise ?? 0;
     const extrasPaise = extras.get(userId) ?? 0;
@@ -108,6 +135,40 @@ export class BillPresenter {
 export function toBillDto(view: BillView): BillDto {
   const { bill } = view;
   const extrasPaise = [...view.extras.values()].reduce((sum, paise) => sum + paise, 0);
+  if (isDailyBill(bill)) {
+    const byId = new Map<string, DailyShare>(bill.shares.map((s) => [s.userId, s]));
+    return {
+      month: view.month,
+      method: bill.method,
+      dailyRate: toRupees(bill.ratePaise),
+      totalExpenses: toRupees(bill.totalPaise),
+      activeMembers: bill.activeMembers,
+      totalMeals: bill.totalMeals,
+      allocated: toRupees(bill.allocatedPaise),
+      unallocated: toRupees(bill.unallocatedPaise),
+      totalExtras: toRupees(extrasPaise),
+      totalBilled: toRupees(bill.allocatedPaise + extrasPaise),
+      surplus: toRupees(surplusPaise(bill)),
+      closed: view.closed,
+      computedAt: view.computedAt,
+      shares: billLines(bill, view.extras).map((line) => {
+        const daily = byId.get(line.userId);
+        const fullName = view.names.get(line.userId) ?? '';
+        return {
+          userId: { _id: line.userId, fullName },
+          fullName,
+          meals: line.meals,
+          days: daily?.days ?? 0,
+          leaveDays: daily?.leaveDays ?? 0,
+          rebatedDays: daily?.rebatedDays ?? 0,
+          rebate: toRupees(daily?.rebatePaise ?? 0),
+          share: toRupees(line.sharePaise),
+          extras: toRupees(line.extrasPaise),
+          total: toRupees(line.totalPaise),
+        };
+      }),
+    };
+  }
   return {
     month: view.month,
     method: bill.method,
@@ -129,4 +190,47 @@ export function toBillDto(view: BillView): BillDto {
       total: toRupees(line.totalPaise),
     })),
   };
+}
+
+/** The daily rate's bill as CSV: one row per member, by name, with the days, the rebate and the share. */
+function dailyCsv(view: BillView, bill: DailyBill): string {
+  const byId = new Map<string, DailyShare>(bill.shares.map((s) => [s.userId, s]));
+  const inr = (paise: number) => (paise / 100).toFixed(2);
+  return csvDocument([
+    [
+      'month',
+      'member_id',
+      'full_name',
+      'days',
+      'leave_days',
+      'rebated_days',
+      'daily_rate_inr',
+      'days_inr',
+      'rebate_inr',
+      'share_inr',
+      'extras_inr',
+      'total_inr',
+      'method',
+      'closed',
+    ],
+    ...billLines(bill, view.extras).map((line) => {
+      const daily = byId.get(line.userId);
+      return [
+        view.month,
+        line.userId,
+        view.names.get(line.userId) ?? '',
+        String(daily?.days ?? 0),
+        String(daily?.leaveDays ?? 0),
+        String(daily?.rebatedDays ?? 0),
+        inr(bill.ratePaise),
+        inr(daily?.grossPaise ?? 0),
+        inr(daily?.rebatePaise ?? 0),
+        inr(line.sharePaise),
+        inr(line.extrasPaise),
+        inr(line.totalPaise),
+        'daily',
+        String(view.closed),
+      ];
+    }),
+  ]);
 }

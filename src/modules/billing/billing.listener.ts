@@ -37,10 +37,16 @@ export class BillingListener {
     this.cache.invalidate([monthOf(event.date)]);
   }
 
-  /** A decided or cancelled leave moves the headcount's `onLeave` of its days. */
+  /**
+   * A decided or cancelled leave moves the headcount's `onLeave` of its days, and the daily rate's rebates of its
+   * months and, through the term's cap, of the months after it in its term (a term is at most twelve months).
+   */
   @OnDomainEvent('leave.decided')
   onLeaveDecided(event: LeaveEvent): void {
-    this.cache.invalidate(monthsBetween(monthOf(event.startDate), monthOf(event.endDate)));
+    const end = monthOf(event.endDate);
+    const [year, month] = end.split('-').map(Number);
+    const later = `${year + 1}-${String(month).padStart(2, '0')}`;
+    this.cache.invalidate(monthsBetween(monthOf(event.startDate), later));
   }
 
   /** The bill reads extras when it is computed (they are not among the stored inputs): its cached answers go. */

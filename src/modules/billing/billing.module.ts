@@ -4,6 +4,7 @@ import { AttendanceModule } from '../attendance';
 import { AuditTrailModule } from '../audit-trail';
 import { ExpensesModule } from '../expenses';
 import { ExtrasModule } from '../extras';
+import { LeaveCalendarModule } from '../leave-calendar';
 import { MessConfigModule } from '../mess-config';
 import { UsersModule } from '../users';
 import { BillPresenter } from './bill-presenter';
@@ -24,6 +25,7 @@ import { SharesController } from './shares.controller';
     ExpensesModule,
     ExtrasModule,
     AttendanceModule,
+    LeaveCalendarModule,
     AccountsModule,
     AuditTrailModule,
   ],

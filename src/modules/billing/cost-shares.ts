@@ -12,6 +12,8 @@ import type { ChargeMethod } from '../mess-config';
  * first, then member id), so `allocated + unallocated = total` to the paisa.
  */
 export type ShareMethod = ChargeMethod;
+/** The methods that share the month's expenses by meals (the daily rate is computed in daily-charges.ts). */
+export type MealShareMethod = Exclude<ShareMethod, 'daily'>;
 
 export interface MemberMeals {
   userId: string;
@@ -34,7 +36,11 @@ export interface MonthBill {
   shares: MemberShare[];
 }
 
-export function computeShares(totalPaise: number, members: MemberMeals[], method: ShareMethod): MonthBill {
+export function computeShares(
+  totalPaise: number,
+  members: MemberMeals[],
+  method: MealShareMethod,
+): MonthBill {
   const active = members.filter((m) => m.meals > 0);
   const activeMembers = active.length;
   const totalMeals = active.reduce((sum, m) => sum + m.meals, 0);

@@ -1,4 +1,6 @@
-import type { MonthBill } from './cost-shares';
+import type { ChargeDailyItems } from '../accounts';
+import type { MemberShare, MonthBill } from './cost-shares';
+import { type DailyShare, isDailyBill } from './daily-charges';
 
 /** One member's line of a month's bill: their share, their extras and what they owe for the month, in paise. */
 export interface BillLine {
@@ -80,6 +82,7 @@ export interface ChargeExtraItem {
  * spec, (total ÷ active members) ÷ all meals. Null when nobody ate.
  */
 export function ratePerMealPaise(bill: MonthBill): number | null {
+  if (isDailyBill(bill)) return null;
   if (bill.totalMeals === 0 || bill.activeMembers === 0) return null;
   const denominator = bill.method === 'spec' ? bill.activeMembers * bill.totalMeals : bill.totalMeals;
   return Math.floor((bill.totalPaise * 2 + denominator) / (denominator * 2));
@@ -100,8 +103,32 @@ export function chargeItems(
   activeMembers: number;
   extras: ChargeExtraItem[];
   extrasPaise: number;
+  daily?: ChargeDailyItems;
 } {
-  const share = bill.shares.find((s) => s.userId === charge.userId);
+  const share = shareOf(bill, charge.userId);
+  const dailyShare = isDailyBill(bill) ? (share as DailyShare | undefined) : undefined;
+  const daily: ChargeDailyItems | undefined = isDailyBill(bill)
+    ? {
+        days: dailyShare?.days ?? 0,
+        ratePaise: bill.ratePaise,
+        daysPaise: dailyShare?.grossPaise ?? 0,
+        // Only the leaves that rebate something are items of the charge.
+        rebates: (dailyShare?.rebates ?? [])
+          .filter((r) => r.amountPaise > 0)
+          .map((r) => ({
+            leaveId: r.leaveId,
+            startDate: r.startDate,
+            endDate: r.endDate,
+            startMealType: r.startMealType,
+            endMealType: r.endMealType,
+            days: r.daysInMonth,
+            rebatedDays: r.rebatedDays,
+            percent: r.percent,
+            amountPaise: r.amountPaise,
+          })),
+        rebatePaise: dailyShare?.rebatePaise ?? 0,
+      }
+    : undefined;
   return {
     method: bill.method,
     meals: share?.meals ?? 0,
@@ -118,5 +145,18 @@ export function chargeItems(
       amountPaise,
     })),
     extrasPaise: charge.extrasPaise,
+    ...(daily ? { daily } : {}),
   };
+}
+
+/** Each bill's shares by member, made once per bill: a close itemises every charge of a 2,000-member bill. */
+const sharesById = new WeakMap<MonthBill, Map<string, MemberShare>>();
+
+function shareOf(bill: MonthBill, userId: string): MemberShare | undefined {
+  let index = sharesById.get(bill);
+  if (!index) {
+    index = new Map(bill.shares.map((s) => [s.userId, s]));
+    sharesById.set(bill, index);
+  }
+  return index.get(userId);
 }

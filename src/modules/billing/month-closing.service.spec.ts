@@ -17,6 +17,7 @@ describe('Billing month boundaries', () => {
         chargeMethod: 'proportional',
         mealTimes: [{ name: 'Dinner', startTime: '19:30', endTime: '21:30' }],
       }),
+    dailySettings: () => Promise.resolve({ dailyRatePaise: null }),
   };
   const billing = (timezone: string) =>
     new BillingService(
@@ -28,6 +29,9 @@ describe('Billing month boundaries', () => {
       messConfig as never,
       clock,
       { messTimezone: timezone } as AppConfig,
+      {} as never,
+      {} as never,
+      {} as never,
       {} as never,
     );
   const closing = (timezone: string) => {

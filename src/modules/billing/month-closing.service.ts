@@ -71,6 +71,7 @@ export class MonthClosingService {
     }
     // Read before the transaction: on the embedded engine a query outside it would wait for it.
     const chargeMethod = await this.billing.chargeMethod();
+    const daily = await this.billing.dailyRulesIfAny();
     await this.repository.monthTransaction(month, { pauseWrites: true }, async (tx) => {
       if (await this.repository.findClosure(month, tx)) throw conflict(BillingErrors.alreadyClosed(month));
       const inputs = await this.billing.readInputs(month, tx);
@@ -80,19 +81,26 @@ export class MonthClosingService {
         inputs.members.map((m) => m.userId),
         tx,
       );
+      // A mess with a daily rate freezes its bill too (extension 2.3): the rolls and leave as they stand now.
+      const dailyBill = daily
+        ? await this.billing.dailyBill(month, inputs.totalPaise, inputs.members, daily, tx)
+        : undefined;
       const frozen: FrozenBill = {
         computedAt: this.clock.now().toISOString(),
-        names: Object.fromEntries([...extras.names, ...names]),
+        names: Object.fromEntries([...extras.names, ...(dailyBill?.names ?? []), ...names]),
         bills: {
           spec: computeShares(inputs.totalPaise, inputs.members, 'spec'),
           proportional: computeShares(inputs.totalPaise, inputs.members, 'proportional'),
+          ...(dailyBill ? { daily: dailyBill.bill } : {}),
         },
         chargeMethod,
         extras: Object.fromEntries(extras.paise),
       };
       await this.repository.replaceMonth(tx, month, inputs);
       await this.repository.insertClosure(tx, month, actorId, frozen);
-      const charges = monthCharges(frozen.bills[chargeMethod], extras.paise);
+      // The configuration requires a daily rate of a mess that charges by it.
+      const bill = chargeMethod === 'daily' ? frozen.bills.daily! : frozen.bills[chargeMethod];
+      const charges = monthCharges(bill, extras.paise);
       // Each charge says what it is made of (meals × the rate, extras by item): the statement itemises it.
       const itemsOf = new Map<string, ChargeExtraItem[]>();
       for (const row of await this.billing.extraItemsOf(month, tx)) {
@@ -104,10 +112,9 @@ export class MonthClosingService {
         actorId,
         charges: charges.map((charge) => ({
           ...charge,
-          items: chargeItems(frozen.bills[chargeMethod], charge, itemsOf.get(charge.userId) ?? []),
+          items: chargeItems(bill, charge, itemsOf.get(charge.userId) ?? []),
         })),
       });
-      const bill = frozen.bills[chargeMethod];
       await this.audit.record(tx, {
         actorId,
         action: 'closed',

@@ -25,7 +25,14 @@ const METHODS_DESCRIPTION =
   '(what a close charges); members with extras and no meals follow with share 0; `totalBilled` = allocated + ' +
   '`totalExtras`. Every present mark and every extra is billed, whoever dines now: a member who stops dining ' +
   'keeps the meals and extras of when they dined, and nobody can mark present (or record extras for) a member ' +
-  'with `dines: false`, so the admin and the like are never on the bill.';
+  'with `dines: false`, so the admin and the like are never on the bill. ' +
+  "method=daily (extension 2.3; 400 naming `method` without the mess's `dailyRate`): each member on the mess's " +
+  'rolls (from the day of their approval or move in to the day before their move out or rejection, while they ' +
+  'dine) is charged `days × dailyRate − Σ rebates`, one rebate per approved leave = round(its full leave days in ' +
+  'the month, after the band and the term cap, × rate × percent / 100) half up to the paisa; a leave day is a day ' +
+  "all of whose meals the leave covers, and the band is chosen by all the leave's full days. The lines (by name) " +
+  'then give `userId: {_id, fullName}`, `days`, `leaveDays`, `rebatedDays`, `rebate`, `share`, `extras`, `total`, ' +
+  'and the bill `dailyRate` and `surplus` = Σ share − totalExpenses (negative: a deficit).';
 
 /** The month's bill: every member's share, the caller's own line, the CSV; under /analytics as the contract has it. */
 @ApiTags('Analytics')

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { DbOrTx } from '../../database/database';
 import { LeaveRepository } from './leave.repository';
+import type { LeaveRow } from './leave.schema';
 
 /**
  * What other modules need to know of leave, without its rules: who is on approved leave at a meal's start, and the
@@ -28,5 +29,10 @@ export class LeaveCalendar {
   /** For each meal start, every member whose approved leave covers it (one read for a day's meals). */
   membersOnLeaveAt(mealStarts: readonly Date[]): Promise<string[][]> {
     return this.repository.approvedAtEach(mealStarts);
+  }
+
+  /** The approved leaves with a day in [from, to] (the daily rate's rebates); `db`: the caller's transaction. */
+  approvedBetweenDates(from: string, to: string, db?: DbOrTx): Promise<LeaveRow[]> {
+    return this.repository.approvedBetweenDates(from, to, db);
   }
 }

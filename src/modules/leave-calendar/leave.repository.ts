@@ -122,6 +122,15 @@ export class LeaveRepository {
     ]);
   }
 
+  /** The approved leaves with a day in [from, to], of every member (the daily rate's rebates), by member and start. */
+  approvedBetweenDates(from: string, to: string, db: DbOrTx = this.db): Promise<LeaveRow[]> {
+    return db
+      .select()
+      .from(leaves)
+      .where(and(eq(leaves.status, 'approved'), lte(leaves.startDate, to), gte(leaves.endDate, from)))
+      .orderBy(asc(leaves.userId), asc(leaves.startDate), asc(leaves.createdAt));
+  }
+
   /** One page, newest first, with the members' names; and the total. */
   async list(filter: LeaveListFilter): Promise<{ rows: LeaveListRow[]; total: number }> {
     const conditions: SQL[] = [];

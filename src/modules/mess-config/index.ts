@@ -9,3 +9,5 @@ export {
   type LeavePolicy,
   type MealTime,
 } from './mess-config.schema';
+export { type RebateBand } from './mess-config.schema';
+export { type DailyRateSettings } from './mess-config.values';

@@ -1,5 +1,15 @@
 import { sql } from 'drizzle-orm';
-import { check, jsonb, numeric, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import {
+  check,
+  integer,
+  jsonb,
+  numeric,
+  pgTable,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
 import { users } from '../users/users.schema';
 import { messIdColumn, sealedByMess } from '../messes/messes.schema';
 
@@ -7,8 +17,19 @@ import { messIdColumn, sealedByMess } from '../messes/messes.schema';
  * The ways to share a month's cost among the members (billing's formula computes each): the configuration names the
  * one the bill is charged by. Listed here, below billing, so that billing builds on the configuration and not back.
  */
-export const CHARGE_METHODS = ['spec', 'proportional'] as const;
+export const CHARGE_METHODS = ['spec', 'proportional', 'daily'] as const;
 export type ChargeMethod = (typeof CHARGE_METHODS)[number];
+
+/** Extension 2.3: a rebate band of the daily rate: a leave of at least `minDays` full days is rebated `percent` %. */
+export interface RebateBand {
+  minDays: number;
+  percent: number;
+}
+
+/** The daily rate's limits: the rate (₹10,000 a day), the bands, the term's cap. */
+export const DAILY_RATE_MAX_PAISE = 1_000_000;
+export const REBATE_BANDS_MAX = 10;
+export const REBATE_DAYS_PER_TERM_MAX = 366;
 
 export interface MealTime {
   name: string;
@@ -59,6 +80,14 @@ export const messConfig = pgTable(
     chargeMethod: text('charge_method').$type<ChargeMethod>().notNull().default('proportional'),
     /** Null: the defaults (DEFAULT_LEAVE_POLICY). */
     leavePolicy: jsonb('leave_policy').$type<LeavePolicy>(),
+    /** Extension 2.3: the daily rate in paise; null until set (required by `chargeMethod: 'daily'`). */
+    dailyRatePaise: integer('daily_rate_paise'),
+    /** Null: the default band (a leave of 1 day or more rebated in full). */
+    rebateBands: jsonb('rebate_bands').$type<RebateBand[]>(),
+    /** At most this many leave days rebated per member in a term; 0: no cap. */
+    rebateDaysPerTerm: integer('rebate_days_per_term').notNull().default(0),
+    /** Null: the default terms (January and July). */
+    termStartMonths: jsonb('term_start_months').$type<number[]>(),
     /** Null: no window, members mark any date. */
     markingWindow: jsonb('marking_window').$type<MarkingWindow>(),
     /** The extras catalogue; empty until the mess prices some. */
@@ -71,7 +100,19 @@ export const messConfig = pgTable(
     ...sealedByMess('mess_config'),
     uniqueIndex('mess_config_mess_unique').on(t.messId),
     uniqueIndex('mess_config_name_unique').on(sql`lower(${t.messName})`),
-    check('mess_config_charge_method_check', sql`${t.chargeMethod} in ('spec', 'proportional')`),
+    check('mess_config_charge_method_check', sql`${t.chargeMethod} in ('spec', 'proportional', 'daily')`),
+    check(
+      'mess_config_daily_rate_check',
+      sql`${t.dailyRatePaise} is null or ${t.dailyRatePaise} between 1 and ${sql.raw(String(DAILY_RATE_MAX_PAISE))}`,
+    ),
+    check(
+      'mess_config_daily_needs_rate_check',
+      sql`${t.chargeMethod} <> 'daily' or ${t.dailyRatePaise} is not null`,
+    ),
+    check(
+      'mess_config_rebate_days_check',
+      sql`${t.rebateDaysPerTerm} between 0 and ${sql.raw(String(REBATE_DAYS_PER_TERM_MAX))}`,
+    ),
   ],
 );
 

@@ -20,6 +20,8 @@ import {
 } from './mess-config.schema';
 import {
   auditSnapshot,
+  type DailyRateSettings,
+  dailySettingsOf,
   DEFAULT_LEAVE_POLICY,
   DEFAULT_MESS_CONFIG,
   toDto,
@@ -107,6 +109,11 @@ export class MessConfigService {
       extraItems: row.extraItems,
       ...(row.markingWindow ? { markingWindow: row.markingWindow } : {}),
     };
+  }
+
+  /** Extension 2.3: the daily rate, its rebate bands, the term's cap and the terms (the defaults when unset). */
+  async dailySettings(): Promise<DailyRateSettings> {
+    return dailySettingsOf(await this.row());
   }
 
   /** The catalogue item named `name` ignoring case (its own spelling and price), or 400 naming `field`. */
@@ -208,13 +215,18 @@ export class MessConfigService {
         expenseCategories: current.expenseCategories,
         mealTimes: current.mealTimes,
         chargeMethod: current.chargeMethod,
+        ...(current.dailyRate !== undefined ? { dailyRate: current.dailyRate } : {}),
+        rebateBands: current.rebateBands,
+        rebateDaysPerTerm: current.rebateDaysPerTerm,
+        termStartMonths: current.termStartMonths,
         leavePolicy: current.leavePolicy,
         extraItems: current.extraItems,
         ...(current.monthlyBudget !== null ? { monthlyBudget: current.monthlyBudget } : {}),
         ...(current.markingWindow ? { markingWindow: current.markingWindow } : {}),
       };
       for (const [key, value] of changes) {
-        if (value === null && (key === 'monthlyBudget' || key === 'markingWindow')) delete merged[key];
+        if (value === null && (key === 'monthlyBudget' || key === 'markingWindow' || key === 'dailyRate'))
+          delete merged[key];
         else merged[key] = value;
       }
       const body = merged as unknown as MessFieldsDto;
@@ -308,7 +320,7 @@ export class MessConfigService {
 /** What GET returns that a client may send back: ignored. */
 const READ_ONLY = new Set(['_id', 'configured', 'createdBy', 'createdAt', 'updatedAt', 'timezone', 'today']);
 /** What a partial update may remove by sending null. */
-const REMOVABLE = new Set(['monthlyBudget', 'markingWindow', 'capacity', 'upi']);
+const REMOVABLE = new Set(['monthlyBudget', 'markingWindow', 'capacity', 'upi', 'dailyRate']);
 
 export const messFields = (mess: MessRow) => ({
   slug: mess.slug,

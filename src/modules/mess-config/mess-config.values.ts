@@ -2,7 +2,14 @@ import { badRequest, FieldError } from '../../common/errors/api-error';
 import { decimalTextToPaise, toPaise, toRupees } from '../../common/money/money';
 import { normalizeIndianPhone } from '../../common/phone/phone';
 import { MessConfigDto, SetupMessDto } from './dto/mess-config.dto';
-import { ChargeMethod, ExtraItem, LeavePolicy, MealTime, MessConfigRow } from './mess-config.schema';
+import {
+  ChargeMethod,
+  ExtraItem,
+  LeavePolicy,
+  MealTime,
+  MessConfigRow,
+  RebateBand,
+} from './mess-config.schema';
 import { UNCONFIGURED_NAME } from '../messes';
 
 /*
@@ -18,6 +25,25 @@ export const DEFAULT_LEAVE_POLICY: LeavePolicy = {
   requiresApproval: true,
 };
 
+/** Extension 2.3: the daily rate's rebate rules of a mess that has not set its own. */
+export const DEFAULT_REBATE_BANDS: RebateBand[] = [{ minDays: 1, percent: 100 }];
+export const DEFAULT_TERM_START_MONTHS: number[] = [1, 7];
+
+/** The daily rate's settings as billing reads them: rate in paise (null: none), bands, cap, terms. */
+export interface DailyRateSettings {
+  dailyRatePaise: number | null;
+  rebateBands: RebateBand[];
+  rebateDaysPerTerm: number;
+  termStartMonths: number[];
+}
+
+export const dailySettingsOf = (row: MessConfigRow | undefined): DailyRateSettings => ({
+  dailyRatePaise: row?.dailyRatePaise ?? null,
+  rebateBands: row?.rebateBands ?? DEFAULT_REBATE_BANDS,
+  rebateDaysPerTerm: row?.rebateDaysPerTerm ?? 0,
+  termStartMonths: row?.termStartMonths ?? DEFAULT_TERM_START_MONTHS,
+});
+
 /** What applies until an admin runs the setup. */
 export const DEFAULT_MESS_CONFIG = {
   messName: UNCONFIGURED_NAME,
@@ -32,6 +58,9 @@ export const DEFAULT_MESS_CONFIG = {
   ] as MealTime[],
   monthlyBudget: null as number | null,
   chargeMethod: 'proportional' as ChargeMethod,
+  rebateBands: DEFAULT_REBATE_BANDS,
+  rebateDaysPerTerm: 0,
+  termStartMonths: DEFAULT_TERM_START_MONTHS,
   leavePolicy: DEFAULT_LEAVE_POLICY,
   extraItems: [] as ExtraItem[],
 };
@@ -47,6 +76,15 @@ export const values = (body: SetupMessDto) => ({
   monthlyBudget: body.monthlyBudget === undefined ? null : body.monthlyBudget.toFixed(2),
   // PUT replaces the whole configuration: left out, it returns to its default.
   chargeMethod: body.chargeMethod ?? DEFAULT_MESS_CONFIG.chargeMethod,
+  // Left out of a PUT: no rate, the default bands, no cap, the default terms.
+  dailyRatePaise: body.dailyRate === undefined || body.dailyRate === null ? null : toPaise(body.dailyRate)!,
+  rebateBands: body.rebateBands
+    ? [...body.rebateBands]
+        .map(({ minDays, percent }) => ({ minDays, percent }))
+        .sort((a, b) => a.minDays - b.minDays)
+    : null,
+  rebateDaysPerTerm: body.rebateDaysPerTerm ?? 0,
+  termStartMonths: body.termStartMonths ? [...body.termStartMonths].sort((a, b) => a - b) : null,
   // PUT replaces the whole configuration: a policy left out returns to the defaults, a window left out is removed.
   leavePolicy: body.leavePolicy
     ? {
@@ -68,9 +106,34 @@ export const values = (body: SetupMessDto) => ({
 
 /** Rules across fields that the DTO cannot say: start before end, no duplicate names or categories. */
 export function validateSemantics(
-  body: Pick<SetupMessDto, 'mealTimes' | 'expenseCategories' | 'extraItems'>,
+  body: Pick<
+    SetupMessDto,
+    | 'mealTimes'
+    | 'expenseCategories'
+    | 'extraItems'
+    | 'chargeMethod'
+    | 'dailyRate'
+    | 'rebateBands'
+    | 'termStartMonths'
+  >,
 ): void {
   const details: FieldError[] = [];
+  if (body.chargeMethod === 'daily' && (body.dailyRate === undefined || body.dailyRate === null)) {
+    details.push({ field: 'dailyRate', message: "dailyRate is required when chargeMethod is 'daily'" });
+  }
+  const minDays = new Set<number>();
+  (body.rebateBands ?? []).forEach((band, i) => {
+    if (minDays.has(band.minDays)) {
+      details.push({ field: `rebateBands.${i}.minDays`, message: `minDays ${band.minDays} is repeated` });
+    }
+    minDays.add(band.minDays);
+  });
+  const months = new Set<number>();
+  (body.termStartMonths ?? []).forEach((month, i) => {
+    if (months.has(month))
+      details.push({ field: `termStartMonths.${i}`, message: `month ${month} is repeated` });
+    months.add(month);
+  });
   const names = new Set<string>();
   body.mealTimes.forEach((meal, i) => {
     if (meal.startTime >= meal.endTime) {
@@ -111,6 +174,10 @@ export const toDto = (row: MessConfigRow): MessConfigDto => ({
   mealTimes: row.mealTimes,
   monthlyBudget: row.monthlyBudget === null ? null : Number(row.monthlyBudget),
   chargeMethod: row.chargeMethod,
+  ...(row.dailyRatePaise !== null ? { dailyRate: toRupees(row.dailyRatePaise) } : {}),
+  rebateBands: row.rebateBands ?? DEFAULT_REBATE_BANDS,
+  rebateDaysPerTerm: row.rebateDaysPerTerm,
+  termStartMonths: row.termStartMonths ?? DEFAULT_TERM_START_MONTHS,
   leavePolicy: row.leavePolicy ?? DEFAULT_LEAVE_POLICY,
   ...(row.markingWindow ? { markingWindow: row.markingWindow } : {}),
   extraItems: row.extraItems.map(toItemDto),
@@ -130,6 +197,10 @@ export const auditSnapshot = (row: MessConfigRow) => ({
   mealTimes: row.mealTimes,
   monthlyBudgetPaise: row.monthlyBudget === null ? null : (decimalTextToPaise(row.monthlyBudget) ?? null),
   chargeMethod: row.chargeMethod,
+  dailyRatePaise: row.dailyRatePaise,
+  rebateBands: row.rebateBands,
+  rebateDaysPerTerm: row.rebateDaysPerTerm,
+  termStartMonths: row.termStartMonths,
   extraItems: row.extraItems,
 });
 

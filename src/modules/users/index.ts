@@ -11,3 +11,5 @@ export { memberDirectory, memberNames } from './member-names';
 export { users, type UserRow } from './users.schema';
 export { RoomField } from './dto/user.requests';
 export { toUserSummary, UserSummaryDto } from './dto/user.response';
+// Extension 2.3: since when each member is on each mess's rolls (billing's daily rate, the term moves).
+export { MembershipPeriods, onRollsOn, type RollsSpan } from './membership-periods';

@@ -9,6 +9,7 @@ import { DomainEventBus } from '../../common/events/domain-event-bus';
 import { AuditTrail } from '../audit-trail';
 import { ListUsersQuery } from './dto/user.requests';
 import { memberChanged, memberUpdated, membershipOf } from './member-changes';
+import { MembershipPeriods } from './membership-periods';
 import { UsersRepository } from './users.repository';
 import type { Role, UserRow, UserStatus } from './users.schema';
 
@@ -35,6 +36,7 @@ export class UserAdministrationService {
     private readonly audit: AuditTrail,
     private readonly messes: MessesRepository,
     private readonly directory: MessDirectory,
+    private readonly periods: MembershipPeriods,
   ) {}
 
   /**
@@ -72,6 +74,12 @@ export class UserAdministrationService {
       for (const member of movers) {
         await this.audit.record(tx, memberMoved(caller.id, member.id, member.messId, messId));
       }
+      // An approved member leaves the old mess's rolls and joins the new one's today (extension 2.3).
+      for (const member of movers.filter((m) => m.status === 'approved')) {
+        await this.periods.end(tx, member.id, member.messId);
+        await this.periods.begin(tx, member.id, messId, member.dines);
+      }
+      await actInMessWithin(tx, messId);
       const moved = movers.map((m) => ({ member: byId.get(m.id)!, fromMessId: m.messId }));
       // What must go with the move (the leave it ends in the old messes), in this same transaction.
       const also = alsoWithin ? await alsoWithin(tx, moved) : undefined;
@@ -80,6 +88,8 @@ export class UserAdministrationService {
     for (const { member, fromMessId } of result.moved) {
       this.logger.log({ by: caller.id, userId: member.id, from: fromMessId, to: messId }, 'Member moved');
       memberUpdated(this.events, member);
+      // The rolls of both messes changed (the daily rate's bills).
+      if (member.status === 'approved') memberChanged(this.events, member, 'moved', caller.id);
     }
     return result;
   }
@@ -137,6 +147,7 @@ export class UserAdministrationService {
             after: membershipOf(after.get(member.id)!),
           })),
         );
+        for (const member of joining) await this.periods.begin(tx, member.id, messId, member.dines);
       }
       return approving.map((m) => ({ before: m, after: after.get(m.id)! }));
     });
@@ -209,6 +220,11 @@ export class UserAdministrationService {
         before: { dines: user.dines },
         after: { dines },
       });
+      // On the rolls only while dining: a new stretch from today (extension 2.3).
+      if (updated.status === 'approved') {
+        await this.periods.end(tx, id, updated.messId);
+        await this.periods.begin(tx, id, updated.messId, dines);
+      }
       return updated;
     });
     this.logger.log({ by: caller.id, userId: id, dines }, 'Dining changed');
@@ -270,6 +286,12 @@ export class UserAdministrationService {
         before: membershipOf(member),
         after: membershipOf(after),
       });
+      // On the mess's rolls from the approval to the rejection (extension 2.3).
+      if (member.status !== 'approved' && after.status === 'approved') {
+        await this.periods.begin(tx, id, member.messId, after.dines);
+      } else if (member.status === 'approved' && after.status !== 'approved') {
+        await this.periods.end(tx, id, member.messId);
+      }
       return { before: member, after };
     });
     if (change.after !== change.before) memberUpdated(this.events, change.after);

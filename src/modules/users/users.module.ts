@@ -3,6 +3,7 @@ import { Module } from '@nestjs/common';
 import { AuditTrailModule } from '../audit-trail';
 import { AdminBootstrapService } from './admin-bootstrap.service';
 import { CredentialsService } from './credentials.service';
+import { MembershipPeriods } from './membership-periods';
 import { ProfilesService } from './profiles.service';
 import { UserAdministrationService } from './user-administration.service';
 import { RosterController } from './roster.controller';
@@ -21,8 +22,9 @@ import { UsersService } from './users.service';
     ProfilesService,
     UserAdministrationService,
     AdminBootstrapService,
+    MembershipPeriods,
   ],
   // Auth signs members in and up through CredentialsService; everyone else reads members through UsersService.
-  exports: [UsersService, CredentialsService, UserAdministrationService],
+  exports: [UsersService, CredentialsService, UserAdministrationService, MembershipPeriods],
 })
 export class UsersModule {}

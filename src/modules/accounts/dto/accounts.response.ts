@@ -123,8 +123,33 @@ export class ChargeExtraDto {
   @ApiProperty({ example: 30, description: 'Rupees' }) amount: number;
 }
 
+export class ChargeRebateDto {
+  @ApiProperty({ format: 'date', example: '2026-03-05' }) startDate: string;
+  @ApiProperty({ format: 'date', example: '2026-03-08' }) endDate: string;
+  @ApiProperty({ example: 'Breakfast' }) startMealType: string;
+  @ApiProperty({ example: 'Dinner' }) endMealType: string;
+  @ApiProperty({ example: 4, description: "The leave's full days in the month on the rolls" }) days: number;
+  @ApiProperty({ example: 4, description: 'Of those, the days rebated (after the term cap)' })
+  rebatedDays: number;
+  @ApiProperty({ example: 75, description: "The band's percent of the daily rate" }) percent: number;
+  @ApiProperty({
+    example: 360,
+    description: 'Rupees: rebatedDays × dailyRate × percent / 100, rounded half up to the paisa',
+  })
+  amount: number;
+}
+
+export class ChargeDailyDto {
+  @ApiProperty({ example: 31, description: 'Days on the rolls in the month' }) days: number;
+  @ApiProperty({ example: 120, description: 'Rupees a day' }) dailyRate: number;
+  @ApiProperty({ example: 3720, description: 'Rupees: days × dailyRate' }) daysAmount: number;
+  @ApiProperty({ type: [ChargeRebateDto], description: 'Each leave that rebates something' })
+  rebates: ChargeRebateDto[];
+  @ApiProperty({ example: 360, description: 'Rupees: Σ rebates' }) rebateAmount: number;
+}
+
 export class ChargeBreakdownDto {
-  @ApiProperty({ enum: ['spec', 'proportional'], description: 'The charge method of the close' })
+  @ApiProperty({ enum: ['spec', 'proportional', 'daily'], description: 'The charge method of the close' })
   method: string;
   @ApiProperty({ example: 25 }) meals: number;
   @ApiProperty({
@@ -140,6 +165,13 @@ export class ChargeBreakdownDto {
   mealsAmount: number;
   @ApiProperty({ type: [ChargeExtraDto] }) extras: ChargeExtraDto[];
   @ApiProperty({ example: 30, description: 'Rupees' }) extrasAmount: number;
+  @ApiPropertyOptional({
+    type: ChargeDailyDto,
+    description:
+      'A charge by the daily rate (extension 2.3): days × rate less each rebate; mealsAmount is then the share ' +
+      '(daysAmount − rebateAmount)',
+  })
+  daily?: ChargeDailyDto;
 }
 
 class StatementLineDto extends ListedEntryDto {
@@ -273,6 +305,26 @@ export function toStatementResponse(s: IssuedStatement): StatementResponse {
                     amount: toRupees(e.amountPaise),
                   })),
                   extrasAmount: toRupees(entry.items.extrasPaise),
+                  ...(entry.items.daily
+                    ? {
+                        daily: {
+                          days: entry.items.daily.days,
+                          dailyRate: toRupees(entry.items.daily.ratePaise),
+                          daysAmount: toRupees(entry.items.daily.daysPaise),
+                          rebates: entry.items.daily.rebates.map((r) => ({
+                            startDate: r.startDate,
+                            endDate: r.endDate,
+                            startMealType: r.startMealType,
+                            endMealType: r.endMealType,
+                            days: r.days,
+                            rebatedDays: r.rebatedDays,
+                            percent: r.percent,
+                            amount: toRupees(r.amountPaise),
+                          })),
+                          rebateAmount: toRupees(entry.items.daily.rebatePaise),
+                        },
+                      }
+                    : {}),
                 }
               : null,
             items: chargeItemLines(entry.items).map((item) => ({

@@ -181,7 +181,10 @@ export class UniversityMessRowDto {
   @ApiProperty({ description: 'Expenses of the month, rupees, exact to the paisa', example: 812_450.5 })
   totalExpenses: number;
   @ApiProperty({
-    description: 'totalExpenses / mealsServed, rounded half up to the paisa; 0 when no meal was served',
+    description:
+      'totalExpenses / mealsServed, rounded half up to the paisa; 0 when no meal was served. What a meal cost the ' +
+      'mess whatever its chargeMethod: under the daily rate (extension 2.3) it is not what members pay (they pay by ' +
+      "the day, see the bill's `surplus`), but what the kitchen spent per present mark",
     example: 46.66,
   })
   costPerMeal: number;
@@ -204,7 +207,8 @@ export class UniversityMessRowDto {
   healthScore: number;
   @ApiProperty({
     description:
-      "Sum of the positive balances of the mess's accounts today, rupees (what its members owe it)",
+      "Sum of the positive balances of the mess's accounts today, rupees (what its members owe it): the charges " +
+      'of its closed months under its chargeMethod (by the day under the daily rate) less what was paid',
     example: 38_200,
   })
   due: number;

@@ -19,7 +19,18 @@ export class SharesQuery {
 }
 
 export class MemberShareDto {
-  @ApiProperty() userId: string;
+  @ApiProperty({
+    oneOf: [
+      { type: 'string' },
+      {
+        type: 'object',
+        properties: { _id: { type: 'string' }, fullName: { type: 'string' } },
+        required: ['_id', 'fullName'],
+      },
+    ],
+    description: "The member's id; under the daily rate (extension 2.3) `{_id, fullName}`",
+  })
+  userId: string | { _id: string; fullName: string };
   @ApiProperty() fullName: string;
   @ApiProperty({ description: 'Meals marked present in the month' }) meals: number;
   @ApiProperty({ description: 'Rupees, to the paisa; 0 for a member with extras and no meals' })
@@ -28,11 +39,28 @@ export class MemberShareDto {
   extras: number;
   @ApiProperty({ description: 'share + extras, rupees: what a close charges the member under this method' })
   total: number;
+  @ApiPropertyOptional({ description: 'Daily rate only: days on the rolls in the month' }) days?: number;
+  @ApiPropertyOptional({
+    description: 'Daily rate only: full days of approved leave in the month, on the rolls',
+  })
+  leaveDays?: number;
+  @ApiPropertyOptional({
+    description: 'Daily rate only: of those, the days rebated after the band and the cap',
+  })
+  rebatedDays?: number;
+  @ApiPropertyOptional({ description: 'Daily rate only: rupees, Σ over the leaves of each rounded rebate' })
+  rebate?: number;
 }
 
 export class BillDto {
   @ApiProperty({ example: '2025-03' }) month: string;
   @ApiProperty({ enum: SHARE_METHODS }) method: ShareMethod;
+  @ApiPropertyOptional({ description: 'Daily rate only: rupees a day' }) dailyRate?: number;
+  @ApiPropertyOptional({
+    description:
+      'Daily rate only: Σ share − totalExpenses, rupees (negative: a deficit); extras are left out of it',
+  })
+  surplus?: number;
   @ApiProperty({ description: 'Rupees' }) totalExpenses: number;
   @ApiProperty({ description: 'Members with at least one meal in the month' }) activeMembers: number;
   @ApiProperty() totalMeals: number;
@@ -73,6 +101,11 @@ export class MyShareResponse {
   @ApiProperty({ description: 'Rupees; 0 when the member ate no meal' }) share: number;
   @ApiProperty({ description: "The member's extras of the month, rupees" }) extras: number;
   @ApiProperty({ description: 'share + extras, rupees' }) total: number;
+  @ApiPropertyOptional({ description: 'Daily rate only: days on the rolls' }) days?: number;
+  @ApiPropertyOptional({ description: 'Daily rate only' }) leaveDays?: number;
+  @ApiPropertyOptional({ description: 'Daily rate only' }) rebatedDays?: number;
+  @ApiPropertyOptional({ description: 'Daily rate only: rupees a day' }) dailyRate?: number;
+  @ApiPropertyOptional({ description: 'Daily rate only: rupees' }) rebate?: number;
   @ApiProperty() totalExpenses: number;
   @ApiProperty() activeMembers: number;
   @ApiProperty() totalMeals: number;

@@ -26,6 +26,9 @@ import {
 import {
   CHARGE_METHODS,
   type ChargeMethod,
+  DAILY_RATE_MAX_PAISE,
+  REBATE_BANDS_MAX,
+  REBATE_DAYS_PER_TERM_MAX,
   EXTRA_ITEM_NAME_MAX,
   EXTRA_ITEMS_MAX,
   EXTRA_PRICE_MAX_PAISE,
@@ -147,6 +150,34 @@ export class ExtraItemDto {
   price: number;
 }
 
+/** Extension 2.3: one band of the daily rate's rebate. */
+export class RebateBandDto {
+  @ApiProperty({
+    type: 'integer',
+    minimum: 1,
+    maximum: 60,
+    example: 5,
+    description:
+      'A leave of at least this many full days falls in this band (unless a band with more applies)',
+  })
+  @Max(60)
+  @Min(1)
+  @IsInt({ message: 'minDays must be an integer number' })
+  minDays: number;
+
+  @ApiProperty({
+    type: 'integer',
+    minimum: 0,
+    maximum: 100,
+    example: 90,
+    description: 'The share of the daily rate rebated for each rebated day of such a leave, in percent',
+  })
+  @Max(100)
+  @Min(0)
+  @IsInt({ message: 'percent must be an integer number' })
+  percent: number;
+}
+
 export class SetupMessDto {
   @TextField(1, 100, { example: 'Hostel 7 Mess' })
   messName: string;
@@ -205,6 +236,78 @@ export class SetupMessDto {
   chargeMethod?: ChargeMethod;
 
   @ApiPropertyOptional({
+    type: Number,
+    minimum: 0.01,
+    maximum: DAILY_RATE_MAX_PAISE / 100,
+    example: 120,
+    description:
+      'Extension 2.3: the daily rate in rupees (more than 0, at most 10,000, at most two decimals) charged for ' +
+      "every day a member is on the mess's rolls under `chargeMethod: 'daily'`, which requires it. Left out: none " +
+      '(PATCH: null removes it, unless the method is daily).',
+  })
+  @Max(DAILY_RATE_MAX_PAISE / 100, { message: `dailyRate must be at most ${DAILY_RATE_MAX_PAISE / 100}` })
+  @Min(0.01, { message: 'dailyRate must be more than 0' })
+  @WholePaise('dailyRate must be a number with at most two decimals')
+  @IsNumber(
+    { allowNaN: false, allowInfinity: false },
+    { message: 'dailyRate must be a number with at most two decimals' },
+  )
+  @Optional()
+  dailyRate?: number;
+
+  @ApiPropertyOptional({
+    type: [RebateBandDto],
+    minItems: 1,
+    maxItems: REBATE_BANDS_MAX,
+    description:
+      'Extension 2.3: how an approved leave rebates the daily rate. A leave of D full days is rebated at the ' +
+      '`percent` of the band with the largest `minDays` ≤ D; a leave shorter than every band gets none. 1–10 ' +
+      'bands, `minDays` 1–60 distinct, `percent` 0–100. Left out: [{minDays: 1, percent: 100}].',
+  })
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(REBATE_BANDS_MAX)
+  @ValidateNested({ each: true })
+  @Type(() => RebateBandDto)
+  @Optional()
+  rebateBands?: RebateBandDto[];
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 0,
+    maximum: REBATE_DAYS_PER_TERM_MAX,
+    default: 0,
+    example: 15,
+    description:
+      'Extension 2.3: at most this many leave days are rebated per member in a term (0: no cap); later leave ' +
+      'days are charged in full.',
+  })
+  @Max(REBATE_DAYS_PER_TERM_MAX)
+  @Min(0)
+  @IsInt({ message: 'rebateDaysPerTerm must be an integer number' })
+  @Optional()
+  rebateDaysPerTerm?: number;
+
+  @ApiPropertyOptional({
+    type: [Number],
+    minItems: 1,
+    maxItems: 12,
+    default: [1, 7],
+    example: [1, 7],
+    description:
+      'Extension 2.3: the months (1–12, distinct) a term starts in: a term runs from the first of one of them to ' +
+      'the day before the next. Left out: [1, 7].',
+  })
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(12)
+  @Max(12, { each: true })
+  @Min(1, { each: true })
+  @IsInt({ each: true, message: 'termStartMonths must hold integer months 1 to 12' })
+  @Optional()
+  termStartMonths?: number[];
+
+  @ApiPropertyOptional({
     type: LeavePolicyDto,
     description:
       'How members ask for leave; left out: the defaults (1 day, 12 hours ahead, no cap, approval)',
@@ -248,6 +351,12 @@ export class MessConfigDto {
   @ApiProperty({ type: [MealTimeDto] }) mealTimes: MealTimeDto[];
   @ApiProperty({ nullable: true, type: Number }) monthlyBudget: number | null;
   @ApiProperty({ enum: CHARGE_METHODS, example: 'proportional' }) chargeMethod: ChargeMethod;
+  @ApiPropertyOptional({ type: Number, description: 'Rupees a day; absent until set (extension 2.3)' })
+  dailyRate?: number;
+  @ApiProperty({ type: [RebateBandDto], description: 'Default [{minDays: 1, percent: 100}]' })
+  rebateBands: RebateBandDto[];
+  @ApiProperty({ description: '0: no cap' }) rebateDaysPerTerm: number;
+  @ApiProperty({ type: [Number], example: [1, 7] }) termStartMonths: number[];
   @ApiProperty({ type: LeavePolicyDto }) leavePolicy: LeavePolicyDto;
   @ApiPropertyOptional({ type: MarkingWindowDto, description: 'Absent when members may mark any date' })
   markingWindow?: MarkingWindowDto;
