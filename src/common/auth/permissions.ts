@@ -13,7 +13,8 @@ export const PERMISSIONS = {
   'users.edit-any': "edit any member's profile",
   'users.send-password-reset': 'mail a member a link to set a new password',
   'mess.configure': "set up and change the mess's configuration",
-  'mess.set-upi': "set or remove the mess's UPI id (`upi` of `PATCH /auth/admin/config`), where members pay it",
+  'mess.set-upi':
+    "set or remove the mess's UPI id (`upi` of `PATCH /auth/admin/config`), where members pay it",
   'expenses.record': 'record expenses, and change the ones they recorded',
   'expenses.edit-any': "change or delete anyone's expense",
   'menus.publish': 'publish menus, and change the ones they published',
@@ -36,6 +37,8 @@ export const PERMISSIONS = {
   'health.summary': "read the service's health summary",
   'messes.manage': "create messes, move members between them, read the university's view",
   'messes.act-in-any': 'act in any mess (naming it with `mess`), not only their own',
+  'mess-windows.manage':
+    "open, close and cancel the windows in which members choose a mess for a term, and read every member's line of an allocation",
 } as const;
 
 export type Permission = keyof typeof PERMISSIONS;
