@@ -190,8 +190,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   if (directUrl && !/^postgres(ql)?:\/\//.test(directUrl)) {
     problems.push('DATABASE_DIRECT_URL must start with postgres:// or postgresql://');
   }
-  if (directUrl && !databaseUrl)
-    problems.push('DATABASE_DIRECT_URL needs DATABASE_URL (the pooled URL) beside it');
+  if (directUrl && !databaseUrl) problems.push('DATABASE_DIRECT_URL needs DATABASE_URL (the pooled URL) beside it');
   const poolMode = str('DATABASE_POOL_MODE') ?? 'session';
   if (poolMode !== 'session' && poolMode !== 'transaction') {
     problems.push(`DATABASE_POOL_MODE must be session or transaction (got "${poolMode}")`);

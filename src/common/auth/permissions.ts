@@ -13,8 +13,7 @@ export const PERMISSIONS = {
   'users.edit-any': "edit any member's profile",
   'users.send-password-reset': 'mail a member a link to set a new password',
   'mess.configure': "set up and change the mess's configuration",
-  'mess.set-upi':
-    "set or remove the mess's UPI id (`upi` of `PATCH /auth/admin/config`), where members pay it",
+  'mess.set-upi': "set or remove the mess's UPI id (`upi` of `PATCH /auth/admin/config`), where members pay it",
   'expenses.record': 'record expenses, and change the ones they recorded',
   'expenses.edit-any': "change or delete anyone's expense",
   'menus.publish': 'publish menus, and change the ones they published',
