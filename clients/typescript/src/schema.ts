@@ -1260,6 +1260,107 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/mess-windows": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The term windows, newest first (any member) */
+        get: operations["listWindows"];
+        put?: never;
+        /**
+         * Open a window in which members choose their mess for a term (admin)
+         * @description Members rank the messes of the window while it is open; at `closesAt` (or `POST …/close`) a lottery anyone can check allocates the seats, and the moves are made on `effectiveFrom` as a move by hand is made.
+         */
+        post: operations["createWindow"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/mess-windows/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A term window (any member) */
+        get: operations["getWindow"];
+        put?: never;
+        post?: never;
+        /** Cancel a window (admin): no lottery, or no moves if it has run */
+        delete: operations["cancelWindow"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/mess-windows/{id}/allocation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A window's allocation: every line (admin), or your own (a member)
+         * @description Lines in the order of the draw, each with the SHA-256 it was drawn by: with the published seed anyone can recompute the order and the seats (docs/lottery.md).
+         */
+        get: operations["getAllocation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/mess-windows/{id}/choice": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your choice in a window */
+        get: operations["getChoice"];
+        /**
+         * Rank the messes you want for the term (an approved member who dines)
+         * @description Saved over any earlier choice: only the latest counts. How full a mess is does not matter until the lottery.
+         */
+        put: operations["saveChoice"];
+        post?: never;
+        /** Withdraw your choice while the window is open */
+        delete: operations["deleteChoice"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/mess-windows/{id}/close": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Close the window now and run its lottery (admin)
+         * @description When `effectiveFrom` has come, the moves are made at once as well.
+         */
+        post: operations["closeWindow"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/messes": {
         parameters: {
             query?: never;
@@ -1720,6 +1821,33 @@ export interface components {
             success: boolean;
             totals: components["schemas"]["AccountTotalsDto"];
         };
+        AllocationEnvelopeDto: {
+            /** @description In the order of the draw; a member sees their own line */
+            allocations: components["schemas"]["AllocationLineDto"][];
+            /** @example 9f86d081884c7d659a2feaa0c55ad015 */
+            seed: string;
+            /** @example true */
+            success: boolean;
+            summary: components["schemas"]["SummaryDto"];
+        };
+        AllocationLineDto: {
+            /** @description The mess the member was in at the close */
+            from: components["schemas"]["MessLabelDto"];
+            /** @description Lowercase hex SHA-256 of `seed + ':' + user._id`: the draw is by it, ascending */
+            hash: string;
+            /**
+             * @description What the move on effectiveFrom did (null until then): moved; stayed (to is null or their own mess); moved-by-hand (no longer in `from`: not moved again); full (the mess filled up meanwhile); left (no longer an approved member)
+             * @enum {string|null}
+             */
+            move: "moved" | "stayed" | "moved-by-hand" | "full" | "left" | null;
+            /** @description 1-based place in the draw */
+            position: number;
+            /** @description The 1-based position of `to` in their preferences */
+            rank: number | null;
+            /** @description The mess the lottery gave them (their own included); null: none of their choices, they stay */
+            to: components["schemas"]["MessLabelDto"] | null;
+            user: components["schemas"]["PersonDto"];
+        };
         ApproveUsersDto: {
             /**
              * @description 1 to 1000 distinct user ids; all are approved or none
@@ -1904,7 +2032,7 @@ export interface components {
              * @example expense
              * @enum {string}
              */
-            entity: "expense" | "account" | "month" | "extra" | "leave" | "user" | "config" | "attendance" | "rotation";
+            entity: "expense" | "account" | "month" | "extra" | "leave" | "user" | "config" | "attendance" | "rotation" | "window";
             /**
              * @description The changed record's id
              * @example 0193a5e5-1b2c-7d3e-8f40-5a6b7c8d9e0f
@@ -1935,14 +2063,18 @@ export interface components {
              * @description When the inputs were last recalculated (or the month closed)
              */
             computedAt: string;
+            /** @description Daily rate only: rupees a day */
+            dailyRate?: number;
             /** @enum {string} */
-            method: "spec" | "proportional";
+            method: "spec" | "proportional" | "daily";
             /** @example 2025-03 */
             month: string;
             /** @description Members with meals (most meals first), then members with extras and no meals; members who do not dine are never on the bill */
             shares: components["schemas"]["MemberShareDto"][];
             /** @example true */
             success: boolean;
+            /** @description Daily rate only: Σ share − totalExpenses, rupees (negative: a deficit); extras are left out of it */
+            surplus?: number;
             /** @description allocated + totalExtras, rupees: the sum of every member's total */
             totalBilled: number;
             /** @description Rupees */
@@ -2028,6 +2160,8 @@ export interface components {
             role: "student" | "manager" | "treasurer" | "admin";
         };
         ChargeBreakdownDto: {
+            /** @description A charge by the daily rate (extension 2.3): days × rate less each rebate; mealsAmount is then the share (daysAmount − rebateAmount) */
+            daily?: components["schemas"]["ChargeDailyDto"];
             extras: components["schemas"]["ChargeExtraDto"][];
             /**
              * @description Rupees
@@ -2045,12 +2179,36 @@ export interface components {
              * @description The charge method of the close
              * @enum {string}
              */
-            method: "spec" | "proportional";
+            method: "spec" | "proportional" | "daily";
             /**
              * @description Rupees: the month's cost per meal under the method, rounded to the paisa; the share is the exact product rounded as the bill rounds, so meals × rate can differ from mealsAmount by a few paise
              * @example 40
              */
             ratePerMeal: number | null;
+        };
+        ChargeDailyDto: {
+            /**
+             * @description Rupees a day
+             * @example 120
+             */
+            dailyRate: number;
+            /**
+             * @description Days on the rolls in the month
+             * @example 31
+             */
+            days: number;
+            /**
+             * @description Rupees: days × dailyRate
+             * @example 3720
+             */
+            daysAmount: number;
+            /**
+             * @description Rupees: Σ rebates
+             * @example 360
+             */
+            rebateAmount: number;
+            /** @description Each leave that rebates something */
+            rebates: components["schemas"]["ChargeRebateDto"][];
         };
         ChargeExtraDto: {
             /**
@@ -2090,6 +2248,53 @@ export interface components {
              */
             unitPrice: number | null;
         };
+        ChargeRebateDto: {
+            /**
+             * @description Rupees: rebatedDays × dailyRate × percent / 100, rounded half up to the paisa
+             * @example 360
+             */
+            amount: number;
+            /**
+             * @description The leave's full days in the month on the rolls
+             * @example 4
+             */
+            days: number;
+            /**
+             * Format: date
+             * @example 2026-03-08
+             */
+            endDate: string;
+            /** @example Dinner */
+            endMealType: string;
+            /**
+             * @description The band's percent of the daily rate
+             * @example 75
+             */
+            percent: number;
+            /**
+             * @description Of those, the days rebated (after the term cap)
+             * @example 4
+             */
+            rebatedDays: number;
+            /**
+             * Format: date
+             * @example 2026-03-05
+             */
+            startDate: string;
+            /** @example Breakfast */
+            startMealType: string;
+        };
+        ChoiceDto: {
+            /** @description Best first */
+            preferences: components["schemas"]["MessLabelDto"][];
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        ChoiceEnvelopeDto: {
+            choice: components["schemas"]["ChoiceDto"];
+            /** @example true */
+            success: boolean;
+        };
         ClaimDto: {
             _id: string;
             /** @description Rupees */
@@ -2123,6 +2328,13 @@ export interface components {
             pagination: components["schemas"]["PaginationDto"];
             /** @example true */
             success: boolean;
+        };
+        CloseEnvelopeDto: {
+            /** @description As GET …/allocation answers the office */
+            allocation: components["schemas"]["AllocationEnvelopeDto"];
+            /** @example true */
+            success: boolean;
+            window: components["schemas"]["WindowDto"];
         };
         CloseEventDto: {
             /** @enum {string} */
@@ -2256,7 +2468,12 @@ export interface components {
              * @default proportional
              * @enum {string}
              */
-            chargeMethod?: "spec" | "proportional";
+            chargeMethod?: "spec" | "proportional" | "daily";
+            /**
+             * @description Extension 2.3: the daily rate in rupees (more than 0, at most 10,000, at most two decimals) charged for every day a member is on the mess's rolls under `chargeMethod: 'daily'`, which requires it. Left out: none (PATCH: null removes it, unless the method is daily).
+             * @example 120
+             */
+            dailyRate?: number;
             /** @example Vegetarian mess for the boys hostel */
             description?: string;
             /**
@@ -2293,13 +2510,67 @@ export interface components {
              * @example +91-9876543210
              */
             phone: string;
+            /** @description Extension 2.3: how an approved leave rebates the daily rate. A leave of D full days is rebated at the `percent` of the band with the largest `minDays` ≤ D; a leave shorter than every band gets none. 1–10 bands, `minDays` 1–60 distinct, `percent` 0–100. Left out: [{minDays: 1, percent: 100}]. */
+            rebateBands?: components["schemas"]["RebateBandDto"][];
+            /**
+             * @description Extension 2.3: at most this many leave days are rebated per member in a term (0: no cap); later leave days are charged in full.
+             * @default 0
+             * @example 15
+             */
+            rebateDaysPerTerm?: number;
             /**
              * @description 2–40 of a-z, 0-9 and -, not starting or ending with -; unique
              * @example hostel-7
              */
             slug?: string;
+            /**
+             * @description Extension 2.3: the months (1–12, distinct) a term starts in: a term runs from the first of one of them to the day before the next. Left out: [1, 7].
+             * @default [
+             *       1,
+             *       7
+             *     ]
+             * @example [
+             *       1,
+             *       7
+             *     ]
+             */
+            termStartMonths?: number[];
             /** @description Where members pay the mess by UPI */
             upi?: components["schemas"]["MessUpiDto"] | null;
+        };
+        CreateWindowDto: {
+            /**
+             * Format: date-time
+             * @description After opensAt
+             * @example 2026-07-08T12:30:00.000Z
+             */
+            closesAt: string;
+            /**
+             * Format: date
+             * @description The first day of the term, a first of a month: the moves are made at its first minute (mess time zone), or at the allocation when it has come by then
+             * @example 2026-08-01
+             */
+            effectiveFrom: string;
+            /** @default 3 */
+            maxPreferences?: number;
+            /**
+             * @description At least 2 distinct messes (`_id` or slug); default every mess
+             * @example [
+             *       "hostel-7",
+             *       "hostel-9"
+             *     ]
+             */
+            messes?: string[];
+            /**
+             * Format: date-time
+             * @example 2026-07-01T04:30:00.000Z
+             */
+            opensAt: string;
+            /**
+             * @description Unique among windows not cancelled
+             * @example 2026-27 odd semester
+             */
+            term: string;
         };
         DatabaseStatusDto: {
             /** @enum {string} */
@@ -2979,16 +3250,28 @@ export interface components {
             fullName: string;
         };
         MemberShareDto: {
+            /** @description Daily rate only: days on the rolls in the month */
+            days?: number;
             /** @description The member's extras of the month, rupees (priced when recorded) */
             extras: number;
             fullName: string;
+            /** @description Daily rate only: full days of approved leave in the month, on the rolls */
+            leaveDays?: number;
             /** @description Meals marked present in the month */
             meals: number;
+            /** @description Daily rate only: rupees, Σ over the leaves of each rounded rebate */
+            rebate?: number;
+            /** @description Daily rate only: of those, the days rebated after the band and the cap */
+            rebatedDays?: number;
             /** @description Rupees, to the paisa; 0 for a member with extras and no meals */
             share: number;
             /** @description share + extras, rupees: what a close charges the member under this method */
             total: number;
-            userId: string;
+            /** @description The member's id; under the daily rate (extension 2.3) `{_id, fullName}` */
+            userId: string | {
+                _id: string;
+                fullName: string;
+            };
         };
         MemoryDto: {
             heapTotal: number;
@@ -3004,13 +3287,15 @@ export interface components {
              * @example proportional
              * @enum {string}
              */
-            chargeMethod: "spec" | "proportional";
+            chargeMethod: "spec" | "proportional" | "daily";
             /** @description false while the defaults apply (before POST /auth/admin/setup) */
             configured: boolean;
             /** Format: date-time */
             createdAt?: string;
             /** @description The admin who set the mess up; absent until then */
             createdBy?: string | null;
+            /** @description Rupees a day; absent until set (extension 2.3) */
+            dailyRate?: number;
             description: string;
             /** @example mess@college.edu */
             email: string;
@@ -3026,11 +3311,22 @@ export interface components {
             monthlyBudget: number | null;
             /** @example +918012345678 */
             phone: string;
+            /** @description Default [{minDays: 1, percent: 100}] */
+            rebateBands: components["schemas"]["RebateBandDto"][];
+            /** @description 0: no cap */
+            rebateDaysPerTerm: number;
             /**
              * @description The mess's slug (extension 2.2)
              * @example main
              */
             slug?: string;
+            /**
+             * @example [
+             *       1,
+             *       7
+             *     ]
+             */
+            termStartMonths: number[];
             /** Format: date-time */
             updatedAt?: string;
             /** @description Where members pay by UPI: {vpa, payeeName} */
@@ -3050,13 +3346,15 @@ export interface components {
              * @example proportional
              * @enum {string}
              */
-            chargeMethod: "spec" | "proportional";
+            chargeMethod: "spec" | "proportional" | "daily";
             /** @description false while the defaults apply (before POST /auth/admin/setup) */
             configured: boolean;
             /** Format: date-time */
             createdAt?: string;
             /** @description The admin who set the mess up; absent until then */
             createdBy?: string | null;
+            /** @description Rupees a day; absent until set (extension 2.3) */
+            dailyRate?: number;
             description: string;
             /** @example mess@college.edu */
             email: string;
@@ -3072,11 +3370,22 @@ export interface components {
             monthlyBudget: number | null;
             /** @example +918012345678 */
             phone: string;
+            /** @description Default [{minDays: 1, percent: 100}] */
+            rebateBands: components["schemas"]["RebateBandDto"][];
+            /** @description 0: no cap */
+            rebateDaysPerTerm: number;
             /**
              * @description The mess's slug (extension 2.2)
              * @example main
              */
             slug?: string;
+            /**
+             * @example [
+             *       1,
+             *       7
+             *     ]
+             */
+            termStartMonths: number[];
             /**
              * @description The mess's time zone (MESS_TIMEZONE): its days, months and meals
              * @example Asia/Kolkata
@@ -3134,7 +3443,12 @@ export interface components {
              * @default proportional
              * @enum {string}
              */
-            chargeMethod?: "spec" | "proportional";
+            chargeMethod?: "spec" | "proportional" | "daily";
+            /**
+             * @description Extension 2.3: the daily rate in rupees (more than 0, at most 10,000, at most two decimals) charged for every day a member is on the mess's rolls under `chargeMethod: 'daily'`, which requires it. Left out: none (PATCH: null removes it, unless the method is daily).
+             * @example 120
+             */
+            dailyRate?: number;
             /** @example Vegetarian mess for the boys hostel */
             description?: string;
             /**
@@ -3171,13 +3485,38 @@ export interface components {
              * @example +91-9876543210
              */
             phone: string;
+            /** @description Extension 2.3: how an approved leave rebates the daily rate. A leave of D full days is rebated at the `percent` of the band with the largest `minDays` ≤ D; a leave shorter than every band gets none. 1–10 bands, `minDays` 1–60 distinct, `percent` 0–100. Left out: [{minDays: 1, percent: 100}]. */
+            rebateBands?: components["schemas"]["RebateBandDto"][];
+            /**
+             * @description Extension 2.3: at most this many leave days are rebated per member in a term (0: no cap); later leave days are charged in full.
+             * @default 0
+             * @example 15
+             */
+            rebateDaysPerTerm?: number;
             /**
              * @description 2–40 of a-z, 0-9 and -, not starting or ending with -; unique. Left out: unchanged (`main` at first)
              * @example hostel-7
              */
             slug?: string;
+            /**
+             * @description Extension 2.3: the months (1–12, distinct) a term starts in: a term runs from the first of one of them to the day before the next. Left out: [1, 7].
+             * @default [
+             *       1,
+             *       7
+             *     ]
+             * @example [
+             *       1,
+             *       7
+             *     ]
+             */
+            termStartMonths?: number[];
             /** @description Where members pay the mess by UPI */
             upi?: components["schemas"]["MessUpiDto"] | null;
+        };
+        MessLabelDto: {
+            _id: string;
+            messName: string;
+            slug: string;
         };
         MessRefDto: {
             /** Format: uuid */
@@ -3274,14 +3613,24 @@ export interface components {
         MyShareResponse: {
             activeMembers: number;
             closed: boolean;
+            /** @description Daily rate only: rupees a day */
+            dailyRate?: number;
+            /** @description Daily rate only: days on the rolls */
+            days?: number;
             /** @description The member's extras of the month, rupees */
             extras: number;
+            /** @description Daily rate only */
+            leaveDays?: number;
             /** @description Meals marked present */
             meals: number;
             /** @enum {string} */
-            method: "spec" | "proportional";
+            method: "spec" | "proportional" | "daily";
             /** @example 2025-03 */
             month: string;
+            /** @description Daily rate only: rupees */
+            rebate?: number;
+            /** @description Daily rate only */
+            rebatedDays?: number;
             /** @description Rupees; 0 when the member ate no meal */
             share: number;
             /** @example true */
@@ -3319,7 +3668,7 @@ export interface components {
             status: "queued" | "retrying" | "sent" | "failed";
             title: string;
             /** @enum {string} */
-            type: "MEAL_REMINDER" | "PAYMENT_DUE" | "COST_SUMMARY" | "DISCREPANCY_ALERT" | "MEAL_UPDATE" | "EXPENSE_ADDED" | "BUDGET_EXCEEDED" | "ATTENDANCE_CONFIRMATION" | "PAYMENT_RECEIVED" | "LEAVE_DECIDED" | "PASSWORD_RESET";
+            type: "MEAL_REMINDER" | "PAYMENT_DUE" | "COST_SUMMARY" | "DISCREPANCY_ALERT" | "MEAL_UPDATE" | "EXPENSE_ADDED" | "BUDGET_EXCEEDED" | "ATTENDANCE_CONFIRMATION" | "PAYMENT_RECEIVED" | "LEAVE_DECIDED" | "PASSWORD_RESET" | "MESS_ALLOCATED";
         };
         OrderDto: {
             _id: string;
@@ -3390,13 +3739,18 @@ export interface components {
              * @default proportional
              * @enum {string}
              */
-            chargeMethod?: "spec" | "proportional";
+            chargeMethod?: "spec" | "proportional" | "daily";
             /** @description Read-only: ignored */
             readonly configured?: Record<string, never>;
             /** @description Read-only: ignored */
             readonly createdAt?: Record<string, never>;
             /** @description Read-only: ignored */
             readonly createdBy?: Record<string, never>;
+            /**
+             * @description Extension 2.3: the daily rate in rupees (more than 0, at most 10,000, at most two decimals) charged for every day a member is on the mess's rolls under `chargeMethod: 'daily'`, which requires it. Left out: none (PATCH: null removes it, unless the method is daily).
+             * @example 120
+             */
+            dailyRate?: number;
             /** @example Vegetarian mess for the boys hostel */
             description?: string;
             /**
@@ -3433,11 +3787,31 @@ export interface components {
              * @example +91-9876543210
              */
             phone?: string;
+            /** @description Extension 2.3: how an approved leave rebates the daily rate. A leave of D full days is rebated at the `percent` of the band with the largest `minDays` ≤ D; a leave shorter than every band gets none. 1–10 bands, `minDays` 1–60 distinct, `percent` 0–100. Left out: [{minDays: 1, percent: 100}]. */
+            rebateBands?: components["schemas"]["RebateBandDto"][];
+            /**
+             * @description Extension 2.3: at most this many leave days are rebated per member in a term (0: no cap); later leave days are charged in full.
+             * @default 0
+             * @example 15
+             */
+            rebateDaysPerTerm?: number;
             /**
              * @description 2–40 of a-z, 0-9 and -, not starting or ending with -; unique. Left out: unchanged (`main` at first)
              * @example hostel-7
              */
             slug?: string;
+            /**
+             * @description Extension 2.3: the months (1–12, distinct) a term starts in: a term runs from the first of one of them to the day before the next. Left out: [1, 7].
+             * @default [
+             *       1,
+             *       7
+             *     ]
+             * @example [
+             *       1,
+             *       7
+             *     ]
+             */
+            termStartMonths?: number[];
             /** @description Read-only: ignored */
             readonly timezone?: Record<string, never>;
             /** @description Read-only: ignored */
@@ -3464,6 +3838,10 @@ export interface components {
             from: string;
             /** Format: date */
             to: string;
+        };
+        PersonDto: {
+            _id: string;
+            fullName: string;
         };
         PersonRefDto: {
             /** Format: uuid */
@@ -3516,6 +3894,18 @@ export interface components {
         RateLimiterSummaryDto: {
             blockedRequests: number;
             totalRequests: number;
+        };
+        RebateBandDto: {
+            /**
+             * @description A leave of at least this many full days falls in this band (unless a band with more applies)
+             * @example 5
+             */
+            minDays: number;
+            /**
+             * @description The share of the daily rate rebated for each rebated day of such a leave, in percent
+             * @example 90
+             */
+            percent: number;
         };
         RecordExtraDto: {
             /**
@@ -3646,13 +4036,18 @@ export interface components {
              * @default proportional
              * @enum {string}
              */
-            chargeMethod?: "spec" | "proportional";
+            chargeMethod?: "spec" | "proportional" | "daily";
             /** @description Read-only: ignored */
             readonly configured?: Record<string, never>;
             /** @description Read-only: ignored */
             readonly createdAt?: Record<string, never>;
             /** @description Read-only: ignored */
             readonly createdBy?: Record<string, never>;
+            /**
+             * @description Extension 2.3: the daily rate in rupees (more than 0, at most 10,000, at most two decimals) charged for every day a member is on the mess's rolls under `chargeMethod: 'daily'`, which requires it. Left out: none (PATCH: null removes it, unless the method is daily).
+             * @example 120
+             */
+            dailyRate?: number;
             /** @example Vegetarian mess for the boys hostel */
             description?: string;
             /**
@@ -3689,11 +4084,31 @@ export interface components {
              * @example +91-9876543210
              */
             phone: string;
+            /** @description Extension 2.3: how an approved leave rebates the daily rate. A leave of D full days is rebated at the `percent` of the band with the largest `minDays` ≤ D; a leave shorter than every band gets none. 1–10 bands, `minDays` 1–60 distinct, `percent` 0–100. Left out: [{minDays: 1, percent: 100}]. */
+            rebateBands?: components["schemas"]["RebateBandDto"][];
+            /**
+             * @description Extension 2.3: at most this many leave days are rebated per member in a term (0: no cap); later leave days are charged in full.
+             * @default 0
+             * @example 15
+             */
+            rebateDaysPerTerm?: number;
             /**
              * @description 2–40 of a-z, 0-9 and -, not starting or ending with -; unique. Left out: unchanged (`main` at first)
              * @example hostel-7
              */
             slug?: string;
+            /**
+             * @description Extension 2.3: the months (1–12, distinct) a term starts in: a term runs from the first of one of them to the day before the next. Left out: [1, 7].
+             * @default [
+             *       1,
+             *       7
+             *     ]
+             * @example [
+             *       1,
+             *       7
+             *     ]
+             */
+            termStartMonths?: number[];
             /** @description Read-only: ignored */
             readonly timezone?: Record<string, never>;
             /** @description Read-only: ignored */
@@ -3827,6 +4242,16 @@ export interface components {
             rotation: components["schemas"]["RotationDto"] | null;
             /** @example true */
             success: boolean;
+        };
+        SaveChoiceDto: {
+            /**
+             * @description 1 to the window's maxPreferences distinct messes of the window (`_id` or slug), best first
+             * @example [
+             *       "hostel-7",
+             *       "hostel-9"
+             *     ]
+             */
+            preferences: string[];
         };
         ScanDto: {
             /**
@@ -3998,6 +4423,24 @@ export interface components {
             mealType: string;
             /** @example 4 */
             rating: number;
+        };
+        SuccessDto: {
+            /** @example true */
+            success: boolean;
+        };
+        SummaryByMessDto: {
+            mess: components["schemas"]["MessLabelDto"];
+            /** @description Members whose `to` is this mess */
+            placed: number;
+            /** @description Seats at the start; null: unlimited */
+            seats: number | null;
+        };
+        SummaryDto: {
+            byMess: components["schemas"]["SummaryByMessDto"][];
+            firstChoice: number;
+            members: number;
+            placed: number;
+            unplaced: number;
         };
         SwitchesDto: {
             attendanceConfirmations: boolean;
@@ -4350,6 +4793,49 @@ export interface components {
         WebhookResponse: {
             /** @example true */
             success: boolean;
+        };
+        WindowDto: {
+            _id: string;
+            /** Format: date-time */
+            closesAt: string;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date
+             * @example 2026-08-01
+             */
+            effectiveFrom: string;
+            /** @example 3 */
+            maxPreferences: number;
+            messes: components["schemas"]["WindowMessDto"][];
+            /** Format: date-time */
+            opensAt: string;
+            /** @description 32 hex characters drawn at the allocation; null until then (see docs/lottery.md) */
+            seed: string | null;
+            /** @enum {string} */
+            status: "scheduled" | "open" | "allocated" | "applied" | "cancelled";
+            /** @example 2026-27 odd semester */
+            term: string;
+        };
+        WindowEnvelopeDto: {
+            /** @example true */
+            success: boolean;
+            window: components["schemas"]["WindowDto"];
+        };
+        WindowMessDto: {
+            /** @example 00000000-0000-4000-8000-000000000001 */
+            _id: string;
+            /** @description Approved members at most; null: no limit */
+            capacity: number | null;
+            /** @example Hostel 7 Mess */
+            messName: string;
+            /** @example main */
+            slug: string;
+        };
+        WindowsEnvelopeDto: {
+            /** @example true */
+            success: boolean;
+            windows: components["schemas"]["WindowDto"][];
         };
     };
     responses: never;
@@ -6530,7 +7016,7 @@ export interface operations {
                 /** @description Default: this month (mess time zone) */
                 month?: string;
                 /** @description Default: the mess's chargeMethod (GET /auth/admin/config), what a close charges */
-                method?: "spec" | "proportional";
+                method?: "spec" | "proportional" | "daily";
                 /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
@@ -6606,7 +7092,7 @@ export interface operations {
                 /** @description Default: this month (mess time zone) */
                 month?: string;
                 /** @description Default: the mess's chargeMethod (GET /auth/admin/config), what a close charges */
-                method?: "spec" | "proportional";
+                method?: "spec" | "proportional" | "daily";
                 /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
@@ -6684,7 +7170,7 @@ export interface operations {
                 /** @description Default: this month (mess time zone) */
                 month?: string;
                 /** @description Default: the mess's chargeMethod (GET /auth/admin/config), what a close charges */
-                method?: "spec" | "proportional";
+                method?: "spec" | "proportional" | "daily";
                 /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
@@ -7348,7 +7834,7 @@ export interface operations {
             query?: {
                 page?: number;
                 limit?: number;
-                entity?: "expense" | "account" | "month" | "extra" | "leave" | "user" | "config" | "attendance" | "rotation";
+                entity?: "expense" | "account" | "month" | "extra" | "leave" | "user" | "config" | "attendance" | "rotation" | "window";
                 /** @description The changed record's id: a UUID, or a month `YYYY-MM` for a month */
                 entityId?: string;
                 /** @description The member who made the changes */
@@ -10877,6 +11363,785 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    listWindows: {
+        parameters: {
+            query?: {
+                status?: "scheduled" | "open" | "allocated" | "applied" | "cancelled";
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WindowsEnvelopeDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    createWindow: {
+        parameters: {
+            query?: {
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateWindowDto"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WindowEnvelopeDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Conflicts with existing data or with a closed month */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The body is not JSON (text/plain, XML, multipart), or is declared in a charset other than UTF-8 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    getWindow: {
+        parameters: {
+            query?: {
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WindowEnvelopeDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    cancelWindow: {
+        parameters: {
+            query?: {
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WindowEnvelopeDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Conflicts with existing data or with a closed month */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    getAllocation: {
+        parameters: {
+            query?: {
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AllocationEnvelopeDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Conflicts with existing data or with a closed month */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    getChoice: {
+        parameters: {
+            query?: {
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChoiceEnvelopeDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    saveChoice: {
+        parameters: {
+            query?: {
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SaveChoiceDto"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChoiceEnvelopeDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Not allowed: the caller does not own the record, or the account is not approved */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Conflicts with existing data or with a closed month */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The body is not JSON (text/plain, XML, multipart), or is declared in a charset other than UTF-8 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    deleteChoice: {
+        parameters: {
+            query?: {
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Conflicts with existing data or with a closed month */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    closeWindow: {
+        parameters: {
+            query?: {
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CloseEnvelopeDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Conflicts with existing data or with a closed month */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
             /** @description Too many requests; wait for the seconds in Retry-After */
