@@ -57,7 +57,7 @@ export class AllocationService {
     if (!window) throw notFound(WINDOW_NOT_FOUND);
     if (window.cancelledAt) throw conflict(CANCELLED);
     if (window.allocatedAt) throw conflict(ALREADY_CLOSED);
-    if (this.clock.now() < window.opensAt) throw conflict(NOT_YET_OPEN);
+    if (this.clock.now() <= window.opensAt) throw conflict(NOT_YET_OPEN);
     const allocated = await this.allocate(id, caller.id);
     if (!allocated) throw conflict(ALREADY_CLOSED);
     await this.applyIfDue(allocated);
@@ -177,21 +177,36 @@ export class AllocationService {
   }
 
   /**
-   * The moves, in the order of the draw (a seat a member leaves is then free for those after them, as in the
-   * lottery), each as `PUT /users/:id/mess` makes it and in its transaction, where the line's outcome is recorded
+   * The moves, each as `PUT /users/:id/mess` makes it and in its transaction, where the line's outcome is recorded
    * once (`claimLine`): a second replica's move of the same member waits for the first's locks, then finds the line
    * recorded and undoes itself. A member moved by hand since the close is moved only if still in their `from`
-   * mess; one no longer approved stays; one whose new mess filled up meanwhile stays (`full`).
+   * mess; one no longer approved stays (`left`); one whose new mess filled up meanwhile stays (`full`).
+   *
+   * The order keeps the lottery's seats: a move that fits in its mess's seats at the start (among the first `seats`
+   * members the draw sent there) needs nobody to leave first, so those are made MOVE_CONCURRENCY at a time; the
+   * others (a seat someone left) after them, one by one in the order of the draw, when every move before theirs in
+   * the draw is made. (The moves into a mess are then never more than the lottery's at that point of the draw, and
+   * the moves out of it at least as many, so none is refused for want of a seat the lottery counted.)
    */
   async apply(window: MessWindowRow): Promise<number> {
     const actor = await this.actorFor(window);
+    await this.repository.claimStays(window.id, this.clock.now());
+    const { first, after } = splitBySeats(await this.repository.allocation(window.id), window.seats ?? {});
     let moved = 0;
-    for (const line of await this.repository.pendingLines(window.id)) {
-      const outcome = await this.applyLine(window, line, actor);
+    const count = (outcome: MoveOutcome | 'already') => {
       if (outcome === 'moved') moved += 1;
-    }
+    };
+    const queue = first.filter((line) => line.outcome === null);
+    await Promise.all(
+      Array.from({ length: MOVE_CONCURRENCY }, async () => {
+        for (let line = queue.shift(); line; line = queue.shift())
+          count(await this.applyLine(window, line, actor));
+      }),
+    );
+    for (const line of after.filter((l) => l.outcome === null))
+      count(await this.applyLine(window, line, actor));
     if (await this.repository.markApplied(window.id, this.clock.now()))
-      this.logger.log({ windowId: window.id }, 'Term window applied');
+      this.logger.log({ windowId: window.id, moved }, 'Term window applied');
     return moved;
   }
 
@@ -200,13 +215,8 @@ export class AllocationService {
     line: MessWindowAllocationRow,
     actor: CurrentMember,
   ): Promise<MoveOutcome | 'already'> {
-    if (line.toMessId === null || line.toMessId === line.fromMessId) {
-      return (await this.repository.claimLine(window.id, line.userId, 'stayed', this.clock.now()))
-        ? 'stayed'
-        : 'already';
-    }
     try {
-      await this.memberships.move(actor, [line.userId], line.toMessId, {
+      await this.memberships.move(actor, [line.userId], line.toMessId!, {
         within: async (tx, movers) => {
           if (!(await this.repository.claimLine(window.id, line.userId, 'moved', this.clock.now(), tx)))
             throw new Skip('already');
@@ -277,6 +287,31 @@ export class AllocationService {
     );
     return { window, lines: userId === undefined ? all : all.filter((l) => l.userId === userId), summary };
   }
+}
+
+/** How many moves of a window are made at once when none needs a seat someone else leaves. */
+const MOVE_CONCURRENCY = 8;
+
+/**
+ * The lines that move (all of them, in the order of the draw) split in two: `first`, the moves among the first
+ * `seats` members the draw sent to their mess (no limit: all), which fit whatever else moves; `after`, the rest,
+ * which take a seat a member drawn before them left.
+ */
+export function splitBySeats<T extends { toMessId: string | null; fromMessId: string }>(
+  lines: readonly T[],
+  seats: Readonly<Record<string, number | null>>,
+): { first: T[]; after: T[] } {
+  const arrivals = new Map<string, number>();
+  const first: T[] = [];
+  const after: T[] = [];
+  for (const line of lines) {
+    if (line.toMessId === null || line.toMessId === line.fromMessId) continue;
+    const n = (arrivals.get(line.toMessId) ?? 0) + 1;
+    arrivals.set(line.toMessId, n);
+    const limit = seats[line.toMessId];
+    (limit === null || limit === undefined || n <= limit ? first : after).push(line);
+  }
+  return { first, after };
 }
 
 /** The summary of an allocation (the spec's `summary`), from its lines and the seats at the start. */

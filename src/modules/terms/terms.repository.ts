@@ -149,15 +149,6 @@ export class TermsRepository {
       .orderBy(asc(messWindowAllocations.position));
   }
 
-  /** The lines whose move is not made yet, in the order of the draw. */
-  pendingLines(windowId: string): Promise<MessWindowAllocationRow[]> {
-    return this.db
-      .select()
-      .from(messWindowAllocations)
-      .where(and(eq(messWindowAllocations.windowId, windowId), isNull(messWindowAllocations.outcome)))
-      .orderBy(asc(messWindowAllocations.position));
-  }
-
   /**
    * Records a line's outcome if none is recorded yet, in `db` (the move's own transaction): true when this call
    * recorded it. The row lock the update takes makes a second caller wait and then find it recorded.
@@ -181,6 +172,20 @@ export class TermsRepository {
       )
       .returning({ userId: messWindowAllocations.userId });
     return rows.length > 0;
+  }
+
+  /** Records `stayed` for every line whose member keeps their mess (no `to`, or their own), not yet recorded. */
+  async claimStays(windowId: string, at: Date): Promise<void> {
+    await this.db
+      .update(messWindowAllocations)
+      .set({ outcome: 'stayed', appliedAt: at })
+      .where(
+        and(
+          eq(messWindowAllocations.windowId, windowId),
+          isNull(messWindowAllocations.outcome),
+          sql`(${messWindowAllocations.toMessId} is null or ${messWindowAllocations.toMessId} = ${messWindowAllocations.fromMessId})`,
+        ),
+      );
   }
 
   /** Marks the window applied once every line has its outcome; true when this call did. */
