@@ -6,6 +6,7 @@ CREATE TABLE "mess_window_allocations" (
 	"from_mess_id" uuid NOT NULL,
 	"to_mess_id" uuid,
 	"rank" integer,
+	"preferences" jsonb NOT NULL,
 	"outcome" text,
 	"applied_at" timestamp with time zone,
 	CONSTRAINT "mess_window_allocations_window_id_user_id_pk" PRIMARY KEY("window_id","user_id"),

@@ -248,6 +248,12 @@ describe('Mess windows: choosing a mess for a term', () => {
         hash: l.hash,
       })),
     ).toEqual(expected);
+    // Each line publishes the choice the lottery used, so anyone can replay the draw from the office's list.
+    for (const line of res.body.allocations as {
+      user: { fullName: string };
+      preferences: { slug: string }[];
+    }[])
+      expect(line.preferences.map((p) => p.slug)).toEqual(choices[line.user.fullName]);
     // North was over-subscribed: more wanted it first than it had seats, so some got a later choice or none.
     const placed = expected.filter((l) => l.to !== null);
     expect(res.body.summary).toMatchObject({

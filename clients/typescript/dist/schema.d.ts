@@ -1841,6 +1841,8 @@ export interface components {
             move: "moved" | "stayed" | "moved-by-hand" | "full" | "left" | null;
             /** @description 1-based place in the draw */
             position: number;
+            /** @description The member's choice the lottery used, best first */
+            preferences: components["schemas"]["MessLabelDto"][];
             /** @description The 1-based position of `to` in their preferences */
             rank: number | null;
             /** @description The mess the lottery gave them (their own included); null: none of their choices, they stay */

@@ -90,6 +90,7 @@ export class AllocationService {
           .filter((m) => m.status === 'approved')
           .map((m) => [m.id, m]),
       );
+      const preferencesOf = new Map(choices.map((c) => [c.userId, c.preferences]));
       const seed = randomBytes(16).toString('hex');
       const lottery = runLottery(
         seed,
@@ -111,6 +112,7 @@ export class AllocationService {
           fromMessId: line.from,
           toMessId: line.to,
           rank: line.rank,
+          preferences: preferencesOf.get(line.userId)!,
         })),
         tx,
       );

@@ -95,6 +95,8 @@ export const messWindowAllocations = pgTable(
       .references(() => messes.id),
     toMessId: uuid('to_mess_id').references(() => messes.id),
     rank: integer('rank'),
+    /** The member's preferences the lottery used (mess ids, best first): published, so anyone can replay it. */
+    preferences: jsonb('preferences').$type<string[]>().notNull(),
     /** Set once, in the transaction of the line's move (or of its being skipped): what makes a move happen once. */
     outcome: text('outcome').$type<MoveOutcome>(),
     appliedAt: timestamp('applied_at', { withTimezone: true }),

@@ -162,6 +162,8 @@ export class AllocationLineDto {
     description: 'The 1-based position of `to` in their preferences',
   })
   rank: number | null;
+  @ApiProperty({ type: [MessLabelDto], description: "The member's choice the lottery used, best first" })
+  preferences: MessLabelDto[];
   @ApiProperty({ description: '1-based place in the draw' }) position: number;
   @ApiProperty({
     description: "Lowercase hex SHA-256 of `seed + ':' + user._id`: the draw is by it, ascending",
@@ -256,6 +258,7 @@ export const toAllocationResponse = (
     from: label(l.fromMessId, labels),
     to: l.toMessId === null ? null : label(l.toMessId, labels),
     rank: l.rank,
+    preferences: l.preferences.map((id) => label(id, labels)),
     position: l.position,
     hash: l.hash,
     move: l.outcome,
