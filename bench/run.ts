@@ -7,7 +7,8 @@
 // the default list, is the many-messes section of bench/university.ts, on the server only: see its options there;
 // `payments`, also not in the default list, is paying the mess of bench/payments.ts, on the server only;
 // `rotation`, not in the default list either, is the weekly menu's PUT of bench/rotation.ts, on the server only;
-// `daily`, not in the default list either, is the daily-rate month close of bench/daily-rate.ts, on the server only).
+// `daily`, not in the default list either, is the daily-rate month close of bench/daily-rate.ts, on the server only;
+// `terms`, not in the default list either, is choosing a mess for a term of bench/terms.ts, on the server only).
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { sql } from 'drizzle-orm';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -26,6 +27,7 @@ import { benchCounter, counterReport, type CounterResult } from './counter';
 import { benchPayments, paymentsReport, type PaymentsResult } from './payments';
 import { benchDailyRate, dailyRateReport, type DailyRateResult } from './daily-rate';
 import { benchRotation, rotationReport, type RotationResult } from './rotation';
+import { benchTerms, termsReport, type TermsResult } from './terms';
 import { benchUniversity, universityReport, type UniversityResult } from './university';
 import {
   freshServerDatabase,
@@ -450,6 +452,11 @@ async function main(): Promise<void> {
     if (await serverAvailable()) daily = await benchDailyRate(SERVER_BASE);
     else console.log(`[daily] no PostgreSQL at ${SERVER_BASE}; skipped`);
   }
+  let terms: TermsResult | undefined;
+  if (SECTIONS.includes('terms')) {
+    if (await serverAvailable()) terms = await benchTerms(SERVER_BASE);
+    else console.log(`[terms] no PostgreSQL at ${SERVER_BASE}; skipped`);
+  }
   let cost: CostResult | undefined;
   if (SECTIONS.includes('cost'))
     cost = await benchCost({
@@ -459,12 +466,12 @@ async function main(): Promise<void> {
   mkdirSync('bench', { recursive: true });
   writeFileSync(
     'bench/REPORT.md',
-    `${report(results)}\n${university ? `\n${universityReport(university)}\n` : ''}${payments ? `\n${paymentsReport(payments).join('\n')}\n` : ''}${rotation ? `\n${rotationReport(rotation)}\n` : ''}${daily ? `\n${dailyRateReport(daily)}\n` : ''}${cost ? `\n${costReport(cost)}\n` : ''}`,
+    `${report(results)}\n${university ? `\n${universityReport(university)}\n` : ''}${payments ? `\n${paymentsReport(payments).join('\n')}\n` : ''}${rotation ? `\n${rotationReport(rotation)}\n` : ''}${daily ? `\n${dailyRateReport(daily)}\n` : ''}${terms ? `\n${termsReport(terms)}\n` : ''}${cost ? `\n${costReport(cost)}\n` : ''}`,
   );
   mkdirSync('bench/out', { recursive: true });
   writeFileSync(
     'bench/out/results.json',
-    `${JSON.stringify({ analytics: results, university, payments, rotation, daily, cost }, null, 2)}\n`,
+    `${JSON.stringify({ analytics: results, university, payments, rotation, daily, terms, cost }, null, 2)}\n`,
   );
   console.log('Wrote bench/REPORT.md');
 }

@@ -28,6 +28,7 @@ import { LeaveModule } from './modules/leave';
 import { MealsModule } from './modules/meals';
 import { MessConfigModule } from './modules/mess-config';
 import { MembershipsModule } from './modules/memberships';
+import { TermsModule } from './modules/terms';
 import { MessesModule } from './modules/messes';
 import { NotificationsModule } from './modules/notifications';
 import { UsersModule } from './modules/users';
@@ -64,6 +65,7 @@ export class AppModule {
         AnalyticsModule,
         LeaveModule,
         MembershipsModule,
+        TermsModule,
         ExtrasModule,
         NotificationsModule,
         HealthModule,

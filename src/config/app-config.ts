@@ -91,6 +91,11 @@ export abstract class AppConfig {
    */
   declare readonly trustProxy: false | number | string[];
   declare readonly messTimezone: string;
+  /**
+   * Whether this process's scheduler closes the term windows at `closesAt` and makes their moves on `effectiveFrom`
+   * (MESS_WINDOWS_SCHEDULE_ENABLED; on outside tests). Every replica may: each close and each move happens once.
+   */
+  declare readonly messWindowsScheduleEnabled: boolean;
   declare readonly admin: { email?: string; password?: string };
   declare readonly idp: { clientId?: string; allowedDomain?: string; certsUrl?: string };
   declare readonly redisUrl: string | undefined;
@@ -257,6 +262,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     logLevel: logLevel as LogLevel,
     trustProxy: parseTrustProxy(env.TRUST_PROXY, problems),
     messTimezone: timezone,
+    messWindowsScheduleEnabled: !['false', '0', 'no'].includes(
+      (env.MESS_WINDOWS_SCHEDULE_ENABLED ?? (nodeEnv === 'test' ? 'false' : 'true')).trim().toLowerCase(),
+    ),
     admin: {
       email: adminEmail === undefined ? undefined : normalizeEmail(adminEmail),
       password: adminPassword,

@@ -71,6 +71,7 @@ describeReplicas('Three replicas on one PostgreSQL database and Redis', () => {
       MESS_TIMEZONE: 'UTC',
       // The schedules and the delivery worker run by themselves, as in production, on every replica.
       NOTIFY_SCHEDULES_ENABLED: 'true',
+      MESS_WINDOWS_SCHEDULE_ENABLED: 'true',
       NOTIFY_WORKER_ENABLED: 'true',
       NOTIFY_WORKER_POLL_SECONDS: '1',
       NOTIFY_MEAL_REMINDER_MINUTES: '60',
@@ -231,6 +232,95 @@ describeReplicas('Three replicas on one PostgreSQL database and Redis', () => {
       ).toEqual([['Supper', 'rotation']]);
     }
   });
+
+  it('allocates a term window once at closesAt and moves each member once, with three replicas ticking', async () => {
+    const made = async (slug: string, capacity?: number) =>
+      (
+        await a.request('POST', '/messes', {
+          token: admin,
+          body: messSetup({ messName: `Term ${slug}`, slug, capacity }),
+        })
+      ).body.mess._id as string;
+    const ids = {
+      'term-n': await made('term-n', 2),
+      'term-s': await made('term-s', 10),
+      'term-e': await made('term-e'),
+    };
+    // Six students, three in term-s and three in term-e; all want term-n first (2 seats), then their second choice.
+    const chooser: { id: string; token: string; email: string; from: string; preferences: string[] }[] = [];
+    for (let n = 0; n < 6; n += 1) {
+      const member = await registerMember(replicas[n % 3], admin, 'student', 60 + n, clientIp());
+      const from = n < 3 ? 'term-s' : 'term-e';
+      expect(
+        (await a.request('PUT', `/users/${member.id}/mess`, { token: admin, body: { mess: from } })).status,
+      ).toBe(200);
+      chooser.push({ ...member, from, preferences: ['term-n', n % 2 ? 'term-e' : 'term-s'] });
+    }
+    const now = Date.now();
+    const firstOfMonth = new Date(now).toISOString().slice(0, 8) + '01'; // begun: the moves come with the lottery
+    const created = await b.request('POST', '/mess-windows', {
+      token: admin,
+      body: {
+        term: `replicas ${now}`,
+        opensAt: new Date(now - 60_000).toISOString(),
+        closesAt: new Date(now + 4_000).toISOString(),
+        effectiveFrom: firstOfMonth,
+        messes: Object.keys(ids),
+      },
+    });
+    expect(created.status).toBe(201);
+    const id = created.body.window._id;
+    for (const [i, m] of chooser.entries()) {
+      const saved = await replicas[i % 3].request('PUT', `/mess-windows/${id}/choice`, {
+        token: m.token,
+        body: { preferences: m.preferences },
+      });
+      expect(saved.status).toBe(200);
+    }
+    // The three schedulers tick at the same second of each minute: one of them allocates and moves.
+    await within(90_000, async () => {
+      const w = await c.request('GET', `/mess-windows/${id}`, { token: admin });
+      return w.body.window.status === 'applied';
+    });
+    const allocation = (await a.request('GET', `/mess-windows/${id}/allocation`, { token: admin })).body;
+    expect(allocation.allocations).toHaveLength(6);
+    expect(allocation.summary.byMess.map((m: { placed: number }) => m.placed)[0]).toBe(2);
+    for (const slug of Object.keys(ids)) {
+      const audit = await a.request('GET', `/audit?entity=window&entityId=${id}&mess=${slug}`, {
+        token: admin,
+      });
+      expect(audit.body.events.map((e: { action: string }) => e.action).sort()).toEqual([
+        'closed',
+        'created',
+      ]);
+    }
+    for (const line of allocation.allocations as {
+      user: { _id: string };
+      from: { slug: string };
+      to: { slug: string } | null;
+    }[]) {
+      const member = await a.request('GET', `/users/${line.user._id}`, { token: admin });
+      expect(member.body.user.mess.slug).toBe(line.to?.slug ?? line.from.slug);
+      // Moved once: one `moved` audit row for the term's move into its new mess (besides the setup's move).
+      if (line.to && line.to.slug !== line.from.slug) {
+        const moves = await a.request(
+          'GET',
+          `/audit?entity=user&entityId=${line.user._id}&mess=${line.to.slug}`,
+          {
+            token: admin,
+          },
+        );
+        expect(moves.body.events.filter((e: { action: string }) => e.action === 'moved')).toHaveLength(1);
+      }
+    }
+    // Each chooser is told once.
+    await within(30_000, async () =>
+      chooser.every((m) => mail.to(m.email).some((x) => x.subject.includes(`replicas ${now}`))),
+    );
+    await sleep(2_000);
+    for (const m of chooser)
+      expect(mail.to(m.email).filter((x) => x.subject.includes(`replicas ${now}`))).toHaveLength(1);
+  }, 180_000);
 
   it('loses no acknowledged write when one replica is killed (SIGKILL) under load', async () => {
     const writers = startWriters(() => replicas, treasurer.token, '2025-07-15', 12);

@@ -1259,6 +1259,107 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/mess-windows": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The term windows, newest first (any member) */
+        get: operations["listWindows"];
+        put?: never;
+        /**
+         * Open a window in which members choose their mess for a term (admin)
+         * @description Members rank the messes of the window while it is open; at `closesAt` (or `POST …/close`) a lottery anyone can check allocates the seats, and the moves are made on `effectiveFrom` as a move by hand is made.
+         */
+        post: operations["createWindow"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/mess-windows/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A term window (any member) */
+        get: operations["getWindow"];
+        put?: never;
+        post?: never;
+        /** Cancel a window (admin): no lottery, or no moves if it has run */
+        delete: operations["cancelWindow"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/mess-windows/{id}/allocation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A window's allocation: every line (admin), or your own (a member)
+         * @description Lines in the order of the draw, each with the SHA-256 it was drawn by: with the published seed anyone can recompute the order and the seats (docs/lottery.md).
+         */
+        get: operations["getAllocation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/mess-windows/{id}/choice": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your choice in a window */
+        get: operations["getChoice"];
+        /**
+         * Rank the messes you want for the term (an approved member who dines)
+         * @description Saved over any earlier choice: only the latest counts. How full a mess is does not matter until the lottery.
+         */
+        put: operations["saveChoice"];
+        post?: never;
+        /** Withdraw your choice while the window is open */
+        delete: operations["deleteChoice"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/mess-windows/{id}/close": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Close the window now and run its lottery (admin)
+         * @description When `effectiveFrom` has come, the moves are made at once as well.
+         */
+        post: operations["closeWindow"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/messes": {
         parameters: {
             query?: never;
@@ -1719,6 +1820,35 @@ export interface components {
             success: boolean;
             totals: components["schemas"]["AccountTotalsDto"];
         };
+        AllocationEnvelopeDto: {
+            /** @description In the order of the draw; a member sees their own line */
+            allocations: components["schemas"]["AllocationLineDto"][];
+            /** @example 9f86d081884c7d659a2feaa0c55ad015 */
+            seed: string;
+            /** @example true */
+            success: boolean;
+            summary: components["schemas"]["SummaryDto"];
+        };
+        AllocationLineDto: {
+            /** @description The mess the member was in at the close */
+            from: components["schemas"]["MessLabelDto"];
+            /** @description Lowercase hex SHA-256 of `seed + ':' + user._id`: the draw is by it, ascending */
+            hash: string;
+            /**
+             * @description What the move on effectiveFrom did (null until then): moved; stayed (to is null or their own mess); moved-by-hand (no longer in `from`: not moved again); full (the mess filled up meanwhile); left (no longer an approved member)
+             * @enum {string|null}
+             */
+            move: "moved" | "stayed" | "moved-by-hand" | "full" | "left" | null;
+            /** @description 1-based place in the draw */
+            position: number;
+            /** @description The member's choice the lottery used, best first */
+            preferences: components["schemas"]["MessLabelDto"][];
+            /** @description The 1-based position of `to` in their preferences */
+            rank: number | null;
+            /** @description The mess the lottery gave them (their own included); null: none of their choices, they stay */
+            to: components["schemas"]["MessLabelDto"] | null;
+            user: components["schemas"]["PersonDto"];
+        };
         ApproveUsersDto: {
             /**
              * @description 1 to 1000 distinct user ids; all are approved or none
@@ -1903,7 +2033,7 @@ export interface components {
              * @example expense
              * @enum {string}
              */
-            entity: "expense" | "account" | "month" | "extra" | "leave" | "user" | "config" | "attendance" | "rotation";
+            entity: "expense" | "account" | "month" | "extra" | "leave" | "user" | "config" | "attendance" | "rotation" | "window";
             /**
              * @description The changed record's id
              * @example 0193a5e5-1b2c-7d3e-8f40-5a6b7c8d9e0f
@@ -2155,6 +2285,17 @@ export interface components {
             /** @example Breakfast */
             startMealType: string;
         };
+        ChoiceDto: {
+            /** @description Best first */
+            preferences: components["schemas"]["MessLabelDto"][];
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        ChoiceEnvelopeDto: {
+            choice: components["schemas"]["ChoiceDto"];
+            /** @example true */
+            success: boolean;
+        };
         ClaimDto: {
             _id: string;
             /** @description Rupees */
@@ -2188,6 +2329,13 @@ export interface components {
             pagination: components["schemas"]["PaginationDto"];
             /** @example true */
             success: boolean;
+        };
+        CloseEnvelopeDto: {
+            /** @description As GET …/allocation answers the office */
+            allocation: components["schemas"]["AllocationEnvelopeDto"];
+            /** @example true */
+            success: boolean;
+            window: components["schemas"]["WindowDto"];
         };
         CloseEventDto: {
             /** @enum {string} */
@@ -2390,6 +2538,40 @@ export interface components {
             termStartMonths?: number[];
             /** @description Where members pay the mess by UPI */
             upi?: components["schemas"]["MessUpiDto"] | null;
+        };
+        CreateWindowDto: {
+            /**
+             * Format: date-time
+             * @description After opensAt
+             * @example 2026-07-08T12:30:00.000Z
+             */
+            closesAt: string;
+            /**
+             * Format: date
+             * @description The first day of the term, a first of a month: the moves are made at its first minute (mess time zone), or at the allocation when it has come by then
+             * @example 2026-08-01
+             */
+            effectiveFrom: string;
+            /** @default 3 */
+            maxPreferences?: number;
+            /**
+             * @description At least 2 distinct messes (`_id` or slug); default every mess
+             * @example [
+             *       "hostel-7",
+             *       "hostel-9"
+             *     ]
+             */
+            messes?: string[];
+            /**
+             * Format: date-time
+             * @example 2026-07-01T04:30:00.000Z
+             */
+            opensAt: string;
+            /**
+             * @description Unique among windows not cancelled
+             * @example 2026-27 odd semester
+             */
+            term: string;
         };
         DatabaseStatusDto: {
             /** @enum {string} */
@@ -3332,6 +3514,11 @@ export interface components {
             /** @description Where members pay the mess by UPI */
             upi?: components["schemas"]["MessUpiDto"] | null;
         };
+        MessLabelDto: {
+            _id: string;
+            messName: string;
+            slug: string;
+        };
         MessRefDto: {
             /** Format: uuid */
             _id: string;
@@ -3482,7 +3669,7 @@ export interface components {
             status: "queued" | "retrying" | "sent" | "failed";
             title: string;
             /** @enum {string} */
-            type: "MEAL_REMINDER" | "PAYMENT_DUE" | "COST_SUMMARY" | "DISCREPANCY_ALERT" | "MEAL_UPDATE" | "EXPENSE_ADDED" | "BUDGET_EXCEEDED" | "ATTENDANCE_CONFIRMATION" | "PAYMENT_RECEIVED" | "LEAVE_DECIDED" | "PASSWORD_RESET";
+            type: "MEAL_REMINDER" | "PAYMENT_DUE" | "COST_SUMMARY" | "DISCREPANCY_ALERT" | "MEAL_UPDATE" | "EXPENSE_ADDED" | "BUDGET_EXCEEDED" | "ATTENDANCE_CONFIRMATION" | "PAYMENT_RECEIVED" | "LEAVE_DECIDED" | "PASSWORD_RESET" | "MESS_ALLOCATED";
         };
         OrderDto: {
             _id: string;
@@ -3652,6 +3839,10 @@ export interface components {
             from: string;
             /** Format: date */
             to: string;
+        };
+        PersonDto: {
+            _id: string;
+            fullName: string;
         };
         PersonRefDto: {
             /** Format: uuid */
@@ -4053,6 +4244,16 @@ export interface components {
             /** @example true */
             success: boolean;
         };
+        SaveChoiceDto: {
+            /**
+             * @description 1 to the window's maxPreferences distinct messes of the window (`_id` or slug), best first
+             * @example [
+             *       "hostel-7",
+             *       "hostel-9"
+             *     ]
+             */
+            preferences: string[];
+        };
         ScanDto: {
             /**
              * @description The pass as read from the QR code
@@ -4223,6 +4424,24 @@ export interface components {
             mealType: string;
             /** @example 4 */
             rating: number;
+        };
+        SuccessDto: {
+            /** @example true */
+            success: boolean;
+        };
+        SummaryByMessDto: {
+            mess: components["schemas"]["MessLabelDto"];
+            /** @description Members whose `to` is this mess */
+            placed: number;
+            /** @description Seats at the start; null: unlimited */
+            seats: number | null;
+        };
+        SummaryDto: {
+            byMess: components["schemas"]["SummaryByMessDto"][];
+            firstChoice: number;
+            members: number;
+            placed: number;
+            unplaced: number;
         };
         SwitchesDto: {
             attendanceConfirmations: boolean;
@@ -4575,6 +4794,49 @@ export interface components {
         WebhookResponse: {
             /** @example true */
             success: boolean;
+        };
+        WindowDto: {
+            _id: string;
+            /** Format: date-time */
+            closesAt: string;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date
+             * @example 2026-08-01
+             */
+            effectiveFrom: string;
+            /** @example 3 */
+            maxPreferences: number;
+            messes: components["schemas"]["WindowMessDto"][];
+            /** Format: date-time */
+            opensAt: string;
+            /** @description 32 hex characters drawn at the allocation; null until then (see docs/lottery.md) */
+            seed: string | null;
+            /** @enum {string} */
+            status: "scheduled" | "open" | "allocated" | "applied" | "cancelled";
+            /** @example 2026-27 odd semester */
+            term: string;
+        };
+        WindowEnvelopeDto: {
+            /** @example true */
+            success: boolean;
+            window: components["schemas"]["WindowDto"];
+        };
+        WindowMessDto: {
+            /** @example 00000000-0000-4000-8000-000000000001 */
+            _id: string;
+            /** @description Approved members at most; null: no limit */
+            capacity: number | null;
+            /** @example Hostel 7 Mess */
+            messName: string;
+            /** @example main */
+            slug: string;
+        };
+        WindowsEnvelopeDto: {
+            /** @example true */
+            success: boolean;
+            windows: components["schemas"]["WindowDto"][];
         };
     };
     responses: never;
@@ -7573,7 +7835,7 @@ export interface operations {
             query?: {
                 page?: number;
                 limit?: number;
-                entity?: "expense" | "account" | "month" | "extra" | "leave" | "user" | "config" | "attendance" | "rotation";
+                entity?: "expense" | "account" | "month" | "extra" | "leave" | "user" | "config" | "attendance" | "rotation" | "window";
                 /** @description The changed record's id: a UUID, or a month `YYYY-MM` for a month */
                 entityId?: string;
                 /** @description The member who made the changes */
@@ -11102,6 +11364,785 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    listWindows: {
+        parameters: {
+            query?: {
+                status?: "scheduled" | "open" | "allocated" | "applied" | "cancelled";
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WindowsEnvelopeDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    createWindow: {
+        parameters: {
+            query?: {
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateWindowDto"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WindowEnvelopeDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Conflicts with existing data or with a closed month */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The body is not JSON (text/plain, XML, multipart), or is declared in a charset other than UTF-8 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    getWindow: {
+        parameters: {
+            query?: {
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WindowEnvelopeDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    cancelWindow: {
+        parameters: {
+            query?: {
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WindowEnvelopeDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Conflicts with existing data or with a closed month */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    getAllocation: {
+        parameters: {
+            query?: {
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AllocationEnvelopeDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Conflicts with existing data or with a closed month */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    getChoice: {
+        parameters: {
+            query?: {
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChoiceEnvelopeDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    saveChoice: {
+        parameters: {
+            query?: {
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SaveChoiceDto"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChoiceEnvelopeDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Not allowed: the caller does not own the record, or the account is not approved */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Conflicts with existing data or with a closed month */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The body is not JSON (text/plain, XML, multipart), or is declared in a charset other than UTF-8 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    deleteChoice: {
+        parameters: {
+            query?: {
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Conflicts with existing data or with a closed month */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    closeWindow: {
+        parameters: {
+            query?: {
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CloseEnvelopeDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Conflicts with existing data or with a closed month */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
             /** @description Too many requests; wait for the seconds in Retry-After */

@@ -36,6 +36,8 @@ export const PERMISSIONS = {
   'health.summary': "read the service's health summary",
   'messes.manage': "create messes, move members between them, read the university's view",
   'messes.act-in-any': 'act in any mess (naming it with `mess`), not only their own',
+  'mess-windows.manage':
+    "open, close and cancel the windows in which members choose a mess for a term, and read every member's line of an allocation",
 } as const;
 
 export type Permission = keyof typeof PERMISSIONS;

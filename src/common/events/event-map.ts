@@ -32,6 +32,8 @@ export interface EventPayloads {
   'extra.deleted': ExtraEvent;
   /** A password-reset link was made for a member (asked for, or sent by an admin): it is to be mailed. */
   'auth.password-reset-requested': PasswordResetEvent;
+  /** A term window's lottery ran: the results of the members of one mess (the mess they were in at the close). */
+  'mess-window.allocated': MessAllocatedEvent;
 }
 
 /** Every event is about one mess and names it: a listener runs in that mess (`@OnDomainEvent` enters it). */
@@ -163,4 +165,24 @@ export interface ExtraEvent {
   item: string;
   amountPaise: number;
   actorId: string;
+}
+
+/** The lottery's result for the members with a choice who were in the event's mess at the close. */
+export interface MessAllocatedEvent {
+  windowId: string;
+  term: string;
+  /** `YYYY-MM-DD`: the first day in the new mess. */
+  effectiveFrom: string;
+  seed: string;
+  results: {
+    userId: string;
+    /** 1-based place in the draw, of `members`. */
+    position: number;
+    members: number;
+    /** The mess they get (their own included), or null: they stay where they are. */
+    to: { slug: string; messName: string } | null;
+    /** Whether `to` is the mess they are in. */
+    stays: boolean;
+    rank: number | null;
+  }[];
 }

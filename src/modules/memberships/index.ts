@@ -1,1 +1,2 @@
 export { MembershipsModule } from './memberships.module';
+export { MembershipsService } from './memberships.service';

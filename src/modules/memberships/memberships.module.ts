@@ -9,5 +9,7 @@ import { MembershipsService } from './memberships.service';
   imports: [UsersModule, LeaveModule],
   controllers: [MembershipsController],
   providers: [MembershipsService],
+  // The term moves (issue 34) are made as a move by hand is.
+  exports: [MembershipsService],
 })
 export class MembershipsModule {}

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { CurrentMember } from '../../common/auth/auth.decorators';
 import { notFound } from '../../common/errors/api-error';
 import { inMess } from '../../common/tenancy/mess-scope';
-import { actInMessWithin } from '../../database/database';
+import { actInMessWithin, type DbOrTx } from '../../database/database';
 import { LeaveDecisionsService } from '../leave';
 import type { LeaveRow } from '../leave-calendar';
 import { MESS_NOT_FOUND, MessDirectory } from '../messes';
@@ -26,7 +26,12 @@ export class MembershipsService {
     userIds: string[],
     messRef: string,
     // A batch's 404 names the id that names nobody; the route with the id in its path says `User not found`.
-    options: { idInPath?: boolean } = {},
+    // `within`: more to do in the move's transaction, before the leave (the term moves claim their line there; a
+    // throw undoes the move).
+    options: {
+      idInPath?: boolean;
+      within?: (tx: DbOrTx, movers: { member: UserRow; fromMessId: string }[]) => Promise<void>;
+    } = {},
   ): Promise<{ members: UserRow[]; moved: number }> {
     const mess = await this.directory.find(messRef);
     if (!mess) throw notFound(MESS_NOT_FOUND);
@@ -36,6 +41,7 @@ export class MembershipsService {
       userIds,
       mess.id,
       async (tx, movers) => {
+        if (options.within) await options.within(tx, movers);
         const cancelled: { fromMessId: string; rows: LeaveRow[] }[] = [];
         for (const { member, fromMessId } of movers) {
           await actInMessWithin(tx, fromMessId);

@@ -187,4 +187,37 @@ export const Messages = {
       `Open this link within ${ttlMinutes} minutes to choose one; it works once:\n\n${link}\n\n` +
       'If you did not ask for this, ignore this mail: your password stays as it is.',
   }),
+
+  /** The term lottery's result for one member, with what they need to check it (the seed and their place). */
+  messAllocated: (
+    window: { term: string; effectiveFrom: string; seed: string },
+    result: {
+      position: number;
+      members: number;
+      to: { slug: string; messName: string } | null;
+      stays: boolean;
+      rank: number | null;
+    },
+  ): Message => {
+    const check =
+      `You were number ${result.position} of ${result.members} in the draw (seed ${window.seed}); ` +
+      'the published allocation and the lottery page of the service explain how to check it.';
+    if (result.to === null)
+      return {
+        title: `${window.term}: no seat in the messes you chose`,
+        content: `None of the messes you chose for ${window.term} had a seat left when your turn came: you stay in your mess. ${check}`,
+      };
+    const name = result.to.messName || result.to.slug;
+    return result.stays
+      ? {
+          title: `${window.term}: you stay in ${name}`,
+          content: `The lottery for ${window.term} gave you ${name}, your choice number ${result.rank}: you stay there. ${check}`,
+        }
+      : {
+          title: `${window.term}: you move to ${name} on ${window.effectiveFrom}`,
+          content:
+            `The lottery for ${window.term} gave you ${name}, your choice number ${result.rank}. ` +
+            `You are moved there on ${window.effectiveFrom}; from then on you mark your meals, ask for leave and are billed there. ${check}`,
+        };
+  },
 };

@@ -14,6 +14,7 @@ export const NOTIFICATION_TYPES = [
   'PAYMENT_RECEIVED',
   'LEAVE_DECIDED',
   'PASSWORD_RESET',
+  'MESS_ALLOCATED',
 ] as const;
 export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
 
@@ -94,6 +95,12 @@ export const NOTIFICATION_TYPE_INFO: Record<NotificationType, NotificationTypeIn
     whatsapp: false,
     switch: null,
     purpose: 'a link to set a new password (asked for by you or sent by an admin); no switch, email only',
+  },
+  MESS_ALLOCATED: {
+    email: true,
+    whatsapp: true,
+    switch: null,
+    purpose: 'the mess the term\'s lottery gave you (you chose in its window); no switch',
   },
 };
 

@@ -18,6 +18,7 @@ import { NotificationTriggers } from './notification-triggers';
 import { PaymentReceiptsListener } from './payment-receipts.listener';
 import { PasswordResetListener } from './password-reset.listener';
 import { LeaveDecidedListener } from './leave-decided.listener';
+import { MessAllocatedListener } from './mess-allocated.listener';
 import { NotificationsController } from './notifications.controller';
 import { NotificationsRepository } from './notifications.repository';
 import { NotificationsService } from './notifications.service';
@@ -52,6 +53,7 @@ import './notifications.errors';
     PasswordResetListener,
     NotificationSchedules,
     LeaveDecidedListener,
+    MessAllocatedListener,
     {
       // The monthly bill from billing, in paise, under NOTIFY_SHARE_METHOD or else the mess's chargeMethod (what
       // the member is charged); who owes what from accounts.

@@ -72,7 +72,7 @@ export const notifications = pgTable(
     index('notifications_status_idx').on(t.status),
     check(
       'notifications_type_check',
-      sql`${t.type} in ('MEAL_REMINDER', 'PAYMENT_DUE', 'COST_SUMMARY', 'DISCREPANCY_ALERT', 'MEAL_UPDATE', 'EXPENSE_ADDED', 'BUDGET_EXCEEDED', 'ATTENDANCE_CONFIRMATION', 'PAYMENT_RECEIVED', 'LEAVE_DECIDED', 'PASSWORD_RESET')`,
+      sql`${t.type} in ('MEAL_REMINDER', 'PAYMENT_DUE', 'COST_SUMMARY', 'DISCREPANCY_ALERT', 'MEAL_UPDATE', 'EXPENSE_ADDED', 'BUDGET_EXCEEDED', 'ATTENDANCE_CONFIRMATION', 'PAYMENT_RECEIVED', 'LEAVE_DECIDED', 'PASSWORD_RESET', 'MESS_ALLOCATED')`,
     ),
     check('notifications_status_check', sql`${t.status} in ('queued', 'retrying', 'sent', 'failed')`),
     check(

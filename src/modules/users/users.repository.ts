@@ -229,6 +229,22 @@ export class UsersRepository {
       .returning();
   }
 
+  /** Approved members of every mess now, by mess id (a mess without any is absent), in `db`. */
+  async approvedPerMess(db: DbOrTx = this.db): Promise<Map<string, number>> {
+    const rows = await db
+      .select({ messId: users.messId, n: count() })
+      .from(users)
+      .where(eq(users.status, 'approved'))
+      .groupBy(users.messId);
+    return new Map(rows.map((r) => [r.messId, r.n]));
+  }
+
+  /** These members (those that exist), in `db`. */
+  async findByIds(ids: string[], db: DbOrTx = this.db): Promise<UserRow[]> {
+    if (!ids.length) return [];
+    return db.select().from(users).where(isAnyUuid(users.id, ids));
+  }
+
   /** Approved members of a mess now (its capacity counts them), in the caller's transaction. */
   async countApprovedIn(messId: string, tx: DbOrTx): Promise<number> {
     const [{ n }] = await tx

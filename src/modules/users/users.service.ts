@@ -66,6 +66,16 @@ export class UsersService {
     return this.repository.dinerIds();
   }
 
+  /** Approved members of every mess now, by mess id (the term lottery's seats); `db`: the caller's transaction. */
+  approvedPerMess(db?: DbOrTx): Promise<Map<string, number>> {
+    return this.repository.approvedPerMess(db);
+  }
+
+  /** These members as they are now (unknown ids are left out); `db`: the caller's transaction. */
+  findByIds(ids: string[], db?: DbOrTx): Promise<UserRow[]> {
+    return this.repository.findByIds(ids, db);
+  }
+
   /** How many members are approved now: the membership that analytics rates attendance against. */
   countApproved(): Promise<number> {
     return this.repository.countByStatus('approved');

@@ -1,0 +1,3 @@
+export { TermsModule } from './terms.module';
+export { AllocationService } from './allocation.service';
+export { drawKey, drawOrder, runLottery } from './lottery';

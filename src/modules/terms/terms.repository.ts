@@ -1,0 +1,207 @@
+import { Injectable } from '@nestjs/common';
+import { and, asc, desc, eq, isNotNull, isNull, lte, sql } from 'drizzle-orm';
+import { HttpStatus } from '@nestjs/common';
+import { describeConstraint } from '../../common/errors/database-errors';
+import { Database, type DbOrTx } from '../../database/database';
+import {
+  messWindowAllocations,
+  messWindowChoices,
+  messWindows,
+  type MessWindowAllocationRow,
+  type MessWindowChoiceRow,
+  type MessWindowRow,
+  type MoveOutcome,
+} from './terms.schema';
+
+export const TERM_TAKEN = 'A window for this term exists';
+describeConstraint('mess_windows_term_unique', HttpStatus.CONFLICT, TERM_TAKEN);
+
+export type NewMessWindow = typeof messWindows.$inferInsert;
+export type NewAllocationLine = typeof messWindowAllocations.$inferInsert;
+
+/** The only code that queries the term windows' tables. */
+@Injectable()
+export class TermsRepository {
+  constructor(private readonly database: Database) {}
+
+  private get db() {
+    return this.database.db;
+  }
+
+  transaction<T>(work: (tx: DbOrTx) => Promise<T>): Promise<T> {
+    return this.db.transaction(work);
+  }
+
+  async insertWindow(values: NewMessWindow, db: DbOrTx = this.db): Promise<MessWindowRow> {
+    const [row] = await db.insert(messWindows).values(values).returning();
+    return row;
+  }
+
+  async findWindow(id: string, db: DbOrTx = this.db): Promise<MessWindowRow | undefined> {
+    const [row] = await db.select().from(messWindows).where(eq(messWindows.id, id));
+    return row;
+  }
+
+  /** Holds the window's row until the caller's transaction ends: its close, cancel and apply take turns. */
+  async lockWindow(id: string, tx: DbOrTx): Promise<MessWindowRow | undefined> {
+    const [row] = await tx.select().from(messWindows).where(eq(messWindows.id, id)).for('update');
+    return row;
+  }
+
+  /** Every window, newest first (a deployment has a few a year). */
+  listWindows(): Promise<MessWindowRow[]> {
+    return this.db.select().from(messWindows).orderBy(desc(messWindows.createdAt), desc(messWindows.id));
+  }
+
+  async updateWindow(
+    id: string,
+    values: Partial<NewMessWindow>,
+    db: DbOrTx = this.db,
+  ): Promise<MessWindowRow | undefined> {
+    const [row] = await db.update(messWindows).set(values).where(eq(messWindows.id, id)).returning();
+    return row;
+  }
+
+  /** Windows whose close has come and that are not allocated yet (nor cancelled). */
+  dueToAllocate(now: Date): Promise<MessWindowRow[]> {
+    return this.db
+      .select()
+      .from(messWindows)
+      .where(
+        and(isNull(messWindows.allocatedAt), isNull(messWindows.cancelledAt), lte(messWindows.closesAt, now)),
+      )
+      .orderBy(asc(messWindows.closesAt));
+  }
+
+  /** Windows allocated whose moves are not all made, with `effectiveFrom` on or before `today`. */
+  dueToApply(today: string): Promise<MessWindowRow[]> {
+    return this.db
+      .select()
+      .from(messWindows)
+      .where(
+        and(
+          isNotNull(messWindows.allocatedAt),
+          isNull(messWindows.appliedAt),
+          isNull(messWindows.cancelledAt),
+          lte(messWindows.effectiveFrom, today),
+        ),
+      )
+      .orderBy(asc(messWindows.closesAt));
+  }
+
+  /** Saves a member's choice over any earlier one, in one statement (the key, not a check, keeps one per member). */
+  async saveChoice(
+    windowId: string,
+    userId: string,
+    preferences: string[],
+    at: Date,
+  ): Promise<MessWindowChoiceRow> {
+    const [row] = await this.db
+      .insert(messWindowChoices)
+      .values({ windowId, userId, preferences, updatedAt: at })
+      .onConflictDoUpdate({
+        target: [messWindowChoices.windowId, messWindowChoices.userId],
+        set: { preferences, updatedAt: at },
+      })
+      .returning();
+    return row;
+  }
+
+  async findChoice(windowId: string, userId: string): Promise<MessWindowChoiceRow | undefined> {
+    const [row] = await this.db
+      .select()
+      .from(messWindowChoices)
+      .where(and(eq(messWindowChoices.windowId, windowId), eq(messWindowChoices.userId, userId)));
+    return row;
+  }
+
+  /** Whether there was one to delete. */
+  async deleteChoice(windowId: string, userId: string): Promise<boolean> {
+    const rows = await this.db
+      .delete(messWindowChoices)
+      .where(and(eq(messWindowChoices.windowId, windowId), eq(messWindowChoices.userId, userId)))
+      .returning({ userId: messWindowChoices.userId });
+    return rows.length > 0;
+  }
+
+  choicesOf(windowId: string, tx: DbOrTx): Promise<MessWindowChoiceRow[]> {
+    return tx.select().from(messWindowChoices).where(eq(messWindowChoices.windowId, windowId));
+  }
+
+  async insertAllocation(lines: NewAllocationLine[], tx: DbOrTx): Promise<void> {
+    // In slices: a statement's parameters are bounded (9 per line).
+    for (let i = 0; i < lines.length; i += 5_000) {
+      await tx.insert(messWindowAllocations).values(lines.slice(i, i + 5_000));
+    }
+  }
+
+  /** The allocation in the order of the draw; `userId`: that member's line only. */
+  allocation(windowId: string, userId?: string): Promise<MessWindowAllocationRow[]> {
+    return this.db
+      .select()
+      .from(messWindowAllocations)
+      .where(
+        and(
+          eq(messWindowAllocations.windowId, windowId),
+          userId === undefined ? undefined : eq(messWindowAllocations.userId, userId),
+        ),
+      )
+      .orderBy(asc(messWindowAllocations.position));
+  }
+
+  /**
+   * Records a line's outcome if none is recorded yet, in `db` (the move's own transaction): true when this call
+   * recorded it. The row lock the update takes makes a second caller wait and then find it recorded.
+   */
+  async claimLine(
+    windowId: string,
+    userId: string,
+    outcome: MoveOutcome,
+    at: Date,
+    db: DbOrTx = this.db,
+  ): Promise<boolean> {
+    const rows = await db
+      .update(messWindowAllocations)
+      .set({ outcome, appliedAt: at })
+      .where(
+        and(
+          eq(messWindowAllocations.windowId, windowId),
+          eq(messWindowAllocations.userId, userId),
+          isNull(messWindowAllocations.outcome),
+        ),
+      )
+      .returning({ userId: messWindowAllocations.userId });
+    return rows.length > 0;
+  }
+
+  /** Records `stayed` for every line whose member keeps their mess (no `to`, or their own), not yet recorded. */
+  async claimStays(windowId: string, at: Date): Promise<void> {
+    await this.db
+      .update(messWindowAllocations)
+      .set({ outcome: 'stayed', appliedAt: at })
+      .where(
+        and(
+          eq(messWindowAllocations.windowId, windowId),
+          isNull(messWindowAllocations.outcome),
+          sql`(${messWindowAllocations.toMessId} is null or ${messWindowAllocations.toMessId} = ${messWindowAllocations.fromMessId})`,
+        ),
+      );
+  }
+
+  /** Marks the window applied once every line has its outcome; true when this call did. */
+  async markApplied(windowId: string, at: Date): Promise<boolean> {
+    const rows = await this.db
+      .update(messWindows)
+      .set({ appliedAt: at })
+      .where(
+        and(
+          eq(messWindows.id, windowId),
+          isNull(messWindows.appliedAt),
+          isNull(messWindows.cancelledAt),
+          sql`not exists (select 1 from ${messWindowAllocations} where ${messWindowAllocations.windowId} = ${windowId} and ${messWindowAllocations.outcome} is null)`,
+        ),
+      )
+      .returning({ id: messWindows.id });
+    return rows.length > 0;
+  }
+}
