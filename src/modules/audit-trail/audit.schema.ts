@@ -14,6 +14,7 @@ export const AUDIT_ENTITIES = [
   'config',
   'attendance',
   'rotation',
+  'waste',
 ] as const;
 export type AuditEntity = (typeof AUDIT_ENTITIES)[number];
 

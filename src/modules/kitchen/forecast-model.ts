@@ -216,7 +216,7 @@ export class KitchenForecaster {
         const mark = declarations && here >= 0 ? this.marks[here] : 0;
         if (mark === PRESENT) declaredPresent += 1;
         else if (mark === ABSENT) declaredAbsent += 1;
-        else if (this.since[u] <= target) {
+        else if (this.historyStart(u, cutoff) <= target) {
           const p = Math.min(1, estimate.p[(u * this.meals + m) * 7 + wd] * multiplier);
           modelled += p;
           variance += p * (1 - p);
@@ -261,6 +261,16 @@ export class KitchenForecaster {
     );
   }
 
+  /**
+   * Where a member's history starts, as known before `cutoff`: with their first meal here (a member who moved in
+   * brings an old account but no meals), or else the day they joined (a member who never eats has a history of
+   * empty days, not none).
+   */
+  private historyStart(member: number, cutoff: number): number {
+    const fp = this.firstPresent[member];
+    return fp >= 0 && fp < cutoff ? fp : this.since[member];
+  }
+
   private cell(day: number, meal: number, member: number): number {
     return (day * this.meals + meal) * this.members + member;
   }
@@ -294,9 +304,7 @@ export class KitchenForecaster {
     let firstHistoryDay = -1;
     const startOf = new Int32Array(members);
     for (let u = 0; u < members; u += 1) {
-      // History starts on the rolls, or with the first meal here of a member who moved in.
-      const fp = this.firstPresent[u];
-      startOf[u] = fp >= 0 && fp < cutoff ? Math.max(this.since[u], fp) : this.since[u];
+      startOf[u] = this.historyStart(u, cutoff);
     }
     for (let d = start; d < end; d += 1) {
       let any = false;
