@@ -1,4 +1,5 @@
 import { addDays, localParts, monthOf } from '../../src/common/time/dates';
+import { ForecastSchedule } from '../../src/modules/kitchen';
 import { messSetup, TestApp } from '../support/app';
 import { insertSimulatedMess } from '../support/kitchen-history';
 import { actualsOf, simulateMess, type SimulatedMess } from '../support/kitchen-simulator';
@@ -317,6 +318,38 @@ describe('Kitchen', () => {
       expect((await t.get('/kitchen/waste?mess=main', { token: other })).status).toBe(403);
       const asAdmin = await t.get(`/kitchen/waste?mess=girls&month=${monthOf(yesterday)}`, { token: admin });
       expect(asAdmin.body.entries.map((e: { leftoverKg: number }) => e.leftoverKg)).toEqual([9]);
+    });
+  });
+
+  describe("the university's view", () => {
+    it("shows each mess's plates expected tomorrow (as last forecast) and its leftover grams per diner", async () => {
+      const month = monthOf(yesterday);
+      const tomorrow = addDays(today, 1);
+      // The hourly tick forecasts tomorrow in every mess and stores it.
+      expect(await t.app.get(ForecastSchedule).forecastTomorrow()).toBe(2);
+      const view = await t.get(`/analytics/messes?month=${month}`, { token: admin });
+      expect(view.status).toBe(200);
+      for (const slug of ['main', 'girls']) {
+        const row = view.body.messes.find((r: { mess: { slug: string } }) => r.mess.slug === slug);
+        const q = `mess=${slug}&month=${month}`;
+        const forecast = await t.get(`/kitchen/forecast?mess=${slug}&from=${tomorrow}&to=${tomorrow}`, {
+          token: admin,
+        });
+        const plates = forecast.body.forecasts.reduce(
+          (s: number, f: { expected: number }) => s + f.expected,
+          0,
+        );
+        const waste = (await t.get(`/kitchen/waste?${q}`, { token: admin })).body.summary;
+        expect([slug, row.expectedPlatesTomorrow, row.leftoverGramsPerDiner]).toEqual([
+          slug,
+          plates,
+          waste.perDinerGrams,
+        ]);
+      }
+      expect(
+        view.body.messes.find((r: { mess: { slug: string } }) => r.mess.slug === 'main')
+          .leftoverGramsPerDiner,
+      ).toBeGreaterThan(0);
     });
   });
 

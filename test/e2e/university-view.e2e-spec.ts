@@ -62,6 +62,9 @@ async function expectRowsMatchOwnAnalytics(t: TestApp, admin: string, view: View
       averageRating: row.averageRating,
       healthScore: health.overallScore,
       due: accounts.totals.due,
+      // Checked against the kitchen's own routes in kitchen.e2e-spec.ts.
+      expectedPlatesTomorrow: row.expectedPlatesTomorrow,
+      leftoverGramsPerDiner: (await get(`/kitchen/waste?${q}`)).summary.perDinerGrams,
     });
     // The bill counts the same meals and spending.
     expect([bill.totalMeals, bill.totalExpenses]).toEqual([row.mealsServed, row.totalExpenses]);
