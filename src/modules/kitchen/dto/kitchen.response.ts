@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiExtraModels, ApiProperty, getSchemaPath } from '@nestjs/swagger';
 import type { MealForecast } from '../forecast-model';
 import type { WasteRow } from '../kitchen.schema';
 
@@ -129,10 +129,11 @@ export class WasteFiguresDto {
   perDinerGrams: number | null;
 }
 
+@ApiExtraModels(WasteFiguresDto)
 export class WasteSummaryDto extends WasteFiguresDto {
   @ApiProperty({
     type: 'object',
-    additionalProperties: { $ref: '#/components/schemas/WasteFiguresDto' },
+    additionalProperties: { $ref: getSchemaPath(WasteFiguresDto) },
     example: { Lunch: { leftoverKg: 30.2, perDinerGrams: 44 } },
   })
   byMealType: Record<string, WasteFiguresDto>;
