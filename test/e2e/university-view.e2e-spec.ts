@@ -17,12 +17,22 @@ interface Row {
   averageRating: number | null;
   healthScore: number;
   due: number;
+  expectedPlatesTomorrow: number | null;
+  leftoverGramsPerDiner: number | null;
 }
 interface View {
   success: true;
   month: string;
   messes: Row[];
-  totals: Omit<Row, 'mess' | 'attendanceRate' | 'averageRating' | 'healthScore'>;
+  totals: Omit<
+    Row,
+    | 'mess'
+    | 'attendanceRate'
+    | 'averageRating'
+    | 'healthScore'
+    | 'expectedPlatesTomorrow'
+    | 'leftoverGramsPerDiner'
+  >;
 }
 interface Entry {
   kind: string;

@@ -79,6 +79,14 @@ export class AttendanceQueries {
     return [...byType.values()].sort((a, b) => a.mealType.localeCompare(b.mealType));
   }
 
+  /** The present marks between two dates as, per member and meal type, the days after `from` they came. */
+  presentDaysByMember(
+    from: string,
+    to: string,
+  ): Promise<{ userId: string; mealType: string; days: number[] }[]> {
+    return this.repository.presentDaysByMember(from, to);
+  }
+
   /** Every mark between two dates (member, date, meal, status): the kitchen's history and declarations. */
   marksBetween(
     from: string,

@@ -122,6 +122,29 @@ describe('what a forecast may use', () => {
     }
   });
 
+  it('forecasts the same from present marks given compactly (per member and meal, the days) as one by one', () => {
+    const from = mess.days[0];
+    const byMemberMeal = new Map<string, { userId: string; mealType: string; days: number[] }>();
+    for (const mark of mess.marks) {
+      if (mark.status !== 'present') continue;
+      const key = `${mark.userId}|${mark.mealType}`;
+      const row = byMemberMeal.get(key) ?? { userId: mark.userId, mealType: mark.mealType, days: [] };
+      row.days.push(Math.round((Date.parse(mark.date) - Date.parse(from)) / 86_400_000));
+      byMemberMeal.set(key, row);
+    }
+    const compact = {
+      ...records,
+      marks: records.marks.filter((m) => m.status === 'absent'),
+      presence: { from, rows: [...byMemberMeal.values()] },
+    };
+    for (const date of mess.days.filter((d) => d >= mess.testStart)) {
+      const today = addDays(date, 1);
+      expect(new KitchenForecaster(compact).forecastDate(date, today)).toEqual(
+        new KitchenForecaster(records).forecastDate(date, today),
+      );
+    }
+  });
+
   it("counts today's declarations and never forecasts more than the members not on leave", () => {
     const date = mess.testStart;
     const away = new Set(records.leaveSlots.filter((l) => l.date === date).map((l) => l.userId));

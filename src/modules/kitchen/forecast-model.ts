@@ -24,6 +24,14 @@ export interface KitchenRecords {
   members: readonly { id: string; since: string }[];
   /** Every mark known: those before a date are its history, those of the date itself its declarations. */
   marks: readonly KitchenMark[];
+  /**
+   * More present marks, compactly (what the service reads for long histories): per member and meal type, the days
+   * counted from `from`. They must not repeat a mark of `marks`.
+   */
+  presence?: {
+    from: string;
+    rows: readonly { userId: string; mealType: string; days: readonly number[] }[];
+  };
   /** Approved leave, one entry per covered meal slot. */
   leaveSlots: readonly { userId: string; date: string; mealType: string }[];
   menus: readonly { date: string; mealType: string; dishes: readonly string[] }[];
@@ -144,6 +152,14 @@ export class KitchenForecaster {
       if (d > hi) hi = d;
     };
     for (const m of records.marks) see(m.date);
+    const presenceFrom = records.presence ? dayNumber(records.presence.from) : 0;
+    for (const row of records.presence?.rows ?? []) {
+      for (const day of row.days) {
+        const d = presenceFrom + day;
+        if (d < lo) lo = d;
+        if (d > hi) hi = d;
+      }
+    }
     for (const l of records.leaveSlots) see(l.date);
     for (const m of records.menus) see(m.date);
     if (lo === Infinity) lo = hi = 0;
@@ -155,18 +171,25 @@ export class KitchenForecaster {
     this.actual = new Int32Array(this.days * this.meals);
     this.firstPresent = new Int32Array(this.members).fill(-1);
     this.since = new Int32Array(records.members.map((m) => dayNumber(m.since) - lo));
+    const note = (u: number | undefined, m: number, d: number, status: number) => {
+      // Former members' marks count in the actuals, not in anyone's propensity.
+      if (status === PRESENT) this.actual[d * this.meals + m] += 1;
+      if (u === undefined) return;
+      this.marks[this.cell(d, m, u)] = status;
+      if (status === PRESENT && (this.firstPresent[u] < 0 || d < this.firstPresent[u]))
+        this.firstPresent[u] = d;
+    };
     for (const mark of records.marks) {
-      const u = memberIndex.get(mark.userId);
       const m = mealIndex.get(mark.mealType);
       if (m === undefined) continue;
-      const d = dayNumber(mark.date) - lo;
-      // Former members' marks count in the actuals, not in anyone's propensity.
-      if (mark.status === 'present') this.actual[d * this.meals + m] += 1;
-      if (u === undefined) continue;
-      this.marks[this.cell(d, m, u)] = mark.status === 'present' ? PRESENT : ABSENT;
-      if (mark.status === 'present' && (this.firstPresent[u] < 0 || d < this.firstPresent[u])) {
-        this.firstPresent[u] = d;
-      }
+      const status = mark.status === 'present' ? PRESENT : ABSENT;
+      note(memberIndex.get(mark.userId), m, dayNumber(mark.date) - lo, status);
+    }
+    for (const row of records.presence?.rows ?? []) {
+      const m = mealIndex.get(row.mealType);
+      if (m === undefined) continue;
+      const u = memberIndex.get(row.userId);
+      for (const day of row.days) note(u, m, presenceFrom + day - lo, PRESENT);
     }
     for (const slot of records.leaveSlots) {
       const u = memberIndex.get(slot.userId);
@@ -186,6 +209,13 @@ export class KitchenForecaster {
       this.menuDishes[(dayNumber(menu.date) - lo) * this.meals + m] = ids;
     }
     this.dishCount = dishIds.size;
+  }
+
+  /** The present marks of a meal (its actual); 0 outside the records. */
+  actualOf(date: string, mealType: string): number {
+    const d = dayNumber(date) - this.first;
+    const m = this.records.mealTypes.indexOf(mealType);
+    return m < 0 || !this.inRange(d) ? 0 : this.actual[d * this.meals + m];
   }
 
   /**

@@ -61,7 +61,7 @@ export class ForecastService {
     if (errors.length) throw badRequest('Validation failed', errors);
     const start = from < today ? from : today;
     const forecaster = new KitchenForecaster(
-      await this.records.read(addDays(start, -DEFAULT_TUNING.windowDays), to),
+      await this.records.read(addDays(start, -DEFAULT_TUNING.windowDays), to, today),
     );
     const forecasts: MealForecast[] = [];
     for (let date = from; date <= to; date = addDays(date, 1))
@@ -96,12 +96,6 @@ export class ForecastService {
     if (errors.length) throw badRequest('Validation failed', errors);
     const records = await this.records.read(addDays(from, -DEFAULT_TUNING.windowDays), to);
     const forecaster = new KitchenForecaster(records);
-    const present = new Map<string, number>();
-    for (const mark of records.marks) {
-      if (mark.status !== 'present') continue;
-      const key = `${mark.date}|${mark.mealType}`;
-      present.set(key, (present.get(key) ?? 0) + 1);
-    }
     const menus = new Set(records.menus.map((m) => `${m.date}|${m.mealType}`));
     const days: AccuracyDay[] = [];
     const baseline: { forecast: number; actual: number }[] = [];
@@ -109,9 +103,9 @@ export class ForecastService {
       // As of the evening before: "today" is the next day, so none of the date's own marks are read.
       for (const f of forecaster.forecastDate(date, addDays(date, 1))) {
         if (!menus.has(`${date}|${f.mealType}`)) continue;
-        const actual = present.get(`${date}|${f.mealType}`) ?? 0;
+        const actual = forecaster.actualOf(date, f.mealType);
         days.push({ date, mealType: f.mealType, forecast: f.expected, actual });
-        baseline.push({ forecast: present.get(`${addDays(date, -7)}|${f.mealType}`) ?? 0, actual });
+        baseline.push({ forecast: forecaster.actualOf(addDays(date, -7), f.mealType), actual });
       }
     }
     return {

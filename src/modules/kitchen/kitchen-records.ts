@@ -24,13 +24,21 @@ export class KitchenRecordsReader {
     private readonly config: AppConfig,
   ) {}
 
-  async read(first: string, last: string): Promise<KitchenRecords> {
+  /**
+   * The records from `first` to `last`: the present marks before `marksFrom` compactly (the history), and every
+   * mark from `marksFrom` on (today's and later declarations; default none).
+   */
+  async read(first: string, last: string, marksFrom?: string): Promise<KitchenRecords> {
+    const historyLast = marksFrom !== undefined && marksFrom <= last ? addDays(marksFrom, -1) : last;
     const zone = this.config.messTimezone;
     const { mealTimes } = await this.messConfig.settings();
     const ordered = [...mealTimes].sort((a, b) => a.startTime.localeCompare(b.startTime));
-    const [diners, marks, leaves, menus] = await Promise.all([
+    const [diners, presence, marks, leaves, menus] = await Promise.all([
       this.users.dinersWithCreation(),
-      this.attendance.marksBetween(first, last),
+      historyLast >= first ? this.attendance.presentDaysByMember(first, historyLast) : Promise.resolve([]),
+      marksFrom !== undefined && marksFrom <= last
+        ? this.attendance.marksBetween(marksFrom > first ? marksFrom : first, last)
+        : Promise.resolve([]),
       this.leave.approvedOverlapping(
         mealSpan(first, { startTime: '00:00', endTime: '00:00' }, zone).start,
         mealSpan(addDays(last, 1), { startTime: '00:00', endTime: '00:00' }, zone).start,
@@ -54,6 +62,7 @@ export class KitchenRecordsReader {
       mealTypes: ordered.map((m) => m.name),
       members: diners.map((d) => ({ id: d.id, since: localParts(d.createdAt, zone).date })),
       marks,
+      presence: { from: first, rows: presence },
       leaveSlots,
       menus,
     };
