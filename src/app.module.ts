@@ -24,6 +24,7 @@ import { ExpensesModule } from './modules/expenses';
 import { ExtrasModule } from './modules/extras';
 import { FeedbackModule } from './modules/feedback';
 import { HealthModule } from './modules/health';
+import { KitchenModule } from './modules/kitchen';
 import { LeaveModule } from './modules/leave';
 import { MealsModule } from './modules/meals';
 import { MessConfigModule } from './modules/mess-config';
@@ -67,6 +68,7 @@ export class AppModule {
         MembershipsModule,
         TermsModule,
         ExtrasModule,
+        KitchenModule,
         NotificationsModule,
         HealthModule,
       ],

@@ -17,12 +17,22 @@ interface Row {
   averageRating: number | null;
   healthScore: number;
   due: number;
+  expectedPlatesTomorrow: number | null;
+  leftoverGramsPerDiner: number | null;
 }
 interface View {
   success: true;
   month: string;
   messes: Row[];
-  totals: Omit<Row, 'mess' | 'attendanceRate' | 'averageRating' | 'healthScore'>;
+  totals: Omit<
+    Row,
+    | 'mess'
+    | 'attendanceRate'
+    | 'averageRating'
+    | 'healthScore'
+    | 'expectedPlatesTomorrow'
+    | 'leftoverGramsPerDiner'
+  >;
 }
 interface Entry {
   kind: string;
@@ -62,6 +72,9 @@ async function expectRowsMatchOwnAnalytics(t: TestApp, admin: string, view: View
       averageRating: row.averageRating,
       healthScore: health.overallScore,
       due: accounts.totals.due,
+      // Checked against the kitchen's own routes in kitchen.e2e-spec.ts.
+      expectedPlatesTomorrow: row.expectedPlatesTomorrow,
+      leftoverGramsPerDiner: (await get(`/kitchen/waste?${q}`)).summary.perDinerGrams,
     });
     // The bill counts the same meals and spending.
     expect([bill.totalMeals, bill.totalExpenses]).toEqual([row.mealsServed, row.totalExpenses]);

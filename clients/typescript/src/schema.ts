@@ -1068,6 +1068,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/kitchen/forecast": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Plates to expect per meal, with an 80 % interval (manager; admin passes)
+         * @description One forecast per configured meal time of each date from `from` to `to` (default today and 6 days on; at most 14 days), by date then meal time. `expected` is the plates to cook for; `low`–`high` an 80 % interval (about 1 meal in 10 comes below `low`, 1 in 10 above `high`); never more than `members − onLeave`. A forecast for a date uses the attendance of the dates before it (and before today), the members, leave and menus as they stand, and, for today and later, the marks already made for that date (`declared`); a past date's forecast ignores its own marks: what the service would have said the evening before. `basis` says what the number was made from (a new mess with no attendance yet assumes 70 % of its members). 400 naming `from`/`to` for a bad date or range.
+         */
+        get: operations["getForecast"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/kitchen/forecast/accuracy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The back-test: past meals forecast as of the evening before, against what came (manager; admin passes)
+         * @description Each meal with a menu from `from` to `to` (past dates; default the 28 days before today; at most 92 days): the forecast made from what was known before that date (none of its own marks) and the actual (its present marks). `wape` = Σ|forecast − actual| ÷ Σ actual, `bias` = Σ(forecast − actual) ÷ Σ actual (fractions, 4 decimals; null when nobody came), and `baseline` the same WAPE for "the same meal seven days earlier". 400 naming `from`/`to` for a date that is not past or a bad range.
+         */
+        get: operations["getForecastAccuracy"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/kitchen/waste": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The month's waste log and summary (manager, treasurer; admin passes)
+         * @description `perDinerGrams` = leftover grams ÷ the present marks of the meals with a record, rounded to the gram (null when nobody was marked present at them); the same per meal type in `byMealType`.
+         */
+        get: operations["listWaste"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/kitchen/waste/{date}/{mealType}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Record a meal's waste: what was prepared and thrown away (manager; admin passes)
+         * @description One record per meal: a second `PUT` replaces it (both audited, entity `waste`). `leftoverKg` 0 to 10,000 with at most three decimals; `preparedPlates` 0 to 100,000. 400 naming each bad field (the date, the meal type: a configured meal time), 409 for a meal that has not started yet.
+         */
+        put: operations["recordWaste"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/leaves": {
         parameters: {
             query?: never;
@@ -1821,6 +1901,50 @@ export interface components {
             success: boolean;
             totals: components["schemas"]["AccountTotalsDto"];
         };
+        AccuracyDayDto: {
+            /**
+             * @description Present marks
+             * @example 305
+             */
+            actual: number;
+            /**
+             * Format: date
+             * @example 2025-03-14
+             */
+            date: string;
+            /**
+             * @description What the forecast said the evening before
+             * @example 312
+             */
+            forecast: number;
+            /** @example Lunch */
+            mealType: string;
+        };
+        AccuracyDto: {
+            /** @description Each meal with a menu, by date then meal time */
+            days: components["schemas"]["AccuracyDayDto"][];
+            /** @example true */
+            success: boolean;
+            summary: components["schemas"]["AccuracySummaryDto"];
+        };
+        AccuracySummaryDto: {
+            baseline: components["schemas"]["BaselineDto"];
+            /**
+             * @description Σ(forecast − actual) ÷ Σ actual
+             * @example 0.0081
+             */
+            bias: number | null;
+            /**
+             * @description Meals with a menu in the range (the rows of days)
+             * @example 84
+             */
+            meals: number;
+            /**
+             * @description Σ|forecast − actual| ÷ Σ actual
+             * @example 0.0612
+             */
+            wape: number | null;
+        };
         AllocationEnvelopeDto: {
             /** @description In the order of the draw; a member sees their own line */
             allocations: components["schemas"]["AllocationLineDto"][];
@@ -2034,7 +2158,7 @@ export interface components {
              * @example expense
              * @enum {string}
              */
-            entity: "expense" | "account" | "month" | "extra" | "leave" | "user" | "config" | "attendance" | "rotation" | "window";
+            entity: "expense" | "account" | "month" | "extra" | "leave" | "user" | "config" | "attendance" | "rotation" | "window" | "waste";
             /**
              * @description The changed record's id
              * @example 0193a5e5-1b2c-7d3e-8f40-5a6b7c8d9e0f
@@ -2052,6 +2176,12 @@ export interface components {
             pagination: components["schemas"]["PaginationDto"];
             /** @example true */
             success: boolean;
+        };
+        BaselineDto: {
+            /** @example same meal last week */
+            method: string;
+            /** @example 0.1184 */
+            wape: number | null;
         };
         BillResponse: {
             /** @description Members with at least one meal in the month */
@@ -2582,6 +2712,18 @@ export interface components {
             /** @enum {string} */
             status: "up" | "down";
         };
+        DeclaredDto: {
+            /**
+             * @description Members marked absent for the meal
+             * @example 7
+             */
+            absent: number;
+            /**
+             * @description Members who marked themselves (or were marked) present for the meal
+             * @example 42
+             */
+            present: number;
+        };
         EntryDto: {
             _id: string;
             /**
@@ -2858,6 +3000,50 @@ export interface components {
             field: string;
             /** @example category must be one of the configured expense categories */
             message: string;
+        };
+        ForecastDto: {
+            /** @example 112 days of attendance (2024-11-22 to 2025-03-13), approved leave, the menu's dishes and the last 14 days' level. */
+            basis: string;
+            /**
+             * Format: date
+             * @example 2025-03-14
+             */
+            date: string;
+            /** @description Marks already made for the meal (today and later only) */
+            declared: components["schemas"]["DeclaredDto"];
+            /**
+             * @description The plates to expect
+             * @example 312
+             */
+            expected: number;
+            /**
+             * @description … and 1 in 10 above high
+             * @example 329
+             */
+            high: number;
+            /**
+             * @description The 80 % interval: 1 meal in 10 comes below low
+             * @example 296
+             */
+            low: number;
+            /** @example Lunch */
+            mealType: string;
+            /**
+             * @description The mess's approved dining members as they stand
+             * @example 420
+             */
+            members: number;
+            /**
+             * @description Of them, on approved leave for this meal
+             * @example 12
+             */
+            onLeave: number;
+        };
+        ForecastListDto: {
+            /** @description By date, then meal time */
+            forecasts: components["schemas"]["ForecastDto"][];
+            /** @example true */
+            success: boolean;
         };
         ForgotPasswordDto: {
             /**
@@ -3977,6 +4163,20 @@ export interface components {
              */
             reference?: string;
         };
+        RecordWasteDto: {
+            /**
+             * @description Kilograms thrown away, at most three decimals
+             * @example 12.35
+             */
+            leftoverKg: number;
+            /**
+             * @description What the kitchen wants to remember of the meal
+             * @example Rain: fewer came for dinner
+             */
+            note?: string;
+            /** @example 420 */
+            preparedPlates?: number;
+        };
         RegisterDto: {
             /** @example CS21B042 */
             collegeId: string;
@@ -4504,10 +4704,20 @@ export interface components {
              */
             due: number;
             /**
+             * @description Plates the kitchen's forecast expects tomorrow, all meals together (`GET /kitchen/forecast`, as last made: every hour, or when the manager looks); null when none has been made yet
+             * @example 612
+             */
+            expectedPlatesTomorrow: number | null;
+            /**
              * @description `overallScore` of the mess's own `GET /analytics/health?month=` (0..100)
              * @example 71.4
              */
             healthScore: number;
+            /**
+             * @description The month's leftover grams per diner (`GET /kitchen/waste`'s perDinerGrams): recorded leftovers ÷ present marks of the meals with a record; null when no waste is recorded (or nobody was marked present at those meals)
+             * @example 41
+             */
+            leftoverGramsPerDiner: number | null;
             /**
              * @description Present marks of the month (the meals its bill divides)
              * @example 17412
@@ -4791,6 +5001,75 @@ export interface components {
             user: components["schemas"]["UserSummaryDto"];
             /** @example true */
             valid: boolean;
+        };
+        WasteDto: {
+            /** @example 0193a5e6-2c3d-7e4f-9a51-6b7c8d9e0f1a */
+            _id: string;
+            /**
+             * Format: date
+             * @example 2025-03-14
+             */
+            date: string;
+            /** @example 12.35 */
+            leftoverKg: number;
+            /** @example Lunch */
+            mealType: string;
+            /** @example Rain: fewer came for dinner */
+            note: string;
+            /** @example 420 */
+            preparedPlates: number | null;
+            recordedBy: components["schemas"]["WasteRecorderDto"];
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        WasteEnvelopeDto: {
+            /** @example true */
+            success: boolean;
+            waste: components["schemas"]["WasteDto"];
+        };
+        WasteFiguresDto: {
+            /** @example 48.7 */
+            leftoverKg: number;
+            /**
+             * @description Leftover grams ÷ present marks of the meals with a record, to the gram (null: no one present)
+             * @example 41
+             */
+            perDinerGrams: number | null;
+        };
+        WasteMonthDto: {
+            /** @description By date, then meal type */
+            entries: components["schemas"]["WasteDto"][];
+            /** @example 2025-03 */
+            month: string;
+            /** @example true */
+            success: boolean;
+            summary: components["schemas"]["WasteSummaryDto"];
+        };
+        WasteRecorderDto: {
+            /** @example 0193a5e4-7c1a-7c9e-9d3b-4a1f2e3d4c5b */
+            _id: string;
+            /** @example Meera Manager */
+            fullName: string;
+        };
+        WasteSummaryDto: {
+            /**
+             * @example {
+             *       "Lunch": {
+             *         "leftoverKg": 30.2,
+             *         "perDinerGrams": 44
+             *       }
+             *     }
+             */
+            byMealType: {
+                [key: string]: components["schemas"]["WasteFiguresDto"];
+            };
+            /** @example 48.7 */
+            leftoverKg: number;
+            /**
+             * @description Leftover grams ÷ present marks of the meals with a record, to the gram (null: no one present)
+             * @example 41
+             */
+            perDinerGrams: number | null;
         };
         WebhookResponse: {
             /** @example true */
@@ -7836,7 +8115,7 @@ export interface operations {
             query?: {
                 page?: number;
                 limit?: number;
-                entity?: "expense" | "account" | "month" | "extra" | "leave" | "user" | "config" | "attendance" | "rotation" | "window";
+                entity?: "expense" | "account" | "month" | "extra" | "leave" | "user" | "config" | "attendance" | "rotation" | "window" | "waste";
                 /** @description The changed record's id: a UUID, or a month `YYYY-MM` for a month */
                 entityId?: string;
                 /** @description The member who made the changes */
@@ -10106,6 +10385,338 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ProbeDto"];
+                };
+            };
+        };
+    };
+    getForecast: {
+        parameters: {
+            query?: {
+                /** @description The first date (default today) */
+                from?: string;
+                /** @description The last date (default 6 days after from); at most 14 days in all */
+                to?: string;
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForecastListDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    getForecastAccuracy: {
+        parameters: {
+            query?: {
+                /** @description The first past date (default 27 days before to) */
+                from?: string;
+                /** @description The last past date (default yesterday); at most 92 days in all */
+                to?: string;
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccuracyDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    listWaste: {
+        parameters: {
+            query?: {
+                /** @description The month (default this month) */
+                month?: string;
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WasteMonthDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    recordWaste: {
+        parameters: {
+            query?: {
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
+            header?: never;
+            path: {
+                date: string;
+                mealType: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RecordWasteDto"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WasteEnvelopeDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Conflicts with existing data or with a closed month */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The body is not JSON (text/plain, XML, multipart), or is declared in a charset other than UTF-8 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
         };

@@ -13,7 +13,8 @@ export const PERMISSIONS = {
   'users.edit-any': "edit any member's profile",
   'users.send-password-reset': 'mail a member a link to set a new password',
   'mess.configure': "set up and change the mess's configuration",
-  'mess.set-upi': "set or remove the mess's UPI id (`upi` of `PATCH /auth/admin/config`), where members pay it",
+  'mess.set-upi':
+    "set or remove the mess's UPI id (`upi` of `PATCH /auth/admin/config`), where members pay it",
   'expenses.record': 'record expenses, and change the ones they recorded',
   'expenses.edit-any': "change or delete anyone's expense",
   'menus.publish': 'publish menus, and change the ones they published',
@@ -33,6 +34,9 @@ export const PERMISSIONS = {
   'leave.decide': 'approve and reject leave, ask for leave for a member, read everyone’s leave',
   'extras.record': 'record and delete extras for members',
   'extras.read-all': "read every member's extras",
+  'kitchen.forecast': "read the kitchen's forecast of plates per meal and its back-test",
+  'kitchen.record-waste': "record what a meal's kitchen prepared and threw away",
+  'kitchen.read-waste': "read the waste log and the month's waste summary",
   'health.summary': "read the service's health summary",
   'messes.manage': "create messes, move members between them, read the university's view",
   'messes.act-in-any': 'act in any mess (naming it with `mess`), not only their own',
@@ -58,6 +62,9 @@ const GRANTS: Record<Exclude<Role, 'admin'>, readonly Permission[]> = {
     'leave.decide',
     'extras.record',
     'extras.read-all',
+    'kitchen.forecast',
+    'kitchen.record-waste',
+    'kitchen.read-waste',
   ],
   treasurer: [
     'users.read-any',
@@ -72,6 +79,7 @@ const GRANTS: Record<Exclude<Role, 'admin'>, readonly Permission[]> = {
     'mess.set-upi',
     'audit.read',
     'extras.read-all',
+    'kitchen.read-waste',
   ],
 };
 

@@ -4,6 +4,7 @@ import { AttendanceModule } from '../attendance';
 import { BillingModule } from '../billing';
 import { ExpensesModule } from '../expenses';
 import { FeedbackModule } from '../feedback';
+import { KitchenModule } from '../kitchen';
 import { MessConfigModule } from '../mess-config';
 import { UsersModule } from '../users';
 import { LeaveCalendarModule } from '../leave-calendar';
@@ -21,6 +22,7 @@ import { UniversityViewService } from './university-view.service';
     BillingModule,
     LeaveCalendarModule,
     AccountsModule,
+    KitchenModule,
   ],
   controllers: [AnalyticsController],
   providers: [AnalyticsService, UniversityViewService],

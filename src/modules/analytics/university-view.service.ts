@@ -1,15 +1,21 @@
 import { Injectable } from '@nestjs/common';
-import { monthBounds } from '../../common/time/dates';
+import { Clock } from '../../common/time/clock';
+import { addDays, localParts, monthBounds } from '../../common/time/dates';
+import { AppConfig } from '../../config/app-config';
 import { AccountsService } from '../accounts';
 import { BillingService, MonthCache, type MessMonthFigures } from '../billing';
 import { FeedbackQueries } from '../feedback';
+import { KitchenQueries } from '../kitchen';
 import { MessDirectory } from '../messes';
 import { UsersService } from '../users';
 import { AnalyticsService } from './analytics.service';
 import { attendanceRate, healthScore } from './health-score';
 import { type MessMonthRow, totalsOf, type UniversityView } from './university-view';
 
-type MonthFigures = Omit<MessMonthRow, 'mess' | 'duePaise'>;
+type MonthFigures = Omit<
+  MessMonthRow,
+  'mess' | 'duePaise' | 'expectedPlatesTomorrow' | 'leftoverGramsPerDiner'
+>;
 
 /**
  * The university's view (`GET /analytics/messes`): a row per mess from a handful of grouped reads across messes
@@ -28,6 +34,9 @@ export class UniversityViewService {
     private readonly accounts: AccountsService,
     private readonly users: UsersService,
     private readonly directory: MessDirectory,
+    private readonly kitchen: KitchenQueries,
+    private readonly clock: Clock,
+    private readonly config: AppConfig,
   ) {}
 
   async view(monthInput?: string): Promise<UniversityView> {
@@ -36,17 +45,23 @@ export class UniversityViewService {
     const messes = [...(await this.directory.labels()).values()].sort(
       (a, b) => a.messName.localeCompare(b.messName) || a.slug.localeCompare(b.slug),
     );
-    const [figures, due] = await Promise.all([
+    const tomorrow = addDays(localParts(this.clock.now(), this.config.messTimezone).date, 1);
+    // The kitchen's figures, like the dues, move outside the month's writes: read each time (two grouped reads).
+    const [figures, due, plates, leftovers] = await Promise.all([
       this.figures(
         month,
         messes.map((m) => m._id),
       ),
       this.accounts.duePerMess(),
+      this.kitchen.expectedPlatesPerMess(tomorrow),
+      this.kitchen.leftoverPerDinerPerMess(month),
     ]);
     const rows = messes.map(({ _id, slug, messName }): MessMonthRow => ({
       mess: { _id, slug, messName },
       ...(figures.get(_id) ?? EMPTY),
       duePaise: due.get(_id) ?? 0,
+      expectedPlatesTomorrow: plates.get(_id) ?? null,
+      leftoverGramsPerDiner: leftovers.get(_id) ?? null,
     }));
     return { month, rows, totals: totalsOf(rows) };
   }

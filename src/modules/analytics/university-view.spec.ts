@@ -10,6 +10,8 @@ const row = (over: Partial<MessMonthRow>): MessMonthRow => ({
   averageRating: null,
   healthScore: 0,
   duePaise: 0,
+  expectedPlatesTomorrow: null,
+  leftoverGramsPerDiner: null,
   ...over,
 });
 

@@ -12,6 +12,8 @@ export interface MessMonthRow {
   averageRating: number | null;
   healthScore: number;
   duePaise: number;
+  expectedPlatesTomorrow: number | null;
+  leftoverGramsPerDiner: number | null;
 }
 
 export interface UniversityTotals {
@@ -63,6 +65,8 @@ export function toUniversityViewResponse(view: UniversityView): UniversityViewRe
       averageRating: row.averageRating,
       healthScore: row.healthScore,
       due: toRupees(row.duePaise),
+      expectedPlatesTomorrow: row.expectedPlatesTomorrow,
+      leftoverGramsPerDiner: row.leftoverGramsPerDiner,
     })),
     totals: {
       members: totals.members,

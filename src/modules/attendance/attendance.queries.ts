@@ -79,6 +79,37 @@ export class AttendanceQueries {
     return [...byType.values()].sort((a, b) => a.mealType.localeCompare(b.mealType));
   }
 
+  /** The present marks between two dates as, per member and meal type, the days after `from` they came. */
+  presentDaysByMember(
+    from: string,
+    to: string,
+  ): Promise<{ userId: string; mealType: string; days: number[] }[]> {
+    return this.repository.presentDaysByMember(from, to);
+  }
+
+  /** Every mark between two dates (member, date, meal, status): the kitchen's history and declarations. */
+  marksBetween(
+    from: string,
+    to: string,
+  ): Promise<{ userId: string; date: string; mealType: string; status: 'present' | 'absent' }[]> {
+    return this.repository.marksBetween(from, to);
+  }
+
+  /** Present and absent marks of each meal slot (date and meal type) between two dates. */
+  slotCounts(
+    from: string,
+    to: string,
+  ): Promise<{ date: string; mealType: string; present: number; absent: number }[]> {
+    return this.repository.slotCounts(from, to);
+  }
+
+  /** Present marks at each of these meal slots, in any mess (the university's leftovers per diner). */
+  presentAtSlotsEveryMess(
+    slots: readonly { messId: string; date: string; mealType: string }[],
+  ): Promise<{ messId: string; date: string; mealType: string; present: number }[]> {
+    return this.repository.presentAtSlotsEveryMess(slots);
+  }
+
   /** Present and absent marks and active members between two dates. */
   totals(from: string, to: string): Promise<AttendanceTotals> {
     return this.repository.totals(from, to);

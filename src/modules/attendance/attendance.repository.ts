@@ -3,7 +3,8 @@ import { and, asc, count, desc, eq, getTableColumns, gte, lte, sql, SQL } from '
 import { Database, DbOrTx } from '../../database/database';
 import { memberNames } from '../users';
 import { attendance, AttendanceRow, AttendanceStatus, MarkSource } from './attendance.schema';
-import { isAnyUuid } from '../../database/sql-arrays';
+import { isAnyUuid, textArray } from '../../database/sql-arrays';
+import { rowsOf } from '../../database/sql-rows';
 
 export interface AttendanceListFilter {
   userId?: string;
@@ -244,6 +245,67 @@ export class AttendanceRepository {
       .where(and(gte(attendance.date, from), lte(attendance.date, to)))
       .groupBy(attendance.date, attendance.mealType)
       .orderBy(asc(attendance.date), asc(attendance.mealType));
+  }
+
+  /**
+   * The present marks between two dates, compactly: per member and meal type, the days (counted from `from`) they
+   * were marked present. One row per member and meal instead of one per mark (a year of a big mess is ~10⁶ marks).
+   */
+  presentDaysByMember(
+    from: string,
+    to: string,
+  ): Promise<{ userId: string; mealType: string; days: number[] }[]> {
+    return this.db
+      .select({
+        userId: attendance.userId,
+        mealType: attendance.mealType,
+        days: sql<number[]>`array_agg((${attendance.date} - ${from}::date))`,
+      })
+      .from(attendance)
+      .where(and(gte(attendance.date, from), lte(attendance.date, to), eq(attendance.status, 'present')))
+      .groupBy(attendance.userId, attendance.mealType);
+  }
+
+  /** Every mark between two dates: member, date, meal and status (the kitchen's forecast reads them). */
+  marksBetween(
+    from: string,
+    to: string,
+  ): Promise<{ userId: string; date: string; mealType: string; status: AttendanceStatus }[]> {
+    return this.db
+      .select({
+        userId: attendance.userId,
+        date: attendance.date,
+        mealType: attendance.mealType,
+        status: attendance.status,
+      })
+      .from(attendance)
+      .where(and(gte(attendance.date, from), lte(attendance.date, to)));
+  }
+
+  /**
+   * Present marks at each of these meal slots of any mess (read across messes): one indexed look-up per slot
+   * through (mess, date, meal), whatever else the messes hold. Slots with none are absent from the answer.
+   */
+  async presentAtSlotsEveryMess(
+    slots: readonly { messId: string; date: string; mealType: string }[],
+  ): Promise<{ messId: string; date: string; mealType: string; present: number }[]> {
+    if (!slots.length) return [];
+    return this.database.acrossMesses(async (tx) => {
+      const result = await tx.execute(sql`
+        select s.mess_id as "messId", s.date::text as "date", s.meal_type as "mealType", count(*)::int as present
+        from unnest(${textArray(
+          slots.map((s) => s.messId),
+          'uuid',
+        )}, ${textArray(slots.map((s) => s.date))}::date[],
+                    ${textArray(slots.map((s) => s.mealType))}) as s(mess_id, date, meal_type)
+        join ${attendance} a on a.mess_id = s.mess_id and a.date = s.date and a.meal_type = s.meal_type
+        where a.status = 'present'
+        group by s.mess_id, s.date, s.meal_type`);
+      return rowsOf<{ messId: string; date: string; mealType: string; present: number }>(result).map((r) => ({
+        ...r,
+        present: Number(r.present),
+      }));
+    });
   }
 
   async totals(

@@ -15,6 +15,7 @@ export const AUDIT_ENTITIES = [
   'attendance',
   'rotation',
   'window',
+  'waste',
 ] as const;
 export type AuditEntity = (typeof AUDIT_ENTITIES)[number];
 

@@ -26,6 +26,11 @@ export class LeaveCalendar {
     return members;
   }
 
+  /** The approved leaves covering some instant in [from, to): a meal is covered when its start is in [startsAt, endsAt). */
+  approvedOverlapping(from: Date, to: Date): Promise<{ userId: string; startsAt: Date; endsAt: Date }[]> {
+    return this.repository.approvedOverlapping(from, to);
+  }
+
   /** For each meal start, every member whose approved leave covers it (one read for a day's meals). */
   membersOnLeaveAt(mealStarts: readonly Date[]): Promise<string[][]> {
     return this.repository.approvedAtEach(mealStarts);

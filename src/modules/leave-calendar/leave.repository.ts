@@ -131,6 +131,14 @@ export class LeaveRepository {
       .orderBy(asc(leaves.userId), asc(leaves.startDate), asc(leaves.createdAt));
   }
 
+  /** The approved leaves that cover some instant in [from, to). */
+  approvedOverlapping(from: Date, to: Date): Promise<{ userId: string; startsAt: Date; endsAt: Date }[]> {
+    return this.db
+      .select({ userId: leaves.userId, startsAt: leaves.startsAt, endsAt: leaves.endsAt })
+      .from(leaves)
+      .where(and(eq(leaves.status, 'approved'), lt(leaves.startsAt, to), gt(leaves.endsAt, from)));
+  }
+
   /** One page, newest first, with the members' names; and the total. */
   async list(filter: LeaveListFilter): Promise<{ rows: LeaveListRow[]; total: number }> {
     const conditions: SQL[] = [];

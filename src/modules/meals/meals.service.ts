@@ -37,6 +37,15 @@ export class MealsService {
     return sortMenus(rows, mealTimes, (row) => row.meal);
   }
 
+  /** The menus between two dates (inclusive): date, meal type and dishes (the kitchen learns their draw). */
+  async menusBetween(
+    first: string,
+    last: string,
+  ): Promise<{ date: string; mealType: string; dishes: string[] }[]> {
+    const rows = await this.repository.listBetween({ first, last });
+    return rows.map(({ meal }) => ({ date: meal.date, mealType: meal.mealType, dishes: meal.dishes }));
+  }
+
   /** Whether a menu is published for the slot (for other modules, which need no more than that). */
   async exists(date: string, mealType: string): Promise<boolean> {
     return this.repository.existsForSlot(date, mealType);

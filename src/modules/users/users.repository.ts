@@ -111,6 +111,13 @@ export class UsersRepository {
     return rows.map((r) => r.id);
   }
 
+  async dinersWithCreation(): Promise<{ id: string; createdAt: Date }[]> {
+    return this.db
+      .select({ id: users.id, createdAt: users.createdAt })
+      .from(users)
+      .where(and(eq(users.status, 'approved'), eq(users.dines, true), inThisMess()));
+  }
+
   async list(filter: UserListFilter): Promise<{ rows: UserRow[]; total: number }> {
     const conditions: SQL[] = [];
     if (filter.messId) conditions.push(eq(users.messId, filter.messId));

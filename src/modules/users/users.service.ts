@@ -76,6 +76,11 @@ export class UsersService {
     return this.repository.findByIds(ids, db);
   }
 
+  /** The approved members who dine, with when their account was made (the first day they can have eaten). */
+  dinersWithCreation(): Promise<{ id: string; createdAt: Date }[]> {
+    return this.repository.dinersWithCreation();
+  }
+
   /** How many members are approved now: the membership that analytics rates attendance against. */
   countApproved(): Promise<number> {
     return this.repository.countByStatus('approved');

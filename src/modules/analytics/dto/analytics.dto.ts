@@ -212,6 +212,24 @@ export class UniversityMessRowDto {
     example: 38_200,
   })
   due: number;
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    description:
+      "Plates the kitchen's forecast expects tomorrow, all meals together (`GET /kitchen/forecast`, as last made: " +
+      'every hour, or when the manager looks); null when none has been made yet',
+    example: 612,
+  })
+  expectedPlatesTomorrow: number | null;
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    description:
+      "The month's leftover grams per diner (`GET /kitchen/waste`'s perDinerGrams): recorded leftovers ÷ present " +
+      'marks of the meals with a record; null when no waste is recorded (or nobody was marked present at those meals)',
+    example: 41,
+  })
+  leftoverGramsPerDiner: number | null;
 }
 
 export class UniversityTotalsDto {

@@ -1,0 +1,3 @@
+export { KitchenModule } from './kitchen.module';
+export { KitchenQueries } from './kitchen.queries';
+export { ForecastSchedule } from './forecast.schedule';

@@ -1,0 +1,43 @@
+import { Injectable } from '@nestjs/common';
+import { monthBounds } from '../../common/time/dates';
+import { AttendanceQueries } from '../attendance';
+import { KitchenRepository } from './kitchen.repository';
+import { perDinerGrams } from './waste.service';
+
+/** The read-only view of the kitchen the university's view uses: a few grouped reads across messes. */
+@Injectable()
+export class KitchenQueries {
+  constructor(
+    private readonly repository: KitchenRepository,
+    private readonly attendance: AttendanceQueries,
+  ) {}
+
+  /** Each mess's stored forecast of a date, summed over its meals; messes with none stored are absent. */
+  expectedPlatesPerMess(date: string): Promise<Map<string, number>> {
+    return this.repository.expectedPlatesPerMess(date);
+  }
+
+  /**
+   * Each mess's leftover grams per diner of a `YYYY-MM` month: its recorded leftovers ÷ the present marks of the
+   * meals with a record (as `GET /kitchen/waste` computes it); messes with no record are absent, null when nobody
+   * was present at them.
+   */
+  async leftoverPerDinerPerMess(month: string): Promise<Map<string, number | null>> {
+    const { first, last } = monthBounds(month);
+    const waste = await this.repository.wasteEveryMess(first, last);
+    const present = new Map(
+      (await this.attendance.presentAtSlotsEveryMess(waste)).map((s) => [
+        `${s.messId}|${s.date}|${s.mealType}`,
+        s.present,
+      ]),
+    );
+    const sums = new Map<string, { grams: number; diners: number }>();
+    for (const w of waste) {
+      const sum = sums.get(w.messId) ?? { grams: 0, diners: 0 };
+      sum.grams += w.grams;
+      sum.diners += present.get(`${w.messId}|${w.date}|${w.mealType}`) ?? 0;
+      sums.set(w.messId, sum);
+    }
+    return new Map([...sums].map(([messId, s]) => [messId, perDinerGrams(s.grams, s.diners)]));
+  }
+}

@@ -1,0 +1,115 @@
+import { Injectable } from '@nestjs/common';
+import { and, asc, eq, gte, lte, sql } from 'drizzle-orm';
+import { Database, DbOrTx } from '../../database/database';
+import { kitchenForecasts, kitchenWaste, NewWasteRow, WasteRow } from './kitchen.schema';
+
+/** A meal's forecast as stored for the university's view. */
+export interface StoredForecast {
+  date: string;
+  mealType: string;
+  expected: number;
+  low: number;
+  high: number;
+}
+
+/** The only code that queries `kitchen_waste` and `kitchen_forecasts`. */
+@Injectable()
+export class KitchenRepository {
+  constructor(private readonly database: Database) {}
+
+  private get db() {
+    return this.database.db;
+  }
+
+  transaction<T>(work: (tx: DbOrTx) => Promise<T>): Promise<T> {
+    return this.db.transaction(work);
+  }
+
+  /** The meal's record, locked until `tx` ends (a second record for the meal replaces it). */
+  async findWasteForUpdate(date: string, mealType: string, tx: DbOrTx): Promise<WasteRow | undefined> {
+    const [row] = await tx
+      .select()
+      .from(kitchenWaste)
+      .where(and(eq(kitchenWaste.date, date), eq(kitchenWaste.mealType, mealType)))
+      .for('update');
+    return row;
+  }
+
+  /** Writes the meal's record (inserting it, or replacing the one there under a race). */
+  async upsertWaste(values: NewWasteRow, tx: DbOrTx): Promise<WasteRow> {
+    const [row] = await tx
+      .insert(kitchenWaste)
+      .values(values)
+      .onConflictDoUpdate({
+        target: [kitchenWaste.messId, kitchenWaste.date, kitchenWaste.mealType],
+        set: {
+          preparedPlates: values.preparedPlates,
+          leftoverGrams: values.leftoverGrams,
+          note: values.note,
+          recordedBy: values.recordedBy,
+          updatedAt: new Date(),
+        },
+      })
+      .returning();
+    return row;
+  }
+
+  /** The records between two dates, by date then meal type. */
+  wasteBetween(from: string, to: string): Promise<WasteRow[]> {
+    return this.db
+      .select()
+      .from(kitchenWaste)
+      .where(and(gte(kitchenWaste.date, from), lte(kitchenWaste.date, to)))
+      .orderBy(asc(kitchenWaste.date), asc(kitchenWaste.mealType));
+  }
+
+  /** Keeps the latest forecast of each meal (today and later). */
+  async storeForecasts(rows: StoredForecast[]): Promise<void> {
+    if (!rows.length) return;
+    await this.db
+      .insert(kitchenForecasts)
+      .values(rows)
+      .onConflictDoUpdate({
+        target: [kitchenForecasts.messId, kitchenForecasts.date, kitchenForecasts.mealType],
+        set: {
+          expected: sql`excluded.expected`,
+          low: sql`excluded.low`,
+          high: sql`excluded.high`,
+          madeAt: sql`now()`,
+        },
+      });
+  }
+
+  /** Every mess's stored plates of a date (the sum over its meals); a mess with none stored is absent. */
+  async expectedPlatesPerMess(date: string): Promise<Map<string, number>> {
+    const rows = await this.database.acrossMesses((tx) =>
+      tx
+        .select({
+          messId: kitchenForecasts.messId,
+          plates: sql<number>`sum(${kitchenForecasts.expected})`.mapWith(Number),
+        })
+        .from(kitchenForecasts)
+        .where(eq(kitchenForecasts.date, date))
+        .groupBy(kitchenForecasts.messId),
+    );
+    return new Map(rows.map((r) => [r.messId, r.plates]));
+  }
+
+  /** Every mess's recorded waste between two dates, by meal (for the university's leftover per diner). */
+  wasteEveryMess(
+    from: string,
+    to: string,
+  ): Promise<{ messId: string; date: string; mealType: string; grams: number }[]> {
+    return this.database.acrossMesses((tx) =>
+      tx
+        .select({
+          messId: kitchenWaste.messId,
+          date: kitchenWaste.date,
+          mealType: kitchenWaste.mealType,
+          grams: kitchenWaste.leftoverGrams,
+        })
+        .from(kitchenWaste)
+        .where(and(gte(kitchenWaste.date, from), lte(kitchenWaste.date, to))),
+    );
+  }
+}
