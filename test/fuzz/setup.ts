@@ -175,7 +175,8 @@ export function hostileTokens(validToken?: string, jwtSecret?: string): string[]
     'Bearer garbage',
     'Bearer a.b.c',
     'Basic YWRtaW46YWRtaW4=',
-    'bearer ' + (validToken ?? 'x'),
+    // A valid token under another scheme (the scheme's case is free, RFC 7235: `bearer` is Bearer).
+    'Token ' + (validToken ?? 'x'),
     'Bearer ' + 'A'.repeat(8000),
     `Bearer ${b64({ alg: 'none', typ: 'JWT' })}.${b64({ ...claims, role: 'admin' })}.`,
     `Bearer ${sign({ alg: 'HS256', typ: 'JWT' }, claims, 'not-the-secret-not-the-secret-0123456789')}`,
