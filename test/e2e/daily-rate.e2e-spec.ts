@@ -295,6 +295,14 @@ describe('The daily rate (extension 2.3)', () => {
       },
     ]);
     expect(annexeBill.body.surplus).toBe(2200);
+    // Gopal reads his own line in each mess: the annexe's (his own now) and the main mess's (`mess=`, one he left).
+    const login = await t.post('/auth/login', { email: m.Gopal.email, password: m.Gopal.password });
+    expect(login.status).toBe(200);
+    const gopal = login.body.token as string;
+    const own = await t.get('/analytics/shares/me?month=2026-03', { token: gopal });
+    expect(own.body).toMatchObject({ days: 22, share: 2200, total: 2200, dailyRate: 100 });
+    const left = await t.get('/analytics/shares/me?month=2026-03&mess=main', { token: gopal });
+    expect(left.body).toMatchObject({ days: 9, share: 1111.05, total: 1111.05, dailyRate: 123.45 });
 
     // April: the rest of Hari's leave (3 days at 90 %); Hari's term already counts 3 days of its cap.
     const april = await t.get('/analytics/shares?month=2026-04', { token: treasurer.token });
