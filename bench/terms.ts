@@ -1,7 +1,7 @@
 // The term windows' section of `npm run bench` (BENCH_SECTIONS=terms; not in the default sections; issue 34's
 // figures), on the PostgreSQL server only. 20 messes and 5,000 members (BENCH_TERMS_MEMBERS); a window over the 20
 // messes whose term has begun (so the close also moves). 2,000 members (BENCH_TERMS_CHOOSERS) save their choice over
-// HTTP, 50 at a time, as fast as they can (the first minute of a window): errors and latency of
+// HTTP, arriving evenly over the first minute of the window (BENCH_TERMS_SECONDS): errors and latency of
 // `PUT /mess-windows/:id/choice` (target: 0 errors, p95 ≤ 50 ms). The other members' choices are then written
 // straight in the table, and `POST /mess-windows/:id/close` allocates and moves (target: ≤ 5 s).
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -15,7 +15,7 @@ import { api, freshServerDatabase, login, type LoadStats, round } from './suppor
 const MEMBERS = Number(process.env.BENCH_TERMS_MEMBERS ?? 5_000);
 const CHOOSERS = Math.min(MEMBERS, Number(process.env.BENCH_TERMS_CHOOSERS ?? 2_000));
 const MESSES = 20;
-const CONCURRENCY = 50;
+const SECONDS = Number(process.env.BENCH_TERMS_SECONDS ?? 60);
 const ADMIN_EMAIL = 'admin@terms.local';
 const ADMIN_PASSWORD = 'terms-bench-password';
 
@@ -96,18 +96,21 @@ export async function benchTerms(serverBase: string): Promise<TermsResult> {
 
     const samples: number[] = [];
     const statuses: Record<string, number> = {};
-    const queue = choosers.map((c, i) => ({ ...c, i }));
+    // The first minute of a window: the members arrive evenly over BENCH_TERMS_SECONDS (60), each request sent at
+    // its time whatever the answers before it (an open loop, as members' phones are).
+    const gapMs = (SECONDS * 1000) / choosers.length;
     const started = performance.now();
     await Promise.all(
-      Array.from({ length: CONCURRENCY }, async () => {
-        for (let c = queue.shift(); c; c = queue.shift()) {
-          const t0 = performance.now();
-          const res = await api(base, 'PUT', `/mess-windows/${windowId}/choice`, c.token, {
-            preferences: preferencesOf(c.i),
-          });
-          samples.push(performance.now() - t0);
-          statuses[res.status] = (statuses[res.status] ?? 0) + 1;
-        }
+      choosers.map(async (c, i) => {
+        const due = started + i * gapMs;
+        const wait = due - performance.now();
+        if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+        const t0 = performance.now();
+        const res = await api(base, 'PUT', `/mess-windows/${windowId}/choice`, c.token, {
+          preferences: preferencesOf(i),
+        });
+        samples.push(performance.now() - t0);
+        statuses[res.status] = (statuses[res.status] ?? 0) + 1;
       }),
     );
     const seconds = (performance.now() - started) / 1000;
@@ -159,8 +162,8 @@ export function termsReport(r: TermsResult): string {
   return [
     '## Choosing a mess for a term (PostgreSQL server)',
     '',
-    `${r.members} members in ${r.messes} messes. ${r.choices.count} members save their choice, ${CONCURRENCY} at a ` +
-      "time (target: 0 errors, p95 ≤ 50 ms); then the close of the window with every member's choice allocates " +
+    `${r.members} members in ${r.messes} messes. ${r.choices.count} members save their choice, arriving evenly ` +
+      `over ${SECONDS} s (target: 0 errors, p95 ≤ 50 ms); then the close of the window with every member's choice allocates ` +
       'and, the term having begun, moves (target: ≤ 5 s).',
     '',
     '| PUT /mess-windows/:id/choice | p50 ms | p95 ms | p99 ms | per s | errors |',

@@ -307,6 +307,49 @@ describe('Mess windows: choosing a mess for a term', () => {
     expect((await t.delete(`/mess-windows/${windowId}`, { token: admin })).status).toBe(409);
   });
 
+  it('cancels a window (admin): no lottery at its close, its choices refused, its term free again', async () => {
+    fixClock(t, ist('2030-03-15', '10:00'));
+    const body = {
+      term: '2030 summer',
+      opensAt: ist('2030-03-15', '09:00').toISOString(),
+      closesAt: ist('2030-03-16', '09:00').toISOString(),
+      effectiveFrom: '2030-04-01',
+      messes: ['north', 'south'],
+    };
+    const created = await t.post('/mess-windows', body, { token: admin });
+    const id = created.body.window._id;
+    expect(
+      (await t.put(`/mess-windows/${id}/choice`, { preferences: ['south'] }, { token: people.n3.token }))
+        .status,
+    ).toBe(200);
+    expect((await t.delete(`/mess-windows/${id}`, { token: people.n3.token })).status).toBe(403);
+    const cancelled = await t.delete(`/mess-windows/${id}`, { token: admin });
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.body.window.status).toBe('cancelled');
+    expect((await t.delete(`/mess-windows/${id}`, { token: admin })).status).toBe(409);
+    expect(
+      (await t.put(`/mess-windows/${id}/choice`, { preferences: ['south'] }, { token: people.n3.token }))
+        .body,
+    ).toEqual({ success: false, error: 'The window is not open' });
+    expect((await t.post(`/mess-windows/${id}/close`, undefined, { token: admin })).status).toBe(409);
+    await tickAt(ist('2030-03-16', '09:01'));
+    expect((await t.get(`/mess-windows/${id}`, { token: admin })).body.window).toMatchObject({
+      status: 'cancelled',
+      seed: null,
+    });
+    expect(await messOf(people.n3)).toBe(mess.north);
+    const audit = await t.get('/audit?entity=window&mess=south', { token: admin });
+    expect(
+      audit.body.events
+        .filter((e: { entityId: string }) => e.entityId === id)
+        .map((e: { action: string }) => e.action),
+    ).toEqual(['cancelled', 'created']);
+    // The term is free again for a new window.
+    const again = await t.post('/mess-windows', body, { token: admin });
+    expect(again.status).toBe(201);
+    expect((await t.delete(`/mess-windows/${again.body.window._id}`, { token: admin })).status).toBe(200);
+  });
+
   it('a window whose term begins later moves on a later tick, also one after downtime; a hand move in between is kept', async () => {
     fixClock(t, ist('2030-03-20', '10:00'));
     const created = await t.post(

@@ -3,6 +3,7 @@ import { inMess } from '../../src/common/tenancy/mess-scope';
 import { addDays, monthOf, zonedInstant } from '../../src/common/time/dates';
 import { Database } from '../../src/database/database';
 import { LeaveDecidedListener } from '../../src/modules/notifications/leave-decided.listener';
+import { MessAllocatedListener } from '../../src/modules/notifications/mess-allocated.listener';
 import { NOTIFICATION_TYPES } from '../../src/modules/notifications/notification-types';
 import { PasswordResetListener } from '../../src/modules/notifications/password-reset.listener';
 import { PaymentReceiptsListener } from '../../src/modules/notifications/payment-receipts.listener';
@@ -65,6 +66,7 @@ describe("Notifications: each mail in the name of its member's mess", () => {
       t.app.get(PasswordResetListener).idle(),
       t.app.get(LeaveDecidedListener).idle(),
       t.app.get(PaymentReceiptsListener).idle(),
+      t.app.get(MessAllocatedListener).idle(),
     ]);
     await n.queue.drain();
   };
@@ -186,6 +188,33 @@ describe("Notifications: each mail in the name of its member's mess", () => {
 
     // PASSWORD_RESET: the public forgot route, which acts in no mess of its own.
     expect((await t.post('/auth/password/forgot', { email: student.email })).status).toBe(200);
+
+    // MESS_ALLOCATED: a term window over both messes, closed by the admin; the student keeps Beta (the term begins
+    // next year, so nobody moves now).
+    const admin = await t.adminToken();
+    const window = await t.post(
+      '/mess-windows',
+      {
+        term: 'Mess-name term',
+        opensAt: new Date(Date.now() - 3_600_000).toISOString(),
+        closesAt: new Date(Date.now() + 3_600_000).toISOString(),
+        effectiveFrom: `${Number(today().slice(0, 4)) + 1}-01-01`,
+      },
+      { token: admin },
+    );
+    expect(window.status).toBe(201);
+    expect(
+      (
+        await t.put(
+          `/mess-windows/${window.body.window._id}/choice`,
+          { preferences: ['beta'] },
+          { token: student.token },
+        )
+      ).status,
+    ).toBe(200);
+    expect(
+      (await t.post(`/mess-windows/${window.body.window._id}/close`, undefined, { token: admin })).status,
+    ).toBe(200);
     await settle();
 
     const members = [manager, treasurer, student];

@@ -148,7 +148,11 @@ export class AllocationService {
   ): Promise<void> {
     const labels = await this.directory.labels();
     const byMess = new Map<string, typeof lines>();
-    for (const line of lines) byMess.set(line.from, [...(byMess.get(line.from) ?? []), line]);
+    for (const line of lines) {
+      const ofMess = byMess.get(line.from);
+      if (ofMess) ofMess.push(line);
+      else byMess.set(line.from, [line]);
+    }
     for (const [messId, ofMess] of byMess) {
       this.events.publish('mess-window.allocated', {
         messId,
