@@ -31,6 +31,8 @@ import { MembershipsModule } from './modules/memberships';
 import { MessesModule } from './modules/messes';
 import { NotificationsModule } from './modules/notifications';
 import { UsersModule } from './modules/users';
+import { PrivacyModule } from './modules/privacy';
+import { PrivacyNoticeModule } from './modules/privacy-notice';
 
 @Module({})
 export class AppModule {
@@ -66,6 +68,8 @@ export class AppModule {
         MembershipsModule,
         ExtrasModule,
         NotificationsModule,
+        PrivacyNoticeModule,
+        PrivacyModule,
         HealthModule,
       ],
       providers: [

@@ -13,7 +13,8 @@ export const PERMISSIONS = {
   'users.edit-any': "edit any member's profile",
   'users.send-password-reset': 'mail a member a link to set a new password',
   'mess.configure': "set up and change the mess's configuration",
-  'mess.set-upi': "set or remove the mess's UPI id (`upi` of `PATCH /auth/admin/config`), where members pay it",
+  'mess.set-upi':
+    "set or remove the mess's UPI id (`upi` of `PATCH /auth/admin/config`), where members pay it",
   'expenses.record': 'record expenses, and change the ones they recorded',
   'expenses.edit-any': "change or delete anyone's expense",
   'menus.publish': 'publish menus, and change the ones they published',
@@ -35,6 +36,8 @@ export const PERMISSIONS = {
   'extras.read-all': "read every member's extras",
   'health.summary': "read the service's health summary",
   'messes.manage': "create messes, move members between them, read the university's view",
+  'privacy.manage':
+    "set the deployment's privacy notice, export any member's data, list erasure requests and erase a member",
   'messes.act-in-any': 'act in any mess (naming it with `mess`), not only their own',
 } as const;
 

@@ -1,2 +1,4 @@
 export { AccountsModule } from './accounts.module';
 export { AccountsService } from './accounts.service';
+// A member's records for their data export and erasure (extension 2.3).
+export { AccountsMemberData } from './accounts-member-data';
