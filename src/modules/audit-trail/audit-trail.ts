@@ -36,7 +36,7 @@ function personalKeyIn(value: unknown, member: boolean, depth = 0): string | und
   return undefined;
 }
 
-function assertByReference(entry: AuditEntry): void {
+export function assertByReference(entry: AuditEntry): void {
   const member = entry.entity === 'user' || entry.entity === 'account';
   const key = personalKeyIn(entry.before, member) ?? personalKeyIn(entry.after, member);
   if (key)
