@@ -6,7 +6,8 @@
 // BENCH_SECTIONS (analytics,cost: `cost` is the per-request A/B and login storm of bench/cost.ts; `university`, not in
 // the default list, is the many-messes section of bench/university.ts, on the server only: see its options there;
 // `payments`, also not in the default list, is paying the mess of bench/payments.ts, on the server only;
-// `rotation`, not in the default list either, is the weekly menu's PUT of bench/rotation.ts, on the server only).
+// `rotation`, not in the default list either, is the weekly menu's PUT of bench/rotation.ts, on the server only;
+// `member-data`, not in the default list, is a member's export and erasure of bench/member-data.ts, server only).
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { sql } from 'drizzle-orm';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -22,6 +23,7 @@ import { MonthCache } from '../src/modules/billing/month-cache';
 import { BillingService } from '../src/modules/billing/billing.service';
 import { benchCost, costReport, type CostResult } from './cost';
 import { benchCounter, counterReport, type CounterResult } from './counter';
+import { benchMemberData, memberDataReport, type MemberDataResult } from './member-data';
 import { benchPayments, paymentsReport, type PaymentsResult } from './payments';
 import { benchRotation, rotationReport, type RotationResult } from './rotation';
 import { benchUniversity, universityReport, type UniversityResult } from './university';
@@ -438,6 +440,11 @@ async function main(): Promise<void> {
     if (await serverAvailable()) payments = await benchPayments(SERVER_BASE);
     else console.log(`[payments] no PostgreSQL at ${SERVER_BASE}; skipped`);
   }
+  let memberData: MemberDataResult | undefined;
+  if (SECTIONS.includes('member-data')) {
+    if (await serverAvailable()) memberData = await benchMemberData(SERVER_BASE);
+    else console.log(`[member-data] no PostgreSQL at ${SERVER_BASE}; skipped`);
+  }
   let rotation: RotationResult | undefined;
   if (SECTIONS.includes('rotation')) {
     if (await serverAvailable()) rotation = await benchRotation(SERVER_BASE);
@@ -452,12 +459,12 @@ async function main(): Promise<void> {
   mkdirSync('bench', { recursive: true });
   writeFileSync(
     'bench/REPORT.md',
-    `${report(results)}\n${university ? `\n${universityReport(university)}\n` : ''}${payments ? `\n${paymentsReport(payments).join('\n')}\n` : ''}${rotation ? `\n${rotationReport(rotation)}\n` : ''}${cost ? `\n${costReport(cost)}\n` : ''}`,
+    `${report(results)}\n${university ? `\n${universityReport(university)}\n` : ''}${payments ? `\n${paymentsReport(payments).join('\n')}\n` : ''}${rotation ? `\n${rotationReport(rotation)}\n` : ''}${memberData ? `\n${memberDataReport(memberData)}\n` : ''}${cost ? `\n${costReport(cost)}\n` : ''}`,
   );
   mkdirSync('bench/out', { recursive: true });
   writeFileSync(
     'bench/out/results.json',
-    `${JSON.stringify({ analytics: results, university, payments, rotation, cost }, null, 2)}\n`,
+    `${JSON.stringify({ analytics: results, university, payments, rotation, memberData, cost }, null, 2)}\n`,
   );
   console.log('Wrote bench/REPORT.md');
 }

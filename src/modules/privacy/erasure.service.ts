@@ -62,6 +62,8 @@ export class ErasureService {
     const periods = await this.pastMesses.periods(id, member.messId, member.createdAt);
     const messIds = [...new Set(periods.map((p) => p.messId))];
     return this.administration.erase(caller, id, async (tx, locked) => {
+      // Moved meanwhile (between the read of their messes and the lock): the mess they are in now counts too.
+      if (!messIds.includes(locked.messId)) messIds.push(locked.messId);
       for (const messId of messIds) {
         await actInMessWithin(tx, messId);
         if ((await this.accounts.balanceOf(id, tx)) !== 0) throw conflict(PrivacyErrors.settleFirst);

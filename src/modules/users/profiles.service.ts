@@ -44,6 +44,8 @@ export class ProfilesService {
         { field: 'acceptNotice', message: 'only the member themself accepts the privacy notice' },
       ]);
     }
+    // An erased member's profile stays empty (extension 2.3): nobody writes their values back.
+    if ((await this.repository.findById(id))?.status === 'erased') throw notFound('User not found');
     const noticeVersion = acceptNotice === undefined ? undefined : await this.notice.accepted(acceptNotice);
     const row = memberUpdated(
       this.events,
