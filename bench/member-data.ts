@@ -4,7 +4,8 @@
 // 1. A fresh database; BENCH_DATA_MEMBERS (5) members, each with a year of history (2025, seeded as the tables'
 //    owner): a mark for every meal of every day (1,095), 12 monthly charges, 30 payments that settle them, 12
 //    feedback, 24 notifications and an audit row per payment; and BENCH_DATA_PEERS (500) other members, each with the
-//    same year of marks, so the member's rows are a few among many.
+//    same year of marks, so the member's rows are a few among many; and BENCH_DATA_TRAIL (100,000) audit rows about
+//    those others (late marks, with the member by id), the trail erasure and the export search.
 // 2. The admin downloads the first member's data (`GET /users/:id/data`, read to its last byte): 3 warm-up runs, then
 //    BENCH_DATA_RUNS (20). Target: p50 ≤ 300 ms.
 // 3. The admin erases each member once (`POST /users/:id/erase`): one sample per member. Target: p50 ≤ 500 ms.
@@ -29,6 +30,8 @@ import {
 const MEMBERS = Number(process.env.BENCH_DATA_MEMBERS ?? 5);
 const PEERS = Number(process.env.BENCH_DATA_PEERS ?? 500);
 const RUNS = Number(process.env.BENCH_DATA_RUNS ?? 20);
+/** Audit rows about the other members: erasure and the export search the mess's trail. */
+const TRAIL = Number(process.env.BENCH_DATA_TRAIL ?? 100_000);
 const PASSWORD = 'demo-password';
 const ADMIN_EMAIL = 'admin@data.local';
 
@@ -37,6 +40,7 @@ export interface MemberDataResult {
   load: [number, number];
   members: number;
   peers: number;
+  trail: number;
   /** One member's rows: marks, charges, payments, feedback, notifications, audit rows. */
   rowsPerMember: Record<string, number>;
   exportBytes: number;
@@ -119,6 +123,13 @@ export async function benchMemberData(serverBase: string): Promise<MemberDataRes
        select ${mess}, u, 'COST_SUMMARY', 'Your bill for month ' || n, 'Dear member, your share is …', 'sent'
        from unnest(${ids}) u, generate_series(1, 24) n`,
     );
+    await owner.query(
+      `insert into audit_events (mess_id, action, entity, entity_id, before, after)
+       select ${mess}, 'changed-after-meal', 'attendance', a.id::text, jsonb_build_object('status', 'absent'),
+              jsonb_build_object('userId', a.user_id, 'date', a.date, 'mealType', a.meal_type, 'status', a.status,
+                                 'source', 'mess')
+       from attendance a where a.user_id <> all(${ids}) limit ${TRAIL}`,
+    );
     await owner.query('analyze');
     const counted = async (table: string) =>
       Number(
@@ -164,6 +175,7 @@ export async function benchMemberData(serverBase: string): Promise<MemberDataRes
       load: [round(load0), round(loadavg()[0])],
       members: MEMBERS,
       peers: PEERS,
+      trail: Number((await owner.query<{ n: string }>('select count(*) as n from audit_events')).rows[0].n),
       rowsPerMember,
       exportBytes,
       exportMs: statsOf(exportSamples),
@@ -183,7 +195,7 @@ export function memberDataReport(r: MemberDataResult): string {
     `${r.when}; load average ${r.load[0]} → ${r.load[1]}. ${r.members} members with a year of history each ` +
       `(${Object.entries(r.rowsPerMember)
         .map(([k, v]) => `${v} ${k}`)
-        .join(', ')}), among ${r.peers} others with a year of marks.`,
+        .join(', ')}), among ${r.peers} others with a year of marks; ${r.trail} audit rows in the mess.`,
     '',
     '| what | p50 | p95 | target |',
     '|---|---|---|---|',

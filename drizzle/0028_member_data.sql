@@ -30,6 +30,8 @@ CREATE UNIQUE INDEX "privacy_notices_in_force_unique" ON "privacy_notices" USING
 CREATE INDEX "privacy_notices_set_at_idx" ON "privacy_notices" USING btree ("set_at");--> statement-breakpoint
 CREATE UNIQUE INDEX "erasure_requests_pending_unique" ON "erasure_requests" USING btree ("user_id") WHERE "erasure_requests"."status" = 'pending';--> statement-breakpoint
 CREATE INDEX "erasure_requests_status_created_idx" ON "erasure_requests" USING btree ("status","created_at");--> statement-breakpoint
+CREATE INDEX "audit_events_after_user_idx" ON "audit_events" USING btree (("after" ->> 'userId'));--> statement-breakpoint
+CREATE INDEX "audit_events_before_user_idx" ON "audit_events" USING btree (("before" ->> 'userId'));--> statement-breakpoint
 ALTER TABLE "users" ADD CONSTRAINT "users_status_check" CHECK ("users"."status" in ('pending', 'approved', 'rejected', 'erased'));--> statement-breakpoint
 -- hand-written
 -- Erasure (extension 2.3, decision 0010). The audit trail stays append-only: its guard lets exactly one kind of
@@ -116,8 +118,11 @@ CREATE TRIGGER audit_events_append_only BEFORE UPDATE OR DELETE ON audit_events
   FOR EACH ROW EXECUTE FUNCTION audit_events_guard();
 --> statement-breakpoint
 -- The one statement that removes a person's values from the trail of the mess the transaction acts in (row-level
--- security applies): values shorter than 3 characters are ignored. Returns how many rows changed.
-CREATE OR REPLACE FUNCTION erase_from_audit_trail(values_to_erase text[]) RETURNS integer
+-- security applies): values shorter than 3 characters are ignored. It reads the rows about the member (their
+-- entity, or a snapshot naming them as `userId`: indexed) and the rows of entities whose snapshots may hold free text;
+-- a mark's or an extra's snapshot holds none (ids, dates, statuses, the catalogue's item), so those about others are
+-- passed over without reading their snapshots. Returns how many rows changed.
+CREATE OR REPLACE FUNCTION erase_from_audit_trail(member uuid, values_to_erase text[]) RETURNS integer
 LANGUAGE plpgsql AS $$
 DECLARE
   erased text[];
@@ -128,7 +133,13 @@ BEGIN
   PERFORM set_config('app.audit_erasure', 'on', true);
   UPDATE audit_events
      SET before = audit_snapshot_without(before, erased), after = audit_snapshot_without(after, erased)
-   WHERE EXISTS (SELECT 1 FROM unnest(erased) AS e
+   WHERE id IN (SELECT a.id FROM audit_events AS a
+                 WHERE a.entity_id = member::text
+                    OR a.after ->> 'userId' = member::text
+                    OR a.before ->> 'userId' = member::text
+                UNION
+                SELECT a.id FROM audit_events AS a WHERE a.entity NOT IN ('attendance', 'extra'))
+     AND EXISTS (SELECT 1 FROM unnest(erased) AS e
                  WHERE position(e IN lower(coalesce(before::text, '') || ' ' || coalesce(after::text, ''))) > 0);
   GET DIAGNOSTICS changed = ROW_COUNT;
   PERFORM set_config('app.audit_erasure', 'off', true);

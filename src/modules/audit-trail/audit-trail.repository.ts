@@ -52,8 +52,10 @@ export class AuditTrailRepository {
    * Erasure (decision 0010), in its transaction, in the mess it acts in: every string of a snapshot that holds one
    * of `values` becomes null, through the one function the trail's guard lets do that. Returns the rows changed.
    */
-  async eraseValues(tx: DbOrTx, values: string[]): Promise<number> {
-    const result = await tx.execute(sql`select erase_from_audit_trail(${textArray(values)}) as changed`);
+  async eraseValues(tx: DbOrTx, memberId: string, values: string[]): Promise<number> {
+    const result = await tx.execute(
+      sql`select erase_from_audit_trail(${memberId}::uuid, ${textArray(values)}) as changed`,
+    );
     return Number(rowsOf<{ changed: number }>(result)[0]?.changed ?? 0);
   }
 

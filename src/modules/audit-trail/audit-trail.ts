@@ -126,8 +126,8 @@ export class AuditTrail {
   }
 
   /** Erasure, in its transaction, in the mess `tx` acts in: the person's values removed from every snapshot. */
-  eraseValues(tx: DbOrTx, values: string[]): Promise<number> {
-    return this.repository.eraseValues(tx, values);
+  eraseValues(tx: DbOrTx, memberId: string, values: string[]): Promise<number> {
+    return this.repository.eraseValues(tx, memberId, values);
   }
 
   /** A page of the trail, newest first, with the actors as ids; and the count of all matches. */

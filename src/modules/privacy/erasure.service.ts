@@ -84,7 +84,7 @@ export class ErasureService {
         await this.accounts.erase(tx, id, personal);
         await this.notifications.erase(tx, id);
         await this.billing.erase(tx, id, pseudonymOf(id));
-        await this.trail.eraseValues(tx, personal);
+        await this.trail.eraseValues(tx, id, personal);
       }
       await this.notifications.erasePreferences(tx, id);
       await this.requests.completeFor(tx, id, caller.id);
