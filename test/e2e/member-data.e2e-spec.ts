@@ -210,6 +210,13 @@ describe("A member's data: the notice, the export and erasure", () => {
       { token: alphaTreasurer.token },
     );
     expectStatus(adjustment, 201);
+    // Staff free text naming the member: an entry's note (in the ledger and its audit row).
+    const named = await t.post(
+      `/accounts/${personId}/adjustments`,
+      { direction: 'debit', amount: 20, note: `Guest meal for ${PERSON.fullName}'s brother` },
+      { token: alphaTreasurer.token },
+    );
+    expectStatus(named, 201);
     const claim = await t.post(
       '/accounts/me/payment-claims',
       { amount: 150, date: '2030-01-10', utr: '412233445566', note: `Paid by ${PERSON.fullName}` },
@@ -263,7 +270,7 @@ describe("A member's data: the notice, the export and erasure", () => {
       expectStatus(account, 200);
       list.push(...(account.body.entries as { _id: string }[]).map((e) => e._id));
     }
-    expect(ids.alphaEntries.length).toBeGreaterThanOrEqual(4); // adjustment, claim's payment, charge, settlement
+    expect(ids.alphaEntries.length).toBeGreaterThanOrEqual(5); // adjustments, claim's payment, charge, settlement
     expect(ids.gammaEntries.length).toBeGreaterThanOrEqual(1); // February's charge
   }, 120_000);
 

@@ -72,6 +72,8 @@ export class ErasureService {
         locked.fullName,
         locked.email,
         locked.phone,
+        // The phone as people write it too: its ten digits without +91.
+        locked.phone?.slice(-10),
         locked.collegeId,
         locked.room,
         locked.idpId,
