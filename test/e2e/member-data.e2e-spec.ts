@@ -411,10 +411,14 @@ describe("A member's data: the notice, the export and erasure", () => {
     it('lets nobody write their values back, or mail them a reset link', async () => {
       const restored = await t.put(`/users/${personId}`, { fullName: PERSON.fullName }, { token: admin });
       expect(restored.status).toBe(404);
-      expect((await t.post(`/users/${personId}/password-reset`, undefined, { token: admin })).status).toBe(404);
+      expect((await t.post(`/users/${personId}/password-reset`, undefined, { token: admin })).status).toBe(
+        404,
+      );
       expect((await t.put(`/users/${personId}/approve`, undefined, { token: admin })).status).toBe(404);
       expect((await t.put(`/users/${personId}/mess`, { mess: 'alpha' }, { token: admin })).status).toBe(404);
-      expect((await t.post(`/users/${personId}/erase`, { confirm: true }, { token: admin })).status).toBe(409);
+      expect((await t.post(`/users/${personId}/erase`, { confirm: true }, { token: admin })).status).toBe(
+        409,
+      );
     });
 
     it('refuses their login and every old token', async () => {
