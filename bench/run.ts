@@ -8,7 +8,8 @@
 // `payments`, also not in the default list, is paying the mess of bench/payments.ts, on the server only;
 // `rotation`, not in the default list either, is the weekly menu's PUT of bench/rotation.ts, on the server only;
 // `daily`, not in the default list either, is the daily-rate month close of bench/daily-rate.ts, on the server only;
-// `terms`, not in the default list either, is choosing a mess for a term of bench/terms.ts, on the server only).
+// `terms`, not in the default list either, is choosing a mess for a term of bench/terms.ts, on the server only;
+// `member-data`, not in the default list, is a member's export and erasure of bench/member-data.ts, server only).
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { sql } from 'drizzle-orm';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -24,6 +25,7 @@ import { MonthCache } from '../src/modules/billing/month-cache';
 import { BillingService } from '../src/modules/billing/billing.service';
 import { benchCost, costReport, type CostResult } from './cost';
 import { benchCounter, counterReport, type CounterResult } from './counter';
+import { benchMemberData, memberDataReport, type MemberDataResult } from './member-data';
 import { benchPayments, paymentsReport, type PaymentsResult } from './payments';
 import { benchDailyRate, dailyRateReport, type DailyRateResult } from './daily-rate';
 import { benchRotation, rotationReport, type RotationResult } from './rotation';
@@ -442,6 +444,11 @@ async function main(): Promise<void> {
     if (await serverAvailable()) payments = await benchPayments(SERVER_BASE);
     else console.log(`[payments] no PostgreSQL at ${SERVER_BASE}; skipped`);
   }
+  let memberData: MemberDataResult | undefined;
+  if (SECTIONS.includes('member-data')) {
+    if (await serverAvailable()) memberData = await benchMemberData(SERVER_BASE);
+    else console.log(`[member-data] no PostgreSQL at ${SERVER_BASE}; skipped`);
+  }
   let rotation: RotationResult | undefined;
   if (SECTIONS.includes('rotation')) {
     if (await serverAvailable()) rotation = await benchRotation(SERVER_BASE);
@@ -466,12 +473,12 @@ async function main(): Promise<void> {
   mkdirSync('bench', { recursive: true });
   writeFileSync(
     'bench/REPORT.md',
-    `${report(results)}\n${university ? `\n${universityReport(university)}\n` : ''}${payments ? `\n${paymentsReport(payments).join('\n')}\n` : ''}${rotation ? `\n${rotationReport(rotation)}\n` : ''}${daily ? `\n${dailyRateReport(daily)}\n` : ''}${terms ? `\n${termsReport(terms)}\n` : ''}${cost ? `\n${costReport(cost)}\n` : ''}`,
+    `${report(results)}\n${university ? `\n${universityReport(university)}\n` : ''}${payments ? `\n${paymentsReport(payments).join('\n')}\n` : ''}${rotation ? `\n${rotationReport(rotation)}\n` : ''}${daily ? `\n${dailyRateReport(daily)}\n` : ''}${terms ? `\n${termsReport(terms)}\n` : ''}${memberData ? `\n${memberDataReport(memberData)}\n` : ''}${cost ? `\n${costReport(cost)}\n` : ''}`,
   );
   mkdirSync('bench/out', { recursive: true });
   writeFileSync(
     'bench/out/results.json',
-    `${JSON.stringify({ analytics: results, university, payments, rotation, daily, terms, cost }, null, 2)}\n`,
+    `${JSON.stringify({ analytics: results, university, payments, rotation, daily, terms, memberData, cost }, null, 2)}\n`,
   );
   console.log('Wrote bench/REPORT.md');
 }

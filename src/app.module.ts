@@ -33,6 +33,8 @@ import { TermsModule } from './modules/terms';
 import { MessesModule } from './modules/messes';
 import { NotificationsModule } from './modules/notifications';
 import { UsersModule } from './modules/users';
+import { PrivacyModule } from './modules/privacy';
+import { PrivacyNoticeModule } from './modules/privacy-notice';
 
 @Module({})
 export class AppModule {
@@ -70,6 +72,8 @@ export class AppModule {
         ExtrasModule,
         KitchenModule,
         NotificationsModule,
+        PrivacyNoticeModule,
+        PrivacyModule,
         HealthModule,
       ],
       providers: [

@@ -130,15 +130,24 @@ describeReplicas('Three replicas on one PostgreSQL database and Redis', () => {
     }
   });
 
-  it('ends a session on every replica within 1 s: a logout through one, a rejection through another', async () => {
+  it('ends a session on every replica within 1 s: a logout through one, a rejection through another, an erasure', async () => {
     const verify = async (r: ServiceProcess, token: string) =>
       (await r.request('GET', '/auth/verify', { token })).status;
     const first = await registerMember(a, admin, 'student', 30, clientIp());
     const second = await registerMember(b, admin, 'student', 31, clientIp());
-    // Every replica has both tokens' holders cached (each used twice).
+    const third = await registerMember(c, admin, 'student', 32, clientIp());
+    // Every replica has the tokens' holders cached (each used twice).
     for (const r of replicas)
-      for (const { token } of [first, second])
+      for (const { token } of [first, second, third])
         for (let i = 0; i < 2; i += 1) expect(await verify(r, token)).toBe(200);
+    // Extension 2.3: an erasure through B ends the member's tokens on A and C too.
+    const erased = await b.request('POST', `/users/${third.id}/erase`, {
+      token: admin,
+      body: { confirm: true },
+    });
+    expect(erased.status).toBe(200);
+    for (const r of [a, c])
+      expect(await within(1000, async () => (await verify(r, third.token)) === 401)).toBeLessThan(1000);
     expect((await a.request('POST', '/auth/logout', { token: first.token })).status).toBe(200);
     for (const r of [b, c])
       expect(await within(1000, async () => (await verify(r, first.token)) === 401)).toBeLessThan(1000);

@@ -1639,6 +1639,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/privacy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The deployment's privacy notice (public), or null when none is configured
+         * @description Set by an admin with `PATCH /auth/admin/config {privacyNotice}`. While one is set, registration needs `acceptNotice` equal to its `version`; a member whose `noticeAccepted.version` differs is asked again.
+         */
+        get: operations["getPrivacyNotice"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/ready": {
         parameters: {
             query?: never;
@@ -1687,6 +1707,63 @@ export interface paths {
          * @description Each member is approved as `PUT /users/{id}/approve` would: from pending or rejected, into the capacity of their own mess, in its audit trail. An id that names nobody is 404 naming it; a mess the approvals would take over its capacity is 409 naming it; either way nobody is approved. Members already approved are left as they are and not counted.
          */
         post: operations["approveUsers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/users/erasure-requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Members' erasure requests, newest first (admin) */
+        get: operations["listErasureRequests"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/users/me/data": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a copy of your data (any member)
+         * @description Everything the service holds about the person, in every mess they belonged to, as one JSON document with no envelope, downloaded as `mess-data-<id>.json` (Content-Disposition: attachment) and streamed as it is read: `{exportedAt, user, memberships: [{mess: {_id, slug, messName}, from, to}] (to: null for the current one), attendance, feedback, leaves, extras, paymentClaims, gatewayOrders, notifications (without their text), auditEvents, accountEntries: {<mess slug>: [Entry]}, preferences, choices}`, each record in the shape of its own route. No password hash, token or reset link.
+         */
+        get: operations["downloadMyData"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/users/me/erasure": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask for the erasure of your data (any member); an admin erases it
+         * @description The request waits for an admin (`GET /users/erasure-requests`, `POST /users/{id}/erase`); it becomes `done` when the member is erased. One pending request at a time (409).
+         */
+        post: operations["requestErasure"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1748,6 +1825,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/users/{id}/data": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a member's data (admin)
+         * @description Everything the service holds about the person, in every mess they belonged to, as one JSON document with no envelope, downloaded as `mess-data-<id>.json` (Content-Disposition: attachment) and streamed as it is read: `{exportedAt, user, memberships: [{mess: {_id, slug, messName}, from, to}] (to: null for the current one), attendance, feedback, leaves, extras, paymentClaims, gatewayOrders, notifications (without their text), auditEvents, accountEntries: {<mess slug>: [Entry]}, preferences, choices}`, each record in the shape of its own route. No password hash, token or reset link.
+         */
+        get: operations["downloadMemberData"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/users/{id}/dines": {
         parameters: {
             query?: never;
@@ -1762,6 +1859,26 @@ export interface paths {
          */
         put: operations["setUserDines"];
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/users/{id}/erase": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Erase a member: pseudonymised in one transaction, the books kept to the paisa (admin)
+         * @description Refused (409) while their balance in any mess they belonged to is not zero, for the last approved admin, and for a member already erased. Otherwise the member can no longer log in and every token of theirs is refused; `fullName` becomes `Former member <first 6 characters of the _id>`; email (free for a new registration), phone, college id, room, identity-provider subject, notification preferences, feedback comments, leave reasons and claim notes are removed, and every audit snapshot value of theirs becomes null. Marks, ratings, leave dates, extras, account entries and claims stay, so every bill, statement and total is unchanged. A pending request of theirs becomes `done`. They are then listed only by `GET /users?status=erased`.
+         */
+        post: operations["eraseMember"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2766,6 +2883,41 @@ export interface components {
             /** @example true */
             success: boolean;
         };
+        EraseMemberDto: {
+            /**
+             * @description Must be true: erasure cannot be undone
+             * @enum {boolean}
+             */
+            confirm: true;
+        };
+        ErasedUserEnvelopeDto: {
+            /** @example true */
+            success: boolean;
+            /** @description The pseudonymised member, `status: 'erased'` */
+            user: components["schemas"]["UserResponseDto"];
+        };
+        ErasureRequestDto: {
+            _id: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            decidedAt: string | null;
+            /** @description The member's reason; empty once the erasure is done */
+            reason: string;
+            /** @enum {string} */
+            status: "pending" | "done";
+            user: components["schemas"]["RequesterDto"];
+        };
+        ErasureRequestEnvelopeDto: {
+            request: components["schemas"]["PendingErasureRequestDto"];
+            /** @example true */
+            success: boolean;
+        };
+        ErasureRequestListDto: {
+            requests: components["schemas"]["ErasureRequestDto"][];
+            /** @example true */
+            success: boolean;
+        };
         ErrorResponseDto: {
             /** @description One entry per bad field (400 only) */
             details?: components["schemas"]["FieldErrorDto"][];
@@ -3063,6 +3215,15 @@ export interface components {
             order: components["schemas"]["OrderDto"];
             /** @example true */
             success: boolean;
+        };
+        GrievanceOfficerDto: {
+            /**
+             * Format: email
+             * @example grievance@college.edu
+             */
+            email: string;
+            /** @example Dr. R. Iyer, Dean of Students */
+            name: string;
         };
         GuardErrorDto: {
             /**
@@ -3828,6 +3989,12 @@ export interface components {
             totalExpenses: number;
             totalMeals: number;
         };
+        NoticeAcceptedDto: {
+            /** Format: date-time */
+            at: string;
+            /** @example 2026-11 */
+            version: string;
+        };
         NotificationListDto: {
             notifications: components["schemas"]["NotificationResponseDto"][];
             pagination: components["schemas"]["PaginationDto"];
@@ -3975,6 +4142,8 @@ export interface components {
              * @example +91-9876543210
              */
             phone?: string;
+            /** @description The deployment's privacy notice (admin; extension 2.3), not a field of the mess: a new version, or null to remove it. Left out: unchanged (and every `PUT` leaves it as it is). Read it with `GET /privacy`. */
+            privacyNotice?: components["schemas"]["PrivacyNoticeDto"] | null;
             /** @description Extension 2.3: how an approved leave rebates the daily rate. A leave of D full days is rebated at the `percent` of the band with the largest `minDays` ≤ D; a leave shorter than every band gets none. 1–10 bands, `minDays` 1–60 distinct, `percent` 0–100. Left out: [{minDays: 1, percent: 100}]. */
             rebateBands?: components["schemas"]["RebateBandDto"][];
             /**
@@ -4008,6 +4177,13 @@ export interface components {
             readonly updatedAt?: Record<string, never>;
             /** @description Where members pay the mess by UPI */
             upi?: components["schemas"]["MessUpiDto"] | null;
+        };
+        PendingErasureRequestDto: {
+            _id: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** @enum {string} */
+            status: "pending";
         };
         PerformanceDto: {
             /** @description Mean response time over the last minute, ms */
@@ -4062,6 +4238,25 @@ export interface components {
             phoneConfigured: boolean;
             /** @description One switch per type: mealReminders, paymentDue, costSummary, discrepancyAlerts, mealUpdates, expenseAdded, budgetExceeded, attendanceConfirmations, paymentReceived, leaveDecisions */
             preferences: components["schemas"]["SwitchesDto"];
+            /** @example true */
+            success: boolean;
+        };
+        PrivacyNoticeDto: {
+            grievanceOfficer: components["schemas"]["GrievanceOfficerDto"];
+            /**
+             * @description Where the notice is published
+             * @example https://college.edu/mess/privacy
+             */
+            url: string;
+            /**
+             * @description Any label; registration then needs `acceptNotice` equal to it
+             * @example 2026-11
+             */
+            version: string;
+        };
+        PrivacyNoticeEnvelopeDto: {
+            /** @description null: no notice is configured */
+            notice: components["schemas"]["PrivacyNoticeDto"] | null;
             /** @example true */
             success: boolean;
         };
@@ -4178,6 +4373,11 @@ export interface components {
             preparedPlates?: number;
         };
         RegisterDto: {
+            /**
+             * @description The privacy notice's version the newcomer accepts (extension 2.3): required, and equal to `GET /privacy`'s `notice.version`, while a notice is configured (else 400 naming `acceptNotice`); ignored when none is
+             * @example 2026-11
+             */
+            acceptNotice?: string;
             /** @example CS21B042 */
             collegeId: string;
             /**
@@ -4320,6 +4520,21 @@ export interface components {
             /** @description Where members pay the mess by UPI */
             upi?: components["schemas"]["MessUpiDto"] | null;
         };
+        RequestErasureDto: {
+            /**
+             * @description Why (optional); emptied when the erasure is done
+             * @example I left the hostel in May
+             */
+            reason?: string;
+        };
+        RequesterDto: {
+            _id: string;
+            /**
+             * @description The pseudonym once erased
+             * @example Asha Verma
+             */
+            fullName: string;
+        };
         ResetPasswordDto: {
             /**
              * Format: password
@@ -4365,7 +4580,7 @@ export interface components {
             /** @example B-214 */
             room: string;
             /** @enum {string} */
-            status: "pending" | "approved" | "rejected";
+            status: "pending" | "approved" | "rejected" | "erased";
         };
         RotationDeletedDto: {
             /** @example Rotation deleted */
@@ -4900,6 +5115,11 @@ export interface components {
             paymentReceived?: boolean;
         };
         UpdateProfileDto: {
+            /**
+             * @description Accept the privacy notice in force (extension 2.3; your own profile only): its version, as `GET /privacy` gives it; another value is 400
+             * @example 2026-11
+             */
+            acceptNotice?: string;
             /** @example Asha Verma */
             fullName?: string;
             /**
@@ -4965,6 +5185,8 @@ export interface components {
             idpId?: string;
             /** @description The mess the member belongs to now */
             mess: components["schemas"]["UserMessDto"];
+            /** @description The privacy notice version the member accepted and when (extension 2.3); null: none. A version other than `GET /privacy`'s asks the member to accept the notice again (`PUT /users/{id} {acceptNotice}`) */
+            noticeAccepted: components["schemas"]["NoticeAcceptedDto"] | null;
             /** @example +919876543210 */
             phone: string | null;
             /** @enum {string} */
@@ -4972,7 +5194,7 @@ export interface components {
             /** @example B-214 */
             room: string;
             /** @enum {string} */
-            status: "pending" | "approved" | "rejected";
+            status: "pending" | "approved" | "rejected" | "erased";
             /** Format: date-time */
             updatedAt: string;
         };
@@ -4995,7 +5217,7 @@ export interface components {
             /** @enum {string} */
             role: "student" | "manager" | "treasurer" | "admin";
             /** @enum {string} */
-            status: "pending" | "approved" | "rejected";
+            status: "pending" | "approved" | "rejected" | "erased";
         };
         VerifyResponseDto: {
             user: components["schemas"]["UserSummaryDto"];
@@ -11926,8 +12148,8 @@ export interface operations {
             query?: {
                 page?: number;
                 limit?: number;
-                /** @description Left out: every status */
-                status?: "pending" | "approved" | "rejected";
+                /** @description Left out: every status (erased members are on no roster) */
+                status?: "pending" | "approved" | "rejected" | "erased";
                 role?: "student" | "manager" | "treasurer" | "admin";
                 /** @description Only those who dine (true) or do not (false) */
                 dines?: "true" | "false";
@@ -13718,6 +13940,60 @@ export interface operations {
             };
         };
     };
+    getPrivacyNotice: {
+        parameters: {
+            query?: {
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PrivacyNoticeEnvelopeDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
     getReadiness: {
         parameters: {
             query?: never;
@@ -13772,7 +14048,8 @@ export interface operations {
             query?: {
                 page?: number;
                 limit?: number;
-                status?: "pending" | "approved" | "rejected";
+                /** @description Left out: every status but `erased` (extension 2.3: erased members only when asked for) */
+                status?: "pending" | "approved" | "rejected" | "erased";
                 role?: "student" | "manager" | "treasurer" | "admin";
                 /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
@@ -13902,6 +14179,274 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Conflicts with existing data or with a closed month */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The body is not JSON (text/plain, XML, multipart), or is declared in a charset other than UTF-8 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    listErasureRequests: {
+        parameters: {
+            query?: {
+                /** @description Left out: every status */
+                status?: "pending" | "done";
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErasureRequestListDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    downloadMyData: {
+        parameters: {
+            query?: {
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The document (no envelope), as an attachment */
+            200: {
+                headers: {
+                    /** @description attachment; filename="mess-data-<id>.json" */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Each mess's entries by its slug, as `GET /accounts/{userId}` shows them */
+                        accountEntries?: {
+                            [key: string]: Record<string, never>[];
+                        };
+                        /** @description As `GET /attendance` shows a mark */
+                        attendance?: Record<string, never>[];
+                        /** @description As `GET /audit` lists them, with `before`/`after`: about the person or their records */
+                        auditEvents?: Record<string, never>[];
+                        /** @description Term choices of a mess: none kept by this service */
+                        choices?: Record<string, never>[];
+                        /** Format: date-time */
+                        exportedAt: string;
+                        /** @description As `GET /extras` shows one */
+                        extras?: Record<string, never>[];
+                        /** @description As `GET /feedback` shows it */
+                        feedback?: Record<string, never>[];
+                        /** @description `{_id, orderId, amount, status, createdAt}` */
+                        gatewayOrders?: Record<string, never>[];
+                        /** @description As `GET /leaves` shows one */
+                        leaves?: Record<string, never>[];
+                        memberships: {
+                            /** Format: date-time */
+                            from?: string;
+                            mess?: components["schemas"]["UserMessDto"];
+                            /** Format: date-time */
+                            to?: string | null;
+                        }[];
+                        /** @description As `GET /notifications` lists them, without `title` and `content` */
+                        notifications?: Record<string, never>[];
+                        /** @description As `GET /accounts/payment-claims` shows one */
+                        paymentClaims?: Record<string, never>[];
+                        /** @description As `GET /notifications/preferences` answers */
+                        preferences?: Record<string, never>;
+                        user: components["schemas"]["UserResponseDto"];
+                    };
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    requestErasure: {
+        parameters: {
+            query?: {
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RequestErasureDto"];
+            };
+        };
+        responses: {
+            /** @description Status 202 */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErasureRequestEnvelopeDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
                 };
             };
             /** @description Conflicts with existing data or with a closed month */
@@ -14311,6 +14856,126 @@ export interface operations {
             };
         };
     };
+    downloadMemberData: {
+        parameters: {
+            query?: {
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The document (no envelope), as an attachment */
+            200: {
+                headers: {
+                    /** @description attachment; filename="mess-data-<id>.json" */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Each mess's entries by its slug, as `GET /accounts/{userId}` shows them */
+                        accountEntries?: {
+                            [key: string]: Record<string, never>[];
+                        };
+                        /** @description As `GET /attendance` shows a mark */
+                        attendance?: Record<string, never>[];
+                        /** @description As `GET /audit` lists them, with `before`/`after`: about the person or their records */
+                        auditEvents?: Record<string, never>[];
+                        /** @description Term choices of a mess: none kept by this service */
+                        choices?: Record<string, never>[];
+                        /** Format: date-time */
+                        exportedAt: string;
+                        /** @description As `GET /extras` shows one */
+                        extras?: Record<string, never>[];
+                        /** @description As `GET /feedback` shows it */
+                        feedback?: Record<string, never>[];
+                        /** @description `{_id, orderId, amount, status, createdAt}` */
+                        gatewayOrders?: Record<string, never>[];
+                        /** @description As `GET /leaves` shows one */
+                        leaves?: Record<string, never>[];
+                        memberships: {
+                            /** Format: date-time */
+                            from?: string;
+                            mess?: components["schemas"]["UserMessDto"];
+                            /** Format: date-time */
+                            to?: string | null;
+                        }[];
+                        /** @description As `GET /notifications` lists them, without `title` and `content` */
+                        notifications?: Record<string, never>[];
+                        /** @description As `GET /accounts/payment-claims` shows one */
+                        paymentClaims?: Record<string, never>[];
+                        /** @description As `GET /notifications/preferences` answers */
+                        preferences?: Record<string, never>;
+                        user: components["schemas"]["UserResponseDto"];
+                    };
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
     setUserDines: {
         parameters: {
             query?: {
@@ -14367,6 +15032,120 @@ export interface operations {
             };
             /** @description Not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large (over BODY_LIMIT_BYTES, 100 KiB by default) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The body is not JSON (text/plain, XML, multipart), or is declared in a charset other than UTF-8 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds in Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    eraseMember: {
+        parameters: {
+            query?: {
+                /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
+                mess?: components["parameters"]["Mess"];
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EraseMemberDto"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErasedUserEnvelopeDto"];
+                };
+            };
+            /** @description Invalid input: `details` has one entry per bad field; a malformed id or JSON body says so in `error` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Guard: no token, or an invalid, expired or revoked token; the body is exactly `{"error":"No token"}` or `{"error":"Invalid token"}` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Guard: the caller lacks the role; the body is exactly `{"error":"Forbidden"}` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardErrorDto"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Conflicts with existing data or with a closed month */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

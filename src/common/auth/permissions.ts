@@ -39,6 +39,8 @@ export const PERMISSIONS = {
   'kitchen.read-waste': "read the waste log and the month's waste summary",
   'health.summary': "read the service's health summary",
   'messes.manage': "create messes, move members between them, read the university's view",
+  'privacy.manage':
+    "set the deployment's privacy notice, export any member's data, list erasure requests and erase a member",
   'messes.act-in-any': 'act in any mess (naming it with `mess`), not only their own',
   'mess-windows.manage':
     "open, close and cancel the windows in which members choose a mess for a term, and read every member's line of an allocation",

@@ -102,8 +102,8 @@ export interface FeedbackEvent {
 
 export interface MemberEvent {
   userId: string;
-  change: 'approved' | 'rejected' | 'role' | 'dines' | 'moved';
-  status: 'pending' | 'approved' | 'rejected';
+  change: 'approved' | 'rejected' | 'role' | 'dines' | 'moved' | 'erased';
+  status: 'pending' | 'approved' | 'rejected' | 'erased';
   role: string;
   /** Whether the member eats at the mess (counted in totalMembers, the headcount and the bill). */
   dines: boolean;

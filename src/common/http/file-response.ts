@@ -1,13 +1,14 @@
 import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
+import type { Readable } from 'node:stream';
 import { map, Observable } from 'rxjs';
 
-/** A download: its media type, the file name a browser saves it under, and its bytes or text. */
+/** A download: its media type, the file name a browser saves it under, and its bytes or text (or a stream of them). */
 export class FileResponse {
   constructor(
     readonly contentType: string,
     readonly fileName: string,
-    readonly body: string | Buffer,
+    readonly body: string | Buffer | Readable,
   ) {}
 }
 

@@ -1,3 +1,4 @@
+import { AccountsMemberData } from './accounts-member-data';
 import { Module } from '@nestjs/common';
 import { describeConstraint } from '../../common/errors/database-errors';
 import { AuditTrailModule } from '../audit-trail';
@@ -34,6 +35,7 @@ describeConstraint('account_entries_mess_opening_unique', 409, AccountErrors.ope
   imports: [MessConfigModule, AuditTrailModule, UsersModule],
   controllers: [AccountsController, PaymentsController, PaymentGatewayWebhookController],
   providers: [
+    AccountsMemberData,
     AccountsRepository,
     AccountsService,
     AccountsQueries,
@@ -48,6 +50,6 @@ describeConstraint('account_entries_mess_opening_unique', 409, AccountErrors.ope
     GatewayEventsProcessor,
     PaymentGatewayClient,
   ],
-  exports: [AccountsService],
+  exports: [AccountsService, AccountsMemberData],
 })
 export class AccountsModule {}

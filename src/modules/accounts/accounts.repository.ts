@@ -3,7 +3,7 @@ import { and, asc, desc, eq, gt, sql, type SQL } from 'drizzle-orm';
 import { alias, union } from 'drizzle-orm/pg-core';
 import { currentMessId } from '../../common/tenancy/mess-scope';
 import { Database, DbOrTx } from '../../database/database';
-import { uuidArray } from '../../database/sql-arrays';
+import { textArray, uuidArray } from '../../database/sql-arrays';
 import { memberDirectory } from '../users';
 import {
   accountBalances,
@@ -37,6 +37,30 @@ const reversals = alias(accountEntries, 'reversals');
 @Injectable()
 export class AccountsRepository {
   constructor(private readonly database: Database) {}
+
+  /**
+   * Erasure (extension 2.3, decision 0010), in its transaction, in the mess it acts in: the notes of the member's
+   * entries that came from their claims (their own text) or hold one of `values`, emptied through the one function
+   * the ledger's guard lets do that. Amounts, dates and kinds never change.
+   */
+  async eraseNotes(tx: DbOrTx, userId: string, values: string[]): Promise<void> {
+    await tx.execute(sql`select erase_ledger_notes(${userId}::uuid, ${textArray(values)})`);
+  }
+
+  /** A member's entries in the statement's mess, in id order after `after`, `limit` + 1 of them (the export). */
+  memberPage(userId: string, after: string | undefined, limit: number): Promise<AccountEntryRow[]> {
+    return this.database.db
+      .select()
+      .from(accountEntries)
+      .where(
+        and(
+          eq(accountEntries.userId, userId),
+          after === undefined ? undefined : gt(accountEntries.id, after),
+        ),
+      )
+      .orderBy(asc(accountEntries.id))
+      .limit(limit + 1);
+  }
 
   transaction<T>(work: (tx: DbOrTx) => Promise<T>): Promise<T> {
     return this.database.db.transaction(work);

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { and, desc, eq, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, sql, type SQL } from 'drizzle-orm';
 import { Database, DbOrTx } from '../../database/database';
 import { textArray, uuidArray } from '../../database/sql-arrays';
 import { rowsOf } from '../../database/sql-rows';
@@ -38,6 +38,39 @@ export class PaymentsRepository {
 
   transaction<T>(work: (tx: DbOrTx) => Promise<T>): Promise<T> {
     return this.database.db.transaction(work);
+  }
+
+  // ---- a member's data (extension 2.3) ----
+
+  /** A member's claims in the statement's mess, in id order after `after`, `limit` + 1 of them (the export). */
+  async memberClaims(userId: string, after: string | undefined, limit: number): Promise<ClaimWithName[]> {
+    const rows = await this.database.db
+      .select({ claim: paymentClaims, fullName: memberDirectory.fullName })
+      .from(paymentClaims)
+      .innerJoin(memberDirectory, eq(memberDirectory.memberId, paymentClaims.userId))
+      .where(
+        and(eq(paymentClaims.userId, userId), after === undefined ? undefined : gt(paymentClaims.id, after)),
+      )
+      .orderBy(asc(paymentClaims.id))
+      .limit(limit + 1);
+    return rows.map((row) => ({ ...row.claim, fullName: row.fullName }));
+  }
+
+  /** A member's gateway orders in the statement's mess, as `memberClaims`. */
+  memberOrders(userId: string, after: string | undefined, limit: number): Promise<GatewayOrderRow[]> {
+    return this.database.db
+      .select()
+      .from(gatewayOrders)
+      .where(
+        and(eq(gatewayOrders.userId, userId), after === undefined ? undefined : gt(gatewayOrders.id, after)),
+      )
+      .orderBy(asc(gatewayOrders.id))
+      .limit(limit + 1);
+  }
+
+  /** Erasure: the member's own notes on their claims in the statement's mess emptied; amounts and UTRs stay. */
+  async eraseClaimNotes(tx: DbOrTx, userId: string): Promise<void> {
+    await tx.update(paymentClaims).set({ note: null }).where(eq(paymentClaims.userId, userId));
   }
 
   // ---- claims ----

@@ -1,3 +1,4 @@
+import { AttendanceMemberData } from './attendance-member-data';
 import { Module } from '@nestjs/common';
 import { AuditTrailModule } from '../audit-trail';
 import { MessConfigModule } from '../mess-config';
@@ -18,6 +19,7 @@ import { SlotWriter } from './slot-writer';
   imports: [MessConfigModule, UsersModule, LeaveCalendarModule, AuditTrailModule],
   controllers: [AttendanceController, CounterController],
   providers: [
+    AttendanceMemberData,
     AttendanceRepository,
     AttendanceService,
     AttendanceQueries,
@@ -27,6 +29,6 @@ import { SlotWriter } from './slot-writer';
     CounterPasses,
     CounterService,
   ],
-  exports: [AttendanceQueries, AttendanceService],
+  exports: [AttendanceQueries, AttendanceService, AttendanceMemberData],
 })
 export class AttendanceModule {}

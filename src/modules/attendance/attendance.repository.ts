@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { and, asc, count, desc, eq, getTableColumns, gte, lte, sql, SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, getTableColumns, gt, gte, lte, sql, SQL } from 'drizzle-orm';
 import { Database, DbOrTx } from '../../database/database';
 import { memberNames } from '../users';
 import { attendance, AttendanceRow, AttendanceStatus, MarkSource } from './attendance.schema';
@@ -48,6 +48,21 @@ export type MarkWriter = 'member' | 'mess';
 @Injectable()
 export class AttendanceRepository {
   constructor(private readonly database: Database) {}
+
+  /** A member's rows in the statement's mess, in id order after `after`, `limit` + 1 of them (the export's pages). */
+  memberPage(
+    userId: string,
+    after: string | undefined,
+    limit: number,
+    db: DbOrTx = this.database.db,
+  ): Promise<AttendanceRow[]> {
+    return db
+      .select()
+      .from(attendance)
+      .where(and(eq(attendance.userId, userId), after === undefined ? undefined : gt(attendance.id, after)))
+      .orderBy(asc(attendance.id))
+      .limit(limit + 1);
+  }
 
   private get db() {
     return this.database.db;

@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { and, count, desc, eq, gte, lt, SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gt, gte, lt, or, sql, SQL } from 'drizzle-orm';
+import { textArray } from '../../database/sql-arrays';
+import { rowsOf } from '../../database/sql-rows';
 import { Database, DbOrTx } from '../../database/database';
 import { AuditEntity, AuditEventRow, auditEvents, NewAuditEventRow } from './audit.schema';
 
@@ -28,6 +30,36 @@ export class AuditTrailRepository {
   }
 
   /**
+   * The rows about a member in the statement's mess (extension 2.3's export): whose entity is the member (their
+   * membership, their account), or whose snapshot names them as `userId` (their marks, extras, leave); in id order
+   * after `after`, `limit` + 1 of them.
+   */
+  memberPage(userId: string, after: string | undefined, limit: number): Promise<AuditEventRow[]> {
+    const aboutThem = or(
+      eq(auditEvents.entityId, userId),
+      sql`${auditEvents.after} ->> 'userId' = ${userId}`,
+      sql`${auditEvents.before} ->> 'userId' = ${userId}`,
+    );
+    return this.database.db
+      .select()
+      .from(auditEvents)
+      .where(and(aboutThem, after === undefined ? undefined : gt(auditEvents.id, after)))
+      .orderBy(asc(auditEvents.id))
+      .limit(limit + 1);
+  }
+
+  /**
+   * Erasure (decision 0010), in its transaction, in the mess it acts in: every string of a snapshot that holds one
+   * of `values` becomes null, through the one function the trail's guard lets do that. Returns the rows changed.
+   */
+  async eraseValues(tx: DbOrTx, memberId: string, values: string[]): Promise<number> {
+    const result = await tx.execute(
+      sql`select erase_from_audit_trail(${memberId}::uuid, ${textArray(values)}) as changed`,
+    );
+    return Number(rowsOf<{ changed: number }>(result)[0]?.changed ?? 0);
+  }
+
+  /**
    * Every mess's rows of one action on one record (an entity id is a UUID or a month: the index on it finds the
    * few), oldest first: read across messes (read-only, the reader role), as little as asked.
    */
@@ -35,10 +67,15 @@ export class AuditTrailRepository {
     entity: AuditEntity;
     entityId: string;
     action: string;
-  }): Promise<Pick<AuditEventRow, 'messId' | 'before' | 'after'>[]> {
+  }): Promise<Pick<AuditEventRow, 'messId' | 'at' | 'before' | 'after'>[]> {
     return this.database.acrossMesses((tx) =>
       tx
-        .select({ messId: auditEvents.messId, before: auditEvents.before, after: auditEvents.after })
+        .select({
+          messId: auditEvents.messId,
+          at: auditEvents.at,
+          before: auditEvents.before,
+          after: auditEvents.after,
+        })
         .from(auditEvents)
         .where(
           and(

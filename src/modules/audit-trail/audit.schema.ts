@@ -56,6 +56,9 @@ export const auditEvents = pgTable(
     // An entity id is a UUID or a month: few rows share one, so `entity` is checked on the few it finds.
     index('audit_events_entity_id_at_idx').on(t.entityId, t.at),
     index('audit_events_actor_at_idx').on(t.actorId, t.at),
+    // The rows about a member's records (marks, extras, leave name them as `userId`): a member's export and erasure.
+    index('audit_events_after_user_idx').on(sql`(${t.after} ->> 'userId')`),
+    index('audit_events_before_user_idx').on(sql`(${t.before} ->> 'userId')`),
     check(
       'audit_events_entity_check',
       sql`${t.entity} in (${sql.raw(AUDIT_ENTITIES.map((e) => `'${e}'`).join(', '))})`,

@@ -9,5 +9,7 @@ import { AuditService } from './audit.service';
   imports: [AuditTrailModule, UsersModule],
   controllers: [AuditController],
   providers: [AuditService],
+  // A member's rows of the trail, with the actors' names, for their data export (extension 2.3).
+  exports: [AuditService],
 })
 export class AuditModule {}

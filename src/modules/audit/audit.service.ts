@@ -6,6 +6,8 @@ import { AuditTrail, type AuditEventRow } from '../audit-trail';
 import { UsersService } from '../users';
 import { AUDIT_RANGE_REVERSED } from './audit.errors';
 import type { ListAuditQuery } from './dto/audit.requests';
+import { type AuditEventDto, toAuditEventResponse } from './dto/audit.response';
+import type { MemberRecordsPage } from '../../common/privacy/member-records';
 
 export interface AuditEventWithActor {
   event: AuditEventRow;
@@ -21,6 +23,25 @@ export class AuditService {
     private readonly users: UsersService,
     private readonly config: AppConfig,
   ) {}
+
+  /**
+   * The rows of the trail about a member in the mess the call runs in (their membership and account, and the
+   * records whose snapshot names them), as `GET /audit` lists them, a page at a time: their data export.
+   */
+  async memberEvents(userId: string, after?: string): Promise<MemberRecordsPage<AuditEventDto>> {
+    const page = await this.trail.memberPage(userId, after);
+    const actorIds = [...new Set(page.records.flatMap((row) => (row.actorId === null ? [] : [row.actorId])))];
+    const names = await this.users.namesOf(actorIds);
+    return {
+      records: page.records.map((event) =>
+        toAuditEventResponse({
+          event,
+          actorName: event.actorId === null ? null : (names.get(event.actorId) ?? null),
+        }),
+      ),
+      next: page.next,
+    };
+  }
 
   /** A page of the trail, newest first; `from`/`to` are whole days in the mess's time zone. */
   async list(query: ListAuditQuery): Promise<{ rows: AuditEventWithActor[]; total: number }> {

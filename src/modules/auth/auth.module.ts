@@ -4,6 +4,7 @@ import { createSecretKey } from 'node:crypto';
 import { AppConfig } from '../../config/app-config';
 import { AuditTrailModule } from '../audit-trail';
 import { UsersModule } from '../users';
+import { PrivacyNoticeModule } from '../privacy-notice';
 import { AuthController } from './auth.controller';
 import { AuthGuard } from './auth.guard';
 import { AuthService } from './auth.service';
@@ -16,6 +17,7 @@ import { TokenService } from './token.service';
 
 @Module({
   imports: [
+    PrivacyNoticeModule,
     UsersModule,
     AuditTrailModule,
     JwtModule.registerAsync({

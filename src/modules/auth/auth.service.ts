@@ -1,3 +1,4 @@
+import { PrivacyNotice } from '../privacy-notice';
 import { MessDirectory } from '../messes';
 import { FIRST_MESS_ID } from '../../common/tenancy/mess-scope';
 import { HttpStatus, Injectable, Logger } from '@nestjs/common';
@@ -19,6 +20,7 @@ export class AuthService {
     private readonly tokens: TokenService,
     private readonly idp: IdpVerifier,
     private readonly messes: MessDirectory,
+    private readonly privacyNotice: PrivacyNotice,
   ) {}
 
   /** Into the mess the body names (an `_id` or slug; unknown: 400 naming `mess`), else the first mess. */
@@ -33,7 +35,8 @@ export class AuthService {
       }
       messId = mess.id;
     }
-    const user = await this.credentials.register({ ...body, messId });
+    const noticeVersion = await this.privacyNotice.accepted(body.acceptNotice);
+    const user = await this.credentials.register({ ...body, messId, noticeVersion });
     this.logger.log({ userId: user.id }, 'Member registered; awaiting approval');
     return user;
   }

@@ -72,7 +72,7 @@ export class PasswordResetService implements OnModuleInit, OnModuleDestroy {
     );
     const token = randomBytes(32).toString('base64url');
     const tokenHash = hashOf(token);
-    if (!user || user.status === 'rejected') return;
+    if (!user || user.status === 'rejected' || user.status === 'erased') return;
     if (totalHits > RESET_MAILS_PER_HOUR) {
       this.logger.warn(
         { userId: user.id },
@@ -86,7 +86,8 @@ export class PasswordResetService implements OnModuleInit, OnModuleDestroy {
   /** An admin mails a member the link (404 for a member of a mess the admin may not act in). */
   async sendFor(caller: CurrentMember, userId: string): Promise<void> {
     const user = await this.users.findById(userId);
-    if (!user || !(await mayActIn(caller, user.messId, { ownRecordsOnly: false })))
+    // An erased member (extension 2.3) has no address and no account to return to.
+    if (!user || user.status === 'erased' || !(await mayActIn(caller, user.messId, { ownRecordsOnly: false })))
       throw notFound('User not found');
     const token = randomBytes(32).toString('base64url');
     await this.issue(user, token, hashOf(token), async (tx) => {

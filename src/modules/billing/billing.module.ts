@@ -1,3 +1,4 @@
+import { BillingMemberData } from './billing-member-data';
 import { Module } from '@nestjs/common';
 import { AccountsModule } from '../accounts';
 import { AttendanceModule } from '../attendance';
@@ -31,6 +32,7 @@ import { SharesController } from './shares.controller';
   ],
   controllers: [SharesController, MonthsController],
   providers: [
+    BillingMemberData,
     BillingRepository,
     BillingService,
     BillPresenter,
@@ -39,6 +41,6 @@ import { SharesController } from './shares.controller';
     MonthCache,
     ShareRecalculator,
   ],
-  exports: [BillingService, MonthCache],
+  exports: [BillingService, MonthCache, BillingMemberData],
 })
 export class BillingModule {}

@@ -219,6 +219,19 @@ export class BillingRepository {
     );
   }
 
+  /**
+   * Erasure (extension 2.3), in its transaction, in the mess it acts in: the member's name in every frozen bill
+   * (`bill.names`, the names as they were at the close) becomes their pseudonym; no figure changes.
+   */
+  async renameInClosures(tx: DbOrTx, userId: string, pseudonym: string): Promise<void> {
+    await tx
+      .update(monthClosures)
+      .set({
+        bill: sql`jsonb_set(${monthClosures.bill}, array['names', ${userId}::text], to_jsonb(${pseudonym}::text))`,
+      })
+      .where(sql`jsonb_exists(${monthClosures.bill} -> 'names', ${userId}::text)`);
+  }
+
   async findClosure(month: string, db: DbOrTx = this.database.db): Promise<ClosureRow | undefined> {
     const [row] = await db.select().from(monthClosures).where(eq(monthClosures.month, month));
     return row;

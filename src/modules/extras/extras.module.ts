@@ -1,3 +1,4 @@
+import { ExtrasMemberData } from './extras-member-data';
 import { Module } from '@nestjs/common';
 import { AuditTrailModule } from '../audit-trail';
 import { MessConfigModule } from '../mess-config';
@@ -11,7 +12,7 @@ import { ExtrasService } from './extras.service';
 @Module({
   imports: [AuditTrailModule, MessConfigModule, UsersModule],
   controllers: [ExtrasController],
-  providers: [ExtrasRepository, ExtrasService, ExtrasQueries],
-  exports: [ExtrasQueries],
+  providers: [ExtrasRepository, ExtrasService, ExtrasQueries, ExtrasMemberData],
+  exports: [ExtrasQueries, ExtrasMemberData],
 })
 export class ExtrasModule {}

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { and, asc, count, desc, eq, gte, lte, sql, SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gt, gte, lte, sql, SQL } from 'drizzle-orm';
 import { Database, DbOrTx } from '../../database/database';
 import { memberNames } from '../users';
 import { extras, ExtraRow, NewExtraRow } from './extras.schema';
@@ -42,6 +42,21 @@ const sumPaise = sql<number>`coalesce(sum(${extras.amountPaise}), 0)`.mapWith(Nu
 @Injectable()
 export class ExtrasRepository {
   constructor(private readonly database: Database) {}
+
+  /** A member's rows in the statement's mess, in id order after `after`, `limit` + 1 of them (the export's pages). */
+  memberPage(
+    userId: string,
+    after: string | undefined,
+    limit: number,
+    db: DbOrTx = this.database.db,
+  ): Promise<ExtraRow[]> {
+    return db
+      .select()
+      .from(extras)
+      .where(and(eq(extras.userId, userId), after === undefined ? undefined : gt(extras.id, after)))
+      .orderBy(asc(extras.id))
+      .limit(limit + 1);
+  }
 
   private get db() {
     return this.database.db;

@@ -1,3 +1,4 @@
+import { FeedbackMemberData } from './feedback-member-data';
 import { Module } from '@nestjs/common';
 import { MessConfigModule } from '../mess-config';
 import { FeedbackController } from './feedback.controller';
@@ -8,7 +9,7 @@ import { FeedbackService } from './feedback.service';
 @Module({
   imports: [MessConfigModule],
   controllers: [FeedbackController],
-  providers: [FeedbackRepository, FeedbackService, FeedbackQueries],
-  exports: [FeedbackQueries],
+  providers: [FeedbackRepository, FeedbackService, FeedbackQueries, FeedbackMemberData],
+  exports: [FeedbackQueries, FeedbackMemberData],
 })
 export class FeedbackModule {}

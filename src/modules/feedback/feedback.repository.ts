@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { and, asc, avg, count, desc, eq, getTableColumns, gte, lte, SQL } from 'drizzle-orm';
-import { Database } from '../../database/database';
+import { and, asc, avg, count, desc, eq, getTableColumns, gt, gte, lte, SQL } from 'drizzle-orm';
+import { Database, DbOrTx } from '../../database/database';
 import { memberNames } from '../users';
 import { feedback, FeedbackRow, NewFeedbackRow } from './feedback.schema';
 
@@ -21,6 +21,26 @@ export interface FeedbackListRow extends FeedbackRow {
 @Injectable()
 export class FeedbackRepository {
   constructor(private readonly database: Database) {}
+
+  /** A member's rows in the statement's mess, in id order after `after`, `limit` + 1 of them (the export's pages). */
+  memberPage(
+    userId: string,
+    after: string | undefined,
+    limit: number,
+    db: DbOrTx = this.database.db,
+  ): Promise<FeedbackRow[]> {
+    return db
+      .select()
+      .from(feedback)
+      .where(and(eq(feedback.userId, userId), after === undefined ? undefined : gt(feedback.id, after)))
+      .orderBy(asc(feedback.id))
+      .limit(limit + 1);
+  }
+
+  /** Erasure (extension 2.3): the member's comments in the statement's mess emptied; ratings stay. */
+  async eraseComments(tx: DbOrTx, userId: string): Promise<void> {
+    await tx.update(feedback).set({ comment: '' }).where(eq(feedback.userId, userId));
+  }
 
   private get db() {
     return this.database.db;

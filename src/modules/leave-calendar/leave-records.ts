@@ -12,6 +12,16 @@ import type { LeaveRow, NewLeaveRow } from './leave.schema';
 export class LeaveRecords {
   constructor(private readonly repository: LeaveRepository) {}
 
+  /** A member's leaves in the statement's mess, in id order after `after`, `limit` + 1 (extension 2.3's export). */
+  memberPage(userId: string, after: string | undefined, limit: number): Promise<LeaveRow[]> {
+    return this.repository.memberPage(userId, after, limit);
+  }
+
+  /** Erasure (extension 2.3), in its transaction: the member's reasons in the statement's mess emptied. */
+  eraseReasons(tx: DbOrTx, userId: string): Promise<void> {
+    return this.repository.eraseReasons(tx, userId);
+  }
+
   transaction<T>(work: (tx: DbOrTx) => Promise<T>): Promise<T> {
     return this.repository.transaction(work);
   }

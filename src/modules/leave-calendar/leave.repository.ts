@@ -30,6 +30,26 @@ const memberKey = (userId: string | SQL) => sql`hashtextextended('mess.leave:' |
 export class LeaveRepository {
   constructor(private readonly database: Database) {}
 
+  /** A member's rows in the statement's mess, in id order after `after`, `limit` + 1 of them (the export's pages). */
+  memberPage(
+    userId: string,
+    after: string | undefined,
+    limit: number,
+    db: DbOrTx = this.database.db,
+  ): Promise<LeaveRow[]> {
+    return db
+      .select()
+      .from(leaves)
+      .where(and(eq(leaves.userId, userId), after === undefined ? undefined : gt(leaves.id, after)))
+      .orderBy(asc(leaves.id))
+      .limit(limit + 1);
+  }
+
+  /** Erasure (extension 2.3): the member's leave reasons in the statement's mess emptied; dates and days stay. */
+  async eraseReasons(tx: DbOrTx, userId: string): Promise<void> {
+    await tx.update(leaves).set({ reason: '' }).where(eq(leaves.userId, userId));
+  }
+
   private get db() {
     return this.database.db;
   }

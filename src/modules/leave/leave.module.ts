@@ -1,3 +1,4 @@
+import { LeaveMemberData } from './leave-member-data';
 import { Module } from '@nestjs/common';
 import { AuditTrailModule } from '../audit-trail';
 import { BillingModule } from '../billing';
@@ -19,7 +20,7 @@ import { LeaveService } from './leave.service';
     AuditTrailModule,
   ],
   controllers: [LeaveController],
-  providers: [LeaveService, LeaveDecisionsService],
-  exports: [LeaveDecisionsService],
+  providers: [LeaveService, LeaveDecisionsService, LeaveMemberData],
+  exports: [LeaveDecisionsService, LeaveMemberData],
 })
 export class LeaveModule {}

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AuditTrailModule } from '../audit-trail';
+import { PrivacyNoticeModule } from '../privacy-notice';
 import { MessConfigController } from './mess-config.controller';
 import { MessesController } from './messes.controller';
 import { MessConfigRepository } from './mess-config.repository';
@@ -8,7 +9,7 @@ import { ConfiguredExpenseCategory } from './expense-category.check';
 import { MessCatalogue } from './mess-catalogue.service';
 
 @Module({
-  imports: [AuditTrailModule],
+  imports: [AuditTrailModule, PrivacyNoticeModule],
   controllers: [MessConfigController, MessesController],
   providers: [MessConfigRepository, MessConfigService, MessCatalogue, ConfiguredExpenseCategory],
   exports: [MessConfigService, ConfiguredExpenseCategory],

@@ -30,6 +30,7 @@ import {
   values,
 } from './mess-config.values';
 import { AuditTrail } from '../audit-trail';
+import { PrivacyNotice, type PrivacyNoticeDto } from '../privacy-notice';
 import { MessDirectory, MessesRepository, type MessRow } from '../messes';
 import { type DbOrTx } from '../../database/database';
 import { MessFieldsDto } from './dto/messes.dto';
@@ -70,6 +71,7 @@ export class MessConfigService {
     private readonly config: AppConfig,
     private readonly messes: MessesRepository,
     private readonly directory: MessDirectory,
+    private readonly privacyNotice: PrivacyNotice,
   ) {
     replicas.subscribe(CACHE_TOPIC, () => this.drop());
   }
@@ -191,8 +193,15 @@ export class MessConfigService {
    */
   async patch(
     member: Pick<CurrentMember, 'id' | 'role' | 'messId'>,
-    patch: Record<string, unknown>,
+    body: Record<string, unknown>,
   ): Promise<MessConfigDto> {
+    // The privacy notice is the deployment's, not the mess's (extension 2.3): set apart, never by a PUT.
+    const { privacyNotice, ...patch } = body;
+    if (privacyNotice !== undefined) {
+      if (!can(member, 'privacy.manage')) throw new GuardError(403, 'Forbidden');
+      await this.privacyNotice.set(privacyNotice as PrivacyNoticeDto | null, member.id);
+      if (!Object.values(patch).some((value) => value !== undefined)) return this.read();
+    }
     const changes = Object.entries(patch).filter(
       ([key, value]) => value !== undefined && !READ_ONLY.has(key),
     );

@@ -13,6 +13,6 @@ import { PastMesses } from './past-messes';
 @Module({
   imports: [AuditTrailModule],
   providers: [MessesRepository, MessDirectory, PastMesses, MessGuard],
-  exports: [MessesRepository, MessDirectory, MessGuard],
+  exports: [MessesRepository, MessDirectory, MessGuard, PastMesses],
 })
 export class MessesModule {}

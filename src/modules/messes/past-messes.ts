@@ -37,6 +37,31 @@ export class PastMesses {
     const moves = await this.trail.everyMess({ entity: 'user', entityId: memberId, action: MOVED });
     return moves.some((move) => fromMessOf(move.before) === messId);
   }
+
+  /**
+   * Every mess the member belonged to, oldest first, with when they joined and left it (extension 2.3's export):
+   * the first from `joinedAt` (registration), each move ending one and starting the next, the last still open.
+   */
+  async periods(memberId: string, currentMessId: string, joinedAt: Date): Promise<MembershipPeriod[]> {
+    const moves = await this.trail.everyMess({ entity: 'user', entityId: memberId, action: MOVED });
+    const periods: MembershipPeriod[] = [];
+    let from = joinedAt;
+    for (const move of moves) {
+      const left = fromMessOf(move.before);
+      if (typeof left !== 'string') continue;
+      periods.push({ messId: left, from, to: move.at });
+      from = move.at;
+    }
+    periods.push({ messId: currentMessId, from, to: null });
+    return periods;
+  }
+}
+
+/** A stretch of a member's membership of one mess: from joining to leaving (null: the mess they belong to now). */
+export interface MembershipPeriod {
+  messId: string;
+  from: Date;
+  to: Date | null;
 }
 
 function fromMessOf(before: unknown): unknown {

@@ -50,12 +50,16 @@ export class DeliveryService {
     return inMess(row.messId, () => this.deliverRow(row, attempt));
   }
 
-  private async deliverRow(row: NotificationRow, attempt: { retriesLeft: boolean }): Promise<DeliveryOutcome> {
+  private async deliverRow(
+    row: NotificationRow,
+    attempt: { retriesLeft: boolean },
+  ): Promise<DeliveryOutcome> {
     if (row.status === 'sent') return { kind: 'sent' };
     if (row.status === 'failed') return { kind: 'failed', error: row.lastError ?? '' };
 
     const user = await this.users.findById(row.userId);
-    if (!user) {
+    // An erased member (extension 2.3) has no address left to send to: their queued notifications end here.
+    if (!user || user.status === 'erased') {
       await this.repository.update(row.id, { status: 'failed', lastError: 'The member no longer exists' });
       return { kind: 'failed', error: 'The member no longer exists' };
     }

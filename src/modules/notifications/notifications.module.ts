@@ -1,3 +1,4 @@
+import { NotificationsMemberData } from './notifications-member-data';
 import { Module } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config';
 import { AccountsModule, AccountsService } from '../accounts';
@@ -39,6 +40,7 @@ import './notifications.errors';
   ],
   controllers: [NotificationsController],
   providers: [
+    NotificationsMemberData,
     NotificationsRepository,
     EmailChannel,
     WhatsAppChannel,
@@ -69,6 +71,6 @@ import './notifications.errors';
       }),
     },
   ],
-  exports: [NotificationsService],
+  exports: [NotificationsService, NotificationsMemberData],
 })
 export class NotificationsModule {}

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { and, asc, count, desc, eq, inArray, like, lt, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gt, inArray, like, lt, sql } from 'drizzle-orm';
 import { Database, DbOrTx } from '../../database/database';
 import type { ChannelPreference, PreferenceSwitch } from './notification-types';
 import { isAnyUuid } from '../../database/sql-arrays';
@@ -22,6 +22,36 @@ export class NotificationsRepository {
     return this.database.db;
   }
 
+  // ---- a member's data (extension 2.3) ----
+
+  /** A member's notifications in the statement's mess, in id order after `after`, `limit` + 1 (the export). */
+  memberPage(userId: string, after: string | undefined, limit: number): Promise<NotificationRow[]> {
+    return this.db
+      .select()
+      .from(notifications)
+      .where(
+        and(eq(notifications.userId, userId), after === undefined ? undefined : gt(notifications.id, after)),
+      )
+      .orderBy(asc(notifications.id))
+      .limit(limit + 1);
+  }
+
+  /**
+   * Erasure: the texts of the member's notifications in the statement's mess emptied (they address the member by
+   * name), and any error text of a send (it may name the address); type, status and times stay.
+   */
+  async eraseTexts(tx: DbOrTx, userId: string): Promise<void> {
+    await tx
+      .update(notifications)
+      .set({ title: '', content: '', lastError: null, outcomes: {}, updatedAt: new Date() })
+      .where(eq(notifications.userId, userId));
+  }
+
+  /** Erasure: the member's channel and switches (deployment-wide) removed. */
+  async erasePreferences(tx: DbOrTx, userId: string): Promise<void> {
+    await tx.delete(notificationPreferences).where(eq(notificationPreferences.userId, userId));
+  }
+
   /** Runs `work` in one transaction; the queue enqueues inside it, so a row and its job exist together or not at all. */
   transaction<T>(work: (tx: DbOrTx) => Promise<T>): Promise<T> {
     return this.db.transaction((tx) => work(tx));
@@ -39,7 +69,11 @@ export class NotificationsRepository {
    */
   async messOf(id: string): Promise<string | undefined> {
     const [row] = await this.database.acrossMesses((tx) =>
-      tx.select({ messId: notifications.messId }).from(notifications).where(eq(notifications.id, id)).limit(1),
+      tx
+        .select({ messId: notifications.messId })
+        .from(notifications)
+        .where(eq(notifications.id, id))
+        .limit(1),
     );
     return row?.messId;
   }
@@ -54,9 +88,7 @@ export class NotificationsRepository {
     const [row] = await this.db
       .select({ dedupeKey: notifications.dedupeKey, content: notifications.content })
       .from(notifications)
-      .where(
-        like(notifications.dedupeKey, `${keyPrefix.replace(/[\\%_]/g, '\\$&')}%`),
-      )
+      .where(like(notifications.dedupeKey, `${keyPrefix.replace(/[\\%_]/g, '\\$&')}%`))
       .orderBy(desc(notifications.createdAt))
       .limit(1);
     return row?.dedupeKey ? { dedupeKey: row.dedupeKey, content: row.content } : undefined;

@@ -21,6 +21,8 @@ export interface NewMember {
   phone: string;
   /** The mess joined; left out: the first mess. */
   messId?: string;
+  /** The privacy notice's version accepted at registration (extension 2.3); none when no notice is in force. */
+  noticeVersion?: string;
 }
 
 export interface IdpIdentity {
@@ -61,6 +63,7 @@ export class CredentialsService {
       role: 'student',
       status: 'pending',
       ...(member.messId ? { messId: member.messId } : {}),
+      ...(member.noticeVersion ? { noticeVersion: member.noticeVersion, noticeAcceptedAt: new Date() } : {}),
     });
   }
 

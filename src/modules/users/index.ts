@@ -3,8 +3,8 @@ export { UsersService } from './users.service';
 // Auth's way to sign members up and in.
 export { CredentialsService } from './credentials.service';
 // Moving members between messes (the memberships module's routes).
-export { UserAdministrationService } from './user-administration.service';
-export { toUserResponse, UserEnvelopeDto } from './dto/user.response';
+export { pseudonymOf, UserAdministrationService } from './user-administration.service';
+export { toUserResponse, UserEnvelopeDto, UserResponseDto } from './dto/user.response';
 // Read-only relations other modules' queries join for a member's name (see member-names.ts).
 export { memberDirectory, memberNames } from './member-names';
 // The table itself only for auth's per-request read of the token holder (revoked-tokens.repository.ts).

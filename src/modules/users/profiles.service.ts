@@ -7,6 +7,7 @@ import { DomainEventBus } from '../../common/events/domain-event-bus';
 import { UpdateProfileDto } from './dto/user.requests';
 import { memberUpdated } from './member-changes';
 import { UsersRepository } from './users.repository';
+import { PrivacyNotice } from '../privacy-notice';
 import type { UserRow } from './users.schema';
 
 /** A member's profile: read by themself or by those who read anyone's, edited by themself or an admin. */
@@ -15,6 +16,7 @@ export class ProfilesService {
   constructor(
     private readonly repository: UsersRepository,
     private readonly events: DomainEventBus,
+    private readonly notice: PrivacyNotice,
   ) {}
 
   /** A member reads themself; admins, managers and treasurers read anyone. */
@@ -31,18 +33,27 @@ export class ProfilesService {
   async updateProfile(caller: CurrentMember, id: string, changes: UpdateProfileDto): Promise<UserRow> {
     if (caller.id !== id && !can(caller, 'users.edit-any'))
       throw forbidden('You can only edit your own profile');
-    const { fullName, phone, room } = changes;
-    if (fullName === undefined && phone === undefined && room === undefined) {
+    const { fullName, phone, room, acceptNotice } = changes;
+    if (fullName === undefined && phone === undefined && room === undefined && acceptNotice === undefined) {
       throw badRequest('Validation failed', [
-        { field: 'body', message: 'send at least one of fullName, phone, room' },
+        { field: 'body', message: 'send at least one of fullName, phone, room, acceptNotice' },
       ]);
     }
+    if (acceptNotice !== undefined && caller.id !== id) {
+      throw badRequest('Validation failed', [
+        { field: 'acceptNotice', message: 'only the member themself accepts the privacy notice' },
+      ]);
+    }
+    // An erased member's profile stays empty (extension 2.3): nobody writes their values back.
+    if ((await this.repository.findById(id))?.status === 'erased') throw notFound('User not found');
+    const noticeVersion = acceptNotice === undefined ? undefined : await this.notice.accepted(acceptNotice);
     const row = memberUpdated(
       this.events,
       await this.repository.update(id, {
         ...(fullName !== undefined ? { fullName } : {}),
         ...(phone !== undefined ? { phone } : {}),
         ...(room !== undefined ? { room } : {}),
+        ...(noticeVersion !== undefined ? { noticeVersion, noticeAcceptedAt: new Date() } : {}),
       }),
     );
     if (!row) throw notFound('User not found');

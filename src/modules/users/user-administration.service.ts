@@ -15,11 +15,15 @@ import type { Role, UserRow, UserStatus } from './users.schema';
 
 /** A batch names every member it acts on: the first id (in the order sent) that names nobody is a 404 naming it. */
 function throwIfAnyUnknown(ids: string[], found: UserRow[], options: { idInPath?: boolean } = {}): void {
-  const known = new Set(found.map((m) => m.id.toLowerCase()));
+  // An erased member is kept for the books only: to a change, they are nobody.
+  const known = new Set(found.filter((m) => m.status !== 'erased').map((m) => m.id.toLowerCase()));
   const unknown = ids.find((id) => !known.has(id.toLowerCase()));
   if (unknown !== undefined)
     throw notFound(options.idInPath ? 'User not found' : `User ${unknown} not found`);
 }
+
+/** The name an erased member keeps (extension 2.3): `Former member` and the first 6 characters of their id. */
+export const pseudonymOf = (id: string): string => `Former member ${id.slice(0, 6)}`;
 
 /** The permission that makes a member an administrator: the last approved holder cannot be demoted or rejected. */
 const ADMINISTERS = 'users.manage' as const;
@@ -38,6 +42,61 @@ export class UserAdministrationService {
     private readonly directory: MessDirectory,
     private readonly periods: MembershipPeriods,
   ) {}
+
+  /**
+   * Erasure (extension 2.3, decision 0010), in one transaction: the member's row locked (and every approved admin's
+   * first, for the last-admin rule), `alsoWithin` run with it (the other modules' values, the balance check), then
+   * the row pseudonymised: `Former member <6>`, no email (a placeholder that names nobody, so the address is free),
+   * phone, college id, room, identity-provider subject, password or notice; `erased`, every token ended; and one
+   * `user`/`erased` audit row in the member's mess with no personal value. Published after commit: their tokens
+   * are read again on every replica. 404 for nobody, 409 for the last approved admin or one already erased.
+   */
+  async erase(
+    caller: CurrentMember,
+    id: string,
+    alsoWithin: (tx: DbOrTx, member: UserRow) => Promise<void>,
+  ): Promise<UserRow> {
+    const erased = await this.repository.transaction(async (tx) => {
+      const { member, approvedAdminIds } = await this.repository.lockForChange(tx, id, {
+        approvedAdmins: true,
+      });
+      if (!member) throw notFound('User not found');
+      if (member.status === 'erased') throw conflict('The member is already erased');
+      if (approvedAdminIds.includes(id) && approvedAdminIds.length <= 1)
+        throw conflict('The last approved admin cannot be erased');
+      await alsoWithin(tx, member);
+      const row = (await this.repository.updateAndRevokeTokens(
+        id,
+        {
+          status: 'erased',
+          fullName: pseudonymOf(id),
+          email: `${id}@erased.invalid`,
+          passwordHash: null,
+          phone: null,
+          collegeId: '',
+          room: '',
+          idpId: null,
+          noticeVersion: null,
+          noticeAcceptedAt: null,
+        },
+        tx,
+      ))!;
+      await actInMessWithin(tx, member.messId);
+      await this.audit.record(tx, {
+        actorId: caller.id,
+        action: 'erased',
+        entity: 'user',
+        entityId: id,
+        before: { status: member.status },
+        after: { status: 'erased' },
+      });
+      return row;
+    });
+    this.logger.log({ by: caller.id, userId: id }, 'Member erased');
+    memberUpdated(this.events, erased);
+    memberChanged(this.events, erased, 'erased', caller.id);
+    return erased;
+  }
 
   /**
    * Moves members to a mess, all or nothing (extension 2.2). The mess's row is locked first, so approvals into it
@@ -205,7 +264,7 @@ export class UserAdministrationService {
   /** Admins say who eats at the mess; a change moves every figure that counts diners at once. */
   async setDines(caller: CurrentMember, id: string, dines: boolean): Promise<UserRow> {
     const user = await this.repository.findById(id);
-    if (!user) throw notFound('User not found');
+    if (!user || user.status === 'erased') throw notFound('User not found');
     if (user.dines === dines) return user;
     // Who is billed is a membership change: recorded in the audit trail in the same transaction.
     const row = await this.repository.transaction(async (tx) => {
@@ -255,7 +314,8 @@ export class UserAdministrationService {
       const { member, approvedAdminIds } = await this.repository.lockForChange(tx, id, {
         approvedAdmins: mayRemoveAnAdmin,
       });
-      if (!member) throw notFound('User not found');
+      // An erased member is kept for the books only: nobody changes them any more.
+      if (!member || member.status === 'erased') throw notFound('User not found');
       if (mess && member.status !== 'approved') {
         if (member.messId !== mess.id) throw conflict('The member was moved meanwhile; try again');
         if (mess.capacity !== null && (await this.repository.countApprovedIn(mess.id, tx)) >= mess.capacity)

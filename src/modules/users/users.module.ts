@@ -1,6 +1,7 @@
 import { EmailCollisionReport } from './email-collisions.report';
 import { Module } from '@nestjs/common';
 import { AuditTrailModule } from '../audit-trail';
+import { PrivacyNoticeModule } from '../privacy-notice';
 import { AdminBootstrapService } from './admin-bootstrap.service';
 import { CredentialsService } from './credentials.service';
 import { MembershipPeriods } from './membership-periods';
@@ -12,7 +13,7 @@ import { UsersRepository } from './users.repository';
 import { UsersService } from './users.service';
 
 @Module({
-  imports: [AuditTrailModule],
+  imports: [AuditTrailModule, PrivacyNoticeModule],
   controllers: [UsersController, RosterController],
   providers: [
     UsersRepository,

@@ -1,6 +1,6 @@
 import { currentMessId } from '../../common/tenancy/mess-scope';
 import { Injectable } from '@nestjs/common';
-import { and, asc, count, desc, eq, ilike, inArray, or, sql, SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, ilike, inArray, ne, or, sql, SQL } from 'drizzle-orm';
 import { Database, DbOrTx } from '../../database/database';
 import { NewUserRow, Role, UserRow, users, UserStatus, emailCollisions } from './users.schema';
 import { isAnyUuid } from '../../database/sql-arrays';
@@ -121,9 +121,10 @@ export class UsersRepository {
   async list(filter: UserListFilter): Promise<{ rows: UserRow[]; total: number }> {
     const conditions: SQL[] = [];
     if (filter.messId) conditions.push(eq(users.messId, filter.messId));
-    if (filter.status) conditions.push(eq(users.status, filter.status));
+    // Erased members (extension 2.3) only when asked for by their status.
+    conditions.push(filter.status ? eq(users.status, filter.status) : ne(users.status, 'erased'));
     if (filter.role) conditions.push(eq(users.role, filter.role));
-    const where = conditions.length ? and(...conditions) : undefined;
+    const where = and(...conditions);
     const [rows, [{ total }]] = await Promise.all([
       this.db
         .select()
@@ -194,7 +195,8 @@ export class UsersRepository {
 
   /** The roster: the request's mess's members, filtered, by name; with the count of all that match. */
   async roster(filter: RosterFilter): Promise<{ rows: UserRow[]; total: number }> {
-    const conditions: SQL[] = [inThisMess()];
+    // Erased members (extension 2.3) are on no roster.
+    const conditions: SQL[] = [inThisMess(), ne(users.status, 'erased')];
     if (filter.status) conditions.push(eq(users.status, filter.status));
     if (filter.role) conditions.push(eq(users.role, filter.role));
     if (filter.dines !== undefined) conditions.push(eq(users.dines, filter.dines));

@@ -38,6 +38,9 @@ export const users = pgTable(
     dines: boolean('dines').notNull().default(true),
     /** Bumped to revoke every token issued before (password change, rejection). */
     tokenVersion: integer('token_version').notNull().default(0),
+    /** The privacy notice's version the member accepted (extension 2.3), and when; null: none accepted. */
+    noticeVersion: text('notice_version'),
+    noticeAcceptedAt: timestamp('notice_accepted_at', { withTimezone: true }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
@@ -47,7 +50,7 @@ export const users = pgTable(
     index('users_mess_status_role_idx').on(t.messId, t.status, t.role),
     index('users_created_at_idx').on(t.createdAt),
     check('users_role_check', sql`${t.role} in ('student', 'manager', 'treasurer', 'admin')`),
-    check('users_status_check', sql`${t.status} in ('pending', 'approved', 'rejected')`),
+    check('users_status_check', sql`${t.status} in ('pending', 'approved', 'rejected', 'erased')`),
     check('users_phone_check', sql`${t.phone} is null or ${t.phone} ~ '^\\+91[0-9]{10}$'`),
   ],
 );

@@ -36,6 +36,17 @@ export class RegisterDto {
   @IsString()
   @Optional()
   mess?: string;
+
+  @ApiPropertyOptional({
+    example: '2026-11',
+    description:
+      "The privacy notice's version the newcomer accepts (extension 2.3): required, and equal to `GET /privacy`'s " +
+      '`notice.version`, while a notice is configured (else 400 naming `acceptNotice`); ignored when none is',
+  })
+  @Length(1, 40)
+  @IsString()
+  @Optional()
+  acceptNotice?: string;
 }
 
 export class LoginDto {

@@ -8,11 +8,14 @@ import {
   Matches,
   Max,
   Min,
+  IsObject,
+  ValidateIf,
   ValidateNested,
 } from 'class-validator';
 import { Optional } from '../../../common/http/fields';
 import { CAPACITY_MAX, SLUG_PATTERN } from '../../messes';
 import { SetupMessDto } from './mess-config.dto';
+import { PrivacyNoticeDto } from '../../privacy-notice';
 
 const SLUG_RULE = 'slug must be 2 to 40 of a-z, 0-9 and -, not starting or ending with -';
 const SLUG_DOC = { pattern: SLUG_PATTERN.source, minLength: 2, maxLength: 40 };
@@ -101,7 +104,20 @@ export class ReplaceMessConfigDto extends MessFieldsDto {
  * `PATCH /auth/admin/config`: what is sent changes, what is left out stays. `monthlyBudget`, `markingWindow`,
  * `capacity` and `upi` may be sent as null to remove them.
  */
-export class PatchMessConfigDto extends PartialType(ReplaceMessConfigDto) {}
+export class PatchMessConfigDto extends PartialType(ReplaceMessConfigDto) {
+  @ApiPropertyOptional({
+    type: PrivacyNoticeDto,
+    nullable: true,
+    description:
+      "The deployment's privacy notice (admin; extension 2.3), not a field of the mess: a new version, or null to " +
+      'remove it. Left out: unchanged (and every `PUT` leaves it as it is). Read it with `GET /privacy`.',
+  })
+  @ValidateNested()
+  @IsObject()
+  @Type(() => PrivacyNoticeDto)
+  @ValidateIf((_, value) => value !== null && value !== undefined)
+  privacyNotice?: PrivacyNoticeDto | null;
+}
 
 /** `POST /messes`: the setup body with a slug. */
 export class CreateMessDto extends MessFieldsDto {

@@ -5,7 +5,10 @@ import { IndianPhoneField, Optional, TextField, UuidListField } from '../../../c
 import { ROLES, USER_STATUSES, type Role, type UserStatus } from '../users.schema';
 
 export class ListUsersQuery extends PageQuery(100, 500) {
-  @ApiPropertyOptional({ enum: USER_STATUSES })
+  @ApiPropertyOptional({
+    enum: USER_STATUSES,
+    description: 'Left out: every status but `erased` (extension 2.3: erased members only when asked for)',
+  })
   @Optional()
   @IsIn(USER_STATUSES)
   status?: UserStatus;
@@ -17,7 +20,10 @@ export class ListUsersQuery extends PageQuery(100, 500) {
 }
 
 export class ListMembersQuery extends PageQuery(50, 500) {
-  @ApiPropertyOptional({ enum: USER_STATUSES, description: 'Left out: every status' })
+  @ApiPropertyOptional({
+    enum: USER_STATUSES,
+    description: 'Left out: every status (erased members are on no roster)',
+  })
   @Optional()
   @IsIn(USER_STATUSES)
   status?: UserStatus;
@@ -58,6 +64,15 @@ export class UpdateProfileDto {
 
   @RoomField({ optional: true })
   room?: string;
+
+  @TextField(1, 40, {
+    optional: true,
+    example: '2026-11',
+    description:
+      'Accept the privacy notice in force (extension 2.3; your own profile only): its version, as `GET /privacy` ' +
+      'gives it; another value is 400',
+  })
+  acceptNotice?: string;
 }
 
 export class ChangeRoleDto {

@@ -10,6 +10,11 @@ export class UserMessDto {
   @ApiProperty({ example: 'Hostel 7 Mess' }) messName: string;
 }
 
+export class NoticeAcceptedDto {
+  @ApiProperty({ example: '2026-11' }) version: string;
+  @ApiProperty({ format: 'date-time' }) at: string;
+}
+
 export class UserSummaryDto {
   @ApiProperty({ example: '0193a5e4-7c1a-7c9e-9d3b-4a1f2e3d4c5b' }) _id: string;
   @ApiProperty({ example: 'asha@college.edu' }) email: string;
@@ -30,6 +35,14 @@ export class UserResponseDto extends UserSummaryDto {
   dines: boolean;
   @ApiPropertyOptional({ description: 'Present only for users created through the identity provider' })
   idpId?: string;
+  @ApiProperty({
+    type: NoticeAcceptedDto,
+    nullable: true,
+    description:
+      'The privacy notice version the member accepted and when (extension 2.3); null: none. A version other than ' +
+      "`GET /privacy`'s asks the member to accept the notice again (`PUT /users/{id} {acceptNotice}`)",
+  })
+  noticeAccepted: NoticeAcceptedDto | null;
   @ApiProperty({ format: 'date-time' }) createdAt: string;
   @ApiProperty({ format: 'date-time' }) updatedAt: string;
 }
@@ -40,7 +53,8 @@ export const toUserSummary = (
   messes: ReadonlyMap<string, MessLabel>,
 ): UserSummaryDto => ({
   _id: row.id,
-  email: row.email,
+  // An erased member's stored address is a placeholder that names nobody (decision 0010): shown as none.
+  email: row.status === 'erased' ? '' : row.email,
   fullName: row.fullName,
   role: row.role,
   status: row.status,
@@ -55,6 +69,10 @@ export const toUserResponse = (row: UserRow, messes: ReadonlyMap<string, MessLab
   phone: row.phone,
   dines: row.dines,
   ...(row.idpId ? { idpId: row.idpId } : {}),
+  noticeAccepted:
+    row.noticeVersion && row.noticeAcceptedAt
+      ? { version: row.noticeVersion, at: row.noticeAcceptedAt.toISOString() }
+      : null,
   createdAt: row.createdAt.toISOString(),
   updatedAt: row.updatedAt.toISOString(),
 });

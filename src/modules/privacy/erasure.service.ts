@@ -1,0 +1,95 @@
+import { Injectable } from '@nestjs/common';
+import { type CurrentMember } from '../../common/auth/auth.decorators';
+import { conflict, notFound } from '../../common/errors/api-error';
+import { actInMessWithin } from '../../database/database';
+import { AccountsMemberData } from '../accounts';
+import { AuditTrail } from '../audit-trail';
+import { BillingMemberData } from '../billing';
+import { FeedbackMemberData } from '../feedback';
+import { LeaveMemberData } from '../leave';
+import { PastMesses } from '../messes';
+import { NotificationsMemberData } from '../notifications';
+import { pseudonymOf, UserAdministrationService, UsersService, type UserRow } from '../users';
+import { type ErasureRequestWithName, ErasureRequestsRepository } from './erasure-requests.repository';
+import { PrivacyErrors } from './privacy.errors';
+import type { ErasureRequestRow, ErasureRequestStatus } from './privacy.schema';
+
+/**
+ * Erasure requests and erasure (extension 2.3, decision 0010): the person's values removed in one transaction,
+ * every record the books need kept under the pseudonym.
+ */
+@Injectable()
+export class ErasureService {
+  constructor(
+    private readonly requests: ErasureRequestsRepository,
+    private readonly users: UsersService,
+    private readonly administration: UserAdministrationService,
+    private readonly pastMesses: PastMesses,
+    private readonly accounts: AccountsMemberData,
+    private readonly feedback: FeedbackMemberData,
+    private readonly leave: LeaveMemberData,
+    private readonly notifications: NotificationsMemberData,
+    private readonly trail: AuditTrail,
+    private readonly billing: BillingMemberData,
+  ) {}
+
+  /** A member asks for their erasure: 409 while one of theirs is pending. */
+  async request(caller: CurrentMember, reason: string | undefined): Promise<ErasureRequestRow> {
+    const row = await this.requests.insertPending(caller.id, reason ?? '');
+    if (!row) throw conflict(PrivacyErrors.requestPending);
+    return row;
+  }
+
+  list(status?: ErasureRequestStatus): Promise<ErasureRequestWithName[]> {
+    return this.requests.list(status);
+  }
+
+  /** The member to export: anyone for an admin (404 for nobody). */
+  async member(id: string): Promise<UserRow> {
+    const user = await this.users.findById(id);
+    if (!user) throw notFound('User not found');
+    return user;
+  }
+
+  /**
+   * Erases a member: 409 `Settle the account first` while their balance in any mess they belonged to is not zero,
+   * 409 for the last approved admin; otherwise, in one transaction, each module empties what it holds of theirs in
+   * each of those messes (feedback comments, leave reasons, claim notes, notifications' texts), the audit trail loses
+   * every value of theirs, their preferences and request reasons go, and the users module pseudonymises the row.
+   */
+  async erase(caller: CurrentMember, id: string): Promise<UserRow> {
+    const member = await this.member(id);
+    const periods = await this.pastMesses.periods(id, member.messId, member.createdAt);
+    const messIds = [...new Set(periods.map((p) => p.messId))];
+    return this.administration.erase(caller, id, async (tx, locked) => {
+      // Moved meanwhile (between the read of their messes and the lock): the mess they are in now counts too.
+      if (!messIds.includes(locked.messId)) messIds.push(locked.messId);
+      for (const messId of messIds) {
+        await actInMessWithin(tx, messId);
+        if ((await this.accounts.balanceOf(id, tx)) !== 0) throw conflict(PrivacyErrors.settleFirst);
+      }
+      const values = [
+        locked.fullName,
+        locked.email,
+        locked.phone,
+        // The phone as people write it too: its ten digits without +91.
+        locked.phone?.slice(-10),
+        locked.collegeId,
+        locked.room,
+        locked.idpId,
+      ];
+      const personal = values.filter((v): v is string => typeof v === 'string' && v.trim().length > 0);
+      for (const messId of messIds) {
+        await actInMessWithin(tx, messId);
+        await this.feedback.erase(tx, id);
+        await this.leave.erase(tx, id);
+        await this.accounts.erase(tx, id, personal);
+        await this.notifications.erase(tx, id);
+        await this.billing.erase(tx, id, pseudonymOf(id));
+        await this.trail.eraseValues(tx, id, personal);
+      }
+      await this.notifications.erasePreferences(tx, id);
+      await this.requests.completeFor(tx, id, caller.id);
+    });
+  }
+}

@@ -1,0 +1,1 @@
+export { PrivacyModule } from './privacy.module';
