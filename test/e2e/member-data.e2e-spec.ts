@@ -59,6 +59,8 @@ describe("A member's data: the notice, the export and erasure", () => {
   let personToken: string;
   /** A second token of the person, logged out: its id must not be in the export. */
   let loggedOutToken: string;
+  /** The person's choice in a term's window (the deployment's tables): in the export. */
+  let choice: { windowId: string; preferences: string[] };
   /** Ids of the person's records, by what the export calls them. */
   const ids = {
     attendance: [] as string[],
@@ -272,6 +274,32 @@ describe("A member's data: the notice, the export and erasure", () => {
     }
     expect(ids.alphaEntries.length).toBeGreaterThanOrEqual(5); // adjustments, claim's payment, charge, settlement
     expect(ids.gammaEntries.length).toBeGreaterThanOrEqual(1); // February's charge
+
+    // A term's window, open now: the person ranks Alpha before Gamma.
+    const opened = await t.post(
+      '/mess-windows',
+      {
+        term: '2030 even semester',
+        opensAt: ist('2030-03-01', '08:00').toISOString(),
+        closesAt: ist('2030-03-20', '18:00').toISOString(),
+        effectiveFrom: '2030-04-01',
+        messes: ['alpha', 'gamma'],
+      },
+      { token: admin },
+    );
+    expectStatus(opened, 201);
+    choice = {
+      windowId: opened.body.window._id,
+      preferences: [alpha.body.mess._id as string, gamma.body.mess._id as string],
+    };
+    expectStatus(
+      await t.put(
+        `/mess-windows/${choice.windowId}/choice`,
+        { preferences: ['alpha', 'gamma'] },
+        { token: personToken },
+      ),
+      200,
+    );
   }, 120_000);
 
   afterAll(async () => {
@@ -337,7 +365,15 @@ describe("A member's data: the notice, the export and erasure", () => {
       expect(actions).toContain(action);
     expect(data.notifications).toEqual(expect.any(Array));
     expect(data.preferences).toMatchObject({ channel: 'email' });
-    expect(data.choices).toEqual([]);
+    expect(data.choices).toEqual([
+      {
+        windowId: choice.windowId,
+        term: '2030 even semester',
+        preferences: choice.preferences,
+        updatedAt: expect.any(String),
+        allocation: null,
+      },
+    ]);
     // No secret: no password hash, token version, token id, reset secret.
     const [secrets] = (
       await asOwner(

@@ -14334,7 +14334,7 @@ export interface operations {
                         attendance?: Record<string, never>[];
                         /** @description As `GET /audit` lists them, with `before`/`after`: about the person or their records */
                         auditEvents?: Record<string, never>[];
-                        /** @description Term choices of a mess: none kept by this service */
+                        /** @description Their ranked choices in each window of a term (`windowId`, `term`, `preferences` as mess ids, `updatedAt`), each with their allocation line once drawn (`position`, `hash`, `toMessId`, `rank`, `outcome`) or null */
                         choices?: Record<string, never>[];
                         /** Format: date-time */
                         exportedAt: string;
@@ -14886,7 +14886,7 @@ export interface operations {
                         attendance?: Record<string, never>[];
                         /** @description As `GET /audit` lists them, with `before`/`after`: about the person or their records */
                         auditEvents?: Record<string, never>[];
-                        /** @description Term choices of a mess: none kept by this service */
+                        /** @description Their ranked choices in each window of a term (`windowId`, `term`, `preferences` as mess ids, `updatedAt`), each with their allocation line once drawn (`position`, `hash`, `toMessId`, `rank`, `outcome`) or null */
                         choices?: Record<string, never>[];
                         /** Format: date-time */
                         exportedAt: string;

@@ -11,6 +11,7 @@ import { FeedbackMemberData } from '../feedback';
 import { LeaveMemberData } from '../leave';
 import { type MessLabel, MessDirectory, PastMesses } from '../messes';
 import { NotificationsMemberData } from '../notifications';
+import { TermsMemberData } from '../terms';
 import { toUserResponse, type UserRow } from '../users';
 
 /** One module's pages of a member's records in the mess the call runs in. */
@@ -36,6 +37,7 @@ export class MemberDataExport {
     private readonly accounts: AccountsMemberData,
     private readonly notifications: NotificationsMemberData,
     private readonly audit: AuditService,
+    private readonly terms: TermsMemberData,
   ) {}
 
   /** The document as a stream of JSON text; `user` is the member's row as read just before. */
@@ -96,8 +98,9 @@ export class MemberDataExport {
     }
     yield '}';
     const preferences = await inMess(user.messId, () => this.notifications.preferences(user.id));
-    // Term choices of a mess (extension 2.3) are not kept by this service: none to show.
-    yield `,"preferences":${json(preferences)},"choices":[]}`;
+    // Term choices (the deployment's tables, not one mess's): one per window, a few.
+    const choices = await this.terms.choices(user.id);
+    yield `,"preferences":${json(preferences)},"choices":${json(choices)}}`;
   }
 
   /** Each page of one reader in one mess, as JSON text of its records joined by commas (none for an empty page). */

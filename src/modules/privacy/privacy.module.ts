@@ -13,6 +13,7 @@ import { ErasureRequestsRepository } from './erasure-requests.repository';
 import { ErasureService } from './erasure.service';
 import { MemberDataExport } from './member-data-export';
 import { PrivacyController } from './privacy.controller';
+import { TermsModule } from '../terms';
 
 /**
  * A member's data (extension 2.3): the export through every module's own reader, erasure requests, and erasure
@@ -29,6 +30,7 @@ import { PrivacyController } from './privacy.controller';
     FeedbackModule,
     LeaveModule,
     NotificationsModule,
+    TermsModule,
     UsersModule,
   ],
   controllers: [PrivacyController],

@@ -7,6 +7,7 @@ import { AllocationService } from './allocation.service';
 import { MessWindowsService } from './mess-windows.service';
 import { TermsController } from './terms.controller';
 import { TermsRepository } from './terms.repository';
+import { TermsMemberData } from './terms-member-data';
 import { TermsSchedule } from './terms.schedule';
 import { WindowFieldsCheck } from './window-fields.check';
 
@@ -14,7 +15,14 @@ import { WindowFieldsCheck } from './window-fields.check';
 @Module({
   imports: [UsersModule, MessesModule, MembershipsModule, AuditTrailModule],
   controllers: [TermsController],
-  providers: [TermsRepository, MessWindowsService, AllocationService, TermsSchedule, WindowFieldsCheck],
-  exports: [AllocationService],
+  providers: [
+    TermsRepository,
+    MessWindowsService,
+    AllocationService,
+    TermsSchedule,
+    WindowFieldsCheck,
+    TermsMemberData,
+  ],
+  exports: [AllocationService, TermsMemberData],
 })
 export class TermsModule {}

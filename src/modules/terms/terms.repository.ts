@@ -124,6 +124,25 @@ export class TermsRepository {
     return rows.length > 0;
   }
 
+  /** A member's choices in every window, with the window's term and their allocation line (the data export). */
+  memberChoices(
+    userId: string,
+  ): Promise<{ choice: MessWindowChoiceRow; term: string; line: MessWindowAllocationRow | null }[]> {
+    return this.db
+      .select({ choice: messWindowChoices, term: messWindows.term, line: messWindowAllocations })
+      .from(messWindowChoices)
+      .innerJoin(messWindows, eq(messWindows.id, messWindowChoices.windowId))
+      .leftJoin(
+        messWindowAllocations,
+        and(
+          eq(messWindowAllocations.windowId, messWindowChoices.windowId),
+          eq(messWindowAllocations.userId, messWindowChoices.userId),
+        ),
+      )
+      .where(eq(messWindowChoices.userId, userId))
+      .orderBy(asc(messWindows.opensAt));
+  }
+
   choicesOf(windowId: string, tx: DbOrTx): Promise<MessWindowChoiceRow[]> {
     return tx.select().from(messWindowChoices).where(eq(messWindowChoices.windowId, windowId));
   }

@@ -46,7 +46,10 @@ export const MEMBER_DATA_DOCUMENT: ApiResponseOptions = {
             description: "Each mess's entries by its slug, as `GET /accounts/{userId}` shows them",
           },
           preferences: { type: 'object', description: 'As `GET /notifications/preferences` answers' },
-          choices: list('Term choices of a mess: none kept by this service'),
+          choices: list(
+            'Their ranked choices in each window of a term (`windowId`, `term`, `preferences` as mess ids, `updatedAt`), ' +
+              'each with their allocation line once drawn (`position`, `hash`, `toMessId`, `rank`, `outcome`) or null',
+          ),
         },
       },
     },
