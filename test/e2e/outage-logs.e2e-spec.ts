@@ -59,7 +59,13 @@ describe('Logs an operator can trust during a database outage', () => {
     // Every scheduled job runs once mid-outage, as its cron would (the weekly menu runs every 5 min, so a 20 s
     // outage would otherwise cross it only now and then): each must count as the outage, not log an error.
     const jobs = t!.app.get(SchedulerRegistry).getCronJobs();
-    expect([...jobs.keys()].sort()).toEqual(['gateway-events', 'meal-rotation', 'notifications']);
+    expect([...jobs.keys()].sort()).toEqual([
+      'gateway-events',
+      'kitchen-forecast',
+      'meal-rotation',
+      'mess-windows',
+      'notifications',
+    ]);
     const scheduled = async () => {
       await new Promise((r) => setTimeout(r, ms / 2));
       for (const job of jobs.values()) void job.fireOnTick();
