@@ -3,6 +3,7 @@ import { and, asc, desc, eq, isNotNull, isNull, lte, sql } from 'drizzle-orm';
 import { HttpStatus } from '@nestjs/common';
 import { describeConstraint } from '../../common/errors/database-errors';
 import { Database, type DbOrTx } from '../../database/database';
+import { isAnyUuid, textArray, uuidArray } from '../../database/sql-arrays';
 import {
   messWindowAllocations,
   messWindowChoices,
@@ -150,28 +151,42 @@ export class TermsRepository {
   }
 
   /**
-   * Records a line's outcome if none is recorded yet, in `db` (the move's own transaction): true when this call
-   * recorded it. The row lock the update takes makes a second caller wait and then find it recorded.
+   * Locks these members' lines of the window that have no outcome yet, until `tx` ends, and returns their members:
+   * a second caller waits, then finds them recorded (what makes each move happen once).
    */
-  async claimLine(
-    windowId: string,
-    userId: string,
-    outcome: MoveOutcome,
-    at: Date,
-    db: DbOrTx = this.db,
-  ): Promise<boolean> {
-    const rows = await db
-      .update(messWindowAllocations)
-      .set({ outcome, appliedAt: at })
+  async lockOpenLines(windowId: string, userIds: readonly string[], tx: DbOrTx): Promise<string[]> {
+    if (!userIds.length) return [];
+    const rows = await tx
+      .select({ userId: messWindowAllocations.userId })
+      .from(messWindowAllocations)
       .where(
         and(
           eq(messWindowAllocations.windowId, windowId),
-          eq(messWindowAllocations.userId, userId),
+          isAnyUuid(messWindowAllocations.userId, userIds),
           isNull(messWindowAllocations.outcome),
         ),
       )
-      .returning({ userId: messWindowAllocations.userId });
-    return rows.length > 0;
+      .orderBy(asc(messWindowAllocations.userId))
+      .for('update');
+    return rows.map((r) => r.userId);
+  }
+
+  /** Records the outcomes of lines that have none yet, in one statement, in `tx` (the moves' transaction). */
+  async recordOutcomes(
+    windowId: string,
+    outcomes: readonly { userId: string; outcome: MoveOutcome }[],
+    at: Date,
+    tx: DbOrTx,
+  ): Promise<void> {
+    if (!outcomes.length) return;
+    await tx.execute(sql`
+      update ${messWindowAllocations}
+         set outcome = o.outcome, applied_at = ${at.toISOString()}::timestamptz
+        from unnest(${uuidArray(outcomes.map((o) => o.userId))}, ${textArray(outcomes.map((o) => o.outcome))})
+             as o(user_id, outcome)
+       where ${messWindowAllocations.windowId} = ${windowId}
+         and ${messWindowAllocations.userId} = o.user_id
+         and ${messWindowAllocations.outcome} is null`);
   }
 
   /** Records `stayed` for every line whose member keeps their mess (no `to`, or their own), not yet recorded. */
