@@ -66,7 +66,12 @@ export class MembershipPeriods {
   }
 
   /** `end` for many members leaving `messId`, in one statement. */
-  async endMany(tx: DbOrTx, userIds: readonly string[], messId: string, at = this.clock.now()): Promise<void> {
+  async endMany(
+    tx: DbOrTx,
+    userIds: readonly string[],
+    messId: string,
+    at = this.clock.now(),
+  ): Promise<void> {
     if (!userIds.length) return;
     await actInMessWithin(tx, messId);
     await tx

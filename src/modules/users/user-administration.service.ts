@@ -186,13 +186,19 @@ export class UserAdministrationService {
             .map(({ member }) => ({ userId: member.id, dines: member.dines })),
           messId,
         );
-      const moved = movers.map(({ member }) => ({ member: after.get(member.id)!, fromMessId: member.messId }));
+      const moved = movers.map(({ member }) => ({
+        member: after.get(member.id)!,
+        fromMessId: member.messId,
+      }));
       // What must go with the move (the leave it ends in the old messes), in this same transaction.
       const also = options.alsoWithin ? await options.alsoWithin(tx, moved) : undefined;
       return { members: locked.map((m) => after.get(m.id) ?? m), moved, also };
     });
     for (const { member, fromMessId } of result.moved) {
-      this.logger.log({ by: caller.id, userId: member.id, from: fromMessId, to: member.messId }, 'Member moved');
+      this.logger.log(
+        { by: caller.id, userId: member.id, from: fromMessId, to: member.messId },
+        'Member moved',
+      );
       memberUpdated(this.events, member);
       // The rolls of both messes changed (the daily rate's bills).
       if (member.status === 'approved') memberChanged(this.events, member, 'moved', caller.id);
