@@ -97,8 +97,8 @@ export class AllocationService {
           })),
       );
       await this.repository.insertAllocation(
+        id,
         lottery.lines.map((line) => ({
-          windowId: id,
           userId: line.userId,
           position: line.position,
           hash: line.hash,
@@ -189,9 +189,7 @@ export class AllocationService {
   async apply(window: MessWindowRow): Promise<number> {
     const actor = await this.actorFor(window);
     await this.repository.claimStays(window.id, this.clock.now());
-    const lines = (await this.repository.allocation(window.id)).filter(
-      (l) => l.outcome === null && l.toMessId !== null && l.toMessId !== l.fromMessId,
-    );
+    const lines = await this.repository.pendingMoves(window.id);
     let moved = 0;
     for (let i = 0; i < lines.length; i += MOVE_BATCH)
       moved += await this.applyLines(window, lines.slice(i, i + MOVE_BATCH), actor);
@@ -302,7 +300,7 @@ export class AllocationService {
 }
 
 /** How many lines of a window are moved in one transaction (its messes and members locked meanwhile). */
-const MOVE_BATCH = 1_000;
+const MOVE_BATCH = 5_000;
 
 /** The summary of an allocation (the spec's `summary`), from its lines and the seats at the start. */
 export function summarise(

@@ -129,11 +129,31 @@ export class TermsRepository {
     return tx.select().from(messWindowChoices).where(eq(messWindowChoices.windowId, windowId));
   }
 
-  async insertAllocation(lines: NewAllocationLine[], tx: DbOrTx): Promise<void> {
-    // In slices: a statement's parameters are bounded (9 per line).
-    for (let i = 0; i < lines.length; i += 5_000) {
-      await tx.insert(messWindowAllocations).values(lines.slice(i, i + 5_000));
-    }
+  /** The lines of one window, in one statement (a column an array: 8 parameters however many lines). */
+  async insertAllocation(
+    windowId: string,
+    lines: Omit<NewAllocationLine, 'windowId'>[],
+    tx: DbOrTx,
+  ): Promise<void> {
+    if (!lines.length) return;
+    const ints = (values: (number | null | undefined)[]) =>
+      sql`${textArray(values.map((v) => (v == null ? null : String(v))))}::int[]`;
+    await tx.execute(sql`
+      insert into ${messWindowAllocations}
+        (window_id, user_id, position, hash, from_mess_id, to_mess_id, rank, preferences)
+      select ${windowId}::uuid, l.user_id, l.position, l.hash, l.from_mess_id, l.to_mess_id, l.rank, l.preferences::jsonb
+        from unnest(
+          ${uuidArray(lines.map((l) => l.userId))},
+          ${ints(lines.map((l) => l.position))},
+          ${textArray(lines.map((l) => l.hash))},
+          ${uuidArray(lines.map((l) => l.fromMessId))},
+          ${textArray(
+            lines.map((l) => l.toMessId ?? null),
+            'uuid',
+          )},
+          ${ints(lines.map((l) => l.rank))},
+          ${textArray(lines.map((l) => JSON.stringify(l.preferences)))}
+        ) as l(user_id, position, hash, from_mess_id, to_mess_id, rank, preferences)`);
   }
 
   /** The allocation in the order of the draw; `userId`: that member's line only. */
@@ -145,6 +165,21 @@ export class TermsRepository {
         and(
           eq(messWindowAllocations.windowId, windowId),
           userId === undefined ? undefined : eq(messWindowAllocations.userId, userId),
+        ),
+      )
+      .orderBy(asc(messWindowAllocations.position));
+  }
+
+  /** The lines with no outcome yet whose member moves (to another mess), in the order of the draw. */
+  pendingMoves(windowId: string): Promise<MessWindowAllocationRow[]> {
+    return this.db
+      .select()
+      .from(messWindowAllocations)
+      .where(
+        and(
+          eq(messWindowAllocations.windowId, windowId),
+          isNull(messWindowAllocations.outcome),
+          sql`${messWindowAllocations.toMessId} <> ${messWindowAllocations.fromMessId}`,
         ),
       )
       .orderBy(asc(messWindowAllocations.position));
