@@ -266,7 +266,8 @@ describe('Mess windows: choosing a mess for a term', () => {
     expect(expected.filter((l) => l.to === mess.north && l.from !== mess.north).length).toBeLessThan(
       Object.values(choices).filter((c) => c[0] === 'north').length - 1,
     );
-    expect(9 - placed.length).toBeGreaterThan(0);
+    // (Whether anyone is left unplaced depends on the draw: s2 and e2 want only north, which has 1 seat and gets one
+    // back if n1 is drawn before them; the unplaced, when there are, stay: checked below.)
 
     // Each member is where the allocation put them; the unplaced and those without a choice stay.
     for (const line of expected) {

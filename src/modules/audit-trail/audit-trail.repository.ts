@@ -26,7 +26,9 @@ export class AuditTrailRepository {
   }
 
   async insertMany(db: DbOrTx, values: NewAuditEventRow[]): Promise<void> {
-    await db.insert(auditEvents).values(values);
+    // In slices: a statement's parameters are bounded (65,535; 8 per row).
+    for (let i = 0; i < values.length; i += 5_000)
+      await db.insert(auditEvents).values(values.slice(i, i + 5_000));
   }
 
   /**

@@ -77,6 +77,10 @@ export class TokenHolderCache {
     this.generation += 1;
     if (members === 'all') return this.entries.clear();
     const gone = new Set(members);
-    for (const [tokenId, entry] of this.entries) if (gone.has(entry.holder.id)) this.entries.delete(tokenId);
+    // Expired entries go too (never answered from anyway): a run of drops (a batch move publishes one per member)
+    // then walks only the tokens seen in the last TTL_MS.
+    const now = Date.now();
+    for (const [tokenId, entry] of this.entries)
+      if (gone.has(entry.holder.id) || entry.expires <= now) this.entries.delete(tokenId);
   }
 }

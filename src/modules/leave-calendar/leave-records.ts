@@ -31,6 +31,20 @@ export class LeaveRecords {
     return this.repository.lockMember(tx, userId, mode);
   }
 
+  /** Exclusive leave locks of many members until `tx` ends (a batch move). */
+  lockMembers(tx: DbOrTx, userIds: readonly string[]): Promise<void> {
+    return this.repository.lockMembers(tx, userIds);
+  }
+
+  /** These members' pending and approved leaves in the statement's mess not over at `now`, cancelled. */
+  cancelActiveAfter(
+    tx: DbOrTx,
+    userIds: readonly string[],
+    now: Date,
+  ): Promise<{ before: LeaveRow; after: LeaveRow }[]> {
+    return this.repository.cancelActiveAfter(tx, userIds, now);
+  }
+
   insert(values: NewLeaveRow, db?: DbOrTx): Promise<LeaveRow> {
     return this.repository.insert(values, db);
   }

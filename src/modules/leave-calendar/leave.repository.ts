@@ -67,6 +67,45 @@ export class LeaveRepository {
     await tx.execute(sql`select ${lock}(${memberKey(userId)})`);
   }
 
+  /** Exclusive leave locks of many members, in key order (no deadlock between two batches), in one statement. */
+  async lockMembers(tx: DbOrTx, userIds: readonly string[]): Promise<void> {
+    if (!userIds.length) return;
+    await tx.execute(
+      sql`select pg_advisory_xact_lock(k) from (select distinct ${memberKey(sql`m::text`)} as k from unnest(${uuidArray(userIds)}) as m order by 1) as keys`,
+    );
+  }
+
+  /**
+   * Cancels, in one statement, these members' pending and approved leaves in the statement's mess whose meals are
+   * not over at `now` (ending after it); returns each as it was and as it is now.
+   */
+  async cancelActiveAfter(
+    tx: DbOrTx,
+    userIds: readonly string[],
+    now: Date,
+  ): Promise<{ before: LeaveRow; after: LeaveRow }[]> {
+    if (!userIds.length) return [];
+    const open = await tx
+      .select()
+      .from(leaves)
+      .where(
+        and(
+          sql`${leaves.userId} = any(${uuidArray(userIds)})`,
+          inArray(leaves.status, ACTIVE_LEAVE_STATUSES),
+          gt(leaves.endsAt, now),
+        ),
+      )
+      .orderBy(asc(leaves.id));
+    if (!open.length) return [];
+    const rows = await tx
+      .update(leaves)
+      .set({ status: 'cancelled', updatedAt: new Date() })
+      .where(sql`${leaves.id} = any(${uuidArray(open.map((l) => l.id))})`)
+      .returning();
+    const after = new Map(rows.map((r) => [r.id, r]));
+    return open.map((before) => ({ before, after: after.get(before.id)! }));
+  }
+
   /**
    * Shared leave locks of many members (in one order: no deadlock between two batches), then those of them whose
    * approved leave covers `instant`, in one round trip: the function (migration 0015) reads after the locks are held,

@@ -8,7 +8,7 @@ import { monthOf } from '../../common/time/dates';
 import { AppConfig } from '../../config/app-config';
 import type { DbOrTx } from '../../database/database';
 import { AttendanceService, type WrittenMark } from '../attendance';
-import { AuditTrail } from '../audit-trail';
+import { type AuditEntry, AuditTrail } from '../audit-trail';
 import { BillingService } from '../billing';
 import { type MealTime, MessConfigService } from '../mess-config';
 import { closedMonthError, LEAVE_NOT_FOUND } from './leave.errors';
@@ -111,25 +111,20 @@ export class LeaveDecisionsService {
   }
 
   /**
-   * A member moved to another mess (extension 2.2), in the move's transaction `tx`, acting in the mess they left:
+   * Members moved to another mess (extension 2.2), in the move's transaction `tx`, acting in the mess they left:
    * their pending and approved leave there whose meals are not over is cancelled, each in that mess's audit trail
-   * (`leave`, `cancelled`). Returns what was cancelled, for `announceCancelledForMove` after the commit.
+   * (`leave`, `cancelled`), under the members' leave locks; a few statements however many members. Returns what was
+   * cancelled, for `announceCancelledForMove` after the commit.
    */
-  async cancelForMoveWithin(tx: DbOrTx, userId: string, actorId: string): Promise<LeaveRow[]> {
-    await this.records.lockMember(tx, userId, 'exclusive');
-    const open = await this.records.activeOverlapping(
-      userId,
-      this.clock.now(),
-      new Date('9999-12-31T00:00:00Z'),
+  async cancelForMoveWithin(tx: DbOrTx, userIds: readonly string[], actorId: string): Promise<LeaveRow[]> {
+    if (!userIds.length) return [];
+    await this.records.lockMembers(tx, userIds);
+    const cancelled = await this.records.cancelActiveAfter(tx, userIds, this.clock.now());
+    await this.audit.recordMany(
       tx,
+      cancelled.map(({ before, after }) => this.entry(actorId, 'cancelled', before, after)),
     );
-    const done: LeaveRow[] = [];
-    for (const leave of open) {
-      const row = await this.records.update(leave.id, { status: 'cancelled' }, tx);
-      await this.record(tx, actorId, 'cancelled', leave, row);
-      done.push(row);
-    }
-    return done;
+    return cancelled.map((c) => c.after);
   }
 
   /** After the move committed, in the mess the member left: each cancelled leave's event. */
@@ -205,6 +200,16 @@ export class LeaveDecisionsService {
     after: LeaveRow,
     turnedAbsent: WrittenMark[] = [],
   ): Promise<void> {
+    return this.audit.record(tx, this.entry(actorId, action, before, after, turnedAbsent));
+  }
+
+  private entry(
+    actorId: string,
+    action: string,
+    before: LeaveRow | undefined,
+    after: LeaveRow,
+    turnedAbsent: WrittenMark[] = [],
+  ): AuditEntry {
     const view = (row: LeaveRow) => ({
       userId: row.userId,
       startDate: row.startDate,
@@ -215,7 +220,7 @@ export class LeaveDecisionsService {
       status: row.status,
       decisionNote: row.decisionNote,
     });
-    return this.audit.record(tx, {
+    return {
       actorId,
       action,
       entity: 'leave',
@@ -235,7 +240,7 @@ export class LeaveDecisionsService {
             }
           : {}),
       },
-    });
+    };
   }
 
   private publish(row: LeaveRow, actorId: string, turnedAbsent: WrittenMark[]): void {

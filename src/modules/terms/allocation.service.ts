@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { type CurrentMember } from '../../common/auth/auth.decorators';
-import { ApiError, conflict, notFound } from '../../common/errors/api-error';
+import { conflict, notFound } from '../../common/errors/api-error';
 import { DomainEventBus } from '../../common/events/domain-event-bus';
 import { Clock } from '../../common/time/clock';
 import { localParts, zonedInstant } from '../../common/time/dates';
@@ -22,13 +22,6 @@ export interface AllocationSummary {
   firstChoice: number;
   unplaced: number;
   byMess: { messId: string; seats: number | null; placed: number }[];
-}
-
-/** Thrown inside a move's transaction to undo it and record why the line was not moved. */
-class Skip extends Error {
-  constructor(readonly outcome: MoveOutcome | 'already') {
-    super(outcome);
-  }
 }
 
 /**
@@ -104,8 +97,8 @@ export class AllocationService {
           })),
       );
       await this.repository.insertAllocation(
+        id,
         lottery.lines.map((line) => ({
-          windowId: id,
           userId: line.userId,
           position: line.position,
           hash: line.hash,
@@ -183,67 +176,78 @@ export class AllocationService {
   }
 
   /**
-   * The moves, each as `PUT /users/:id/mess` makes it and in its transaction, where the line's outcome is recorded
-   * once (`claimLine`): a second replica's move of the same member waits for the first's locks, then finds the line
-   * recorded and undoes itself. A member moved by hand since the close is moved only if still in their `from`
-   * mess; one no longer approved stays (`left`); one whose new mess filled up meanwhile stays (`full`).
-   *
-   * The order keeps the lottery's seats: a move that fits in its mess's seats at the start (among the first `seats`
-   * members the draw sent there) needs nobody to leave first, so those are made MOVE_CONCURRENCY at a time; the
-   * others (a seat someone left) after them, one by one in the order of the draw, when every move before theirs in
-   * the draw is made. (The moves into a mess are then never more than the lottery's at that point of the draw, and
-   * the moves out of it at least as many, so none is refused for want of a seat the lottery counted.)
+   * The moves, made as `PUT /users/:id/mess` makes them (the same batch move, `MembershipsService.moveMany`), in
+   * batches of MOVE_BATCH lines in the order of the draw, each in one transaction where the lines' outcomes are
+   * recorded once: under the locks of the batch's messes and members, only the lines with no outcome yet are made
+   * (a second replica's batch waits for the first's locks, then finds them recorded and skips them). Within a batch
+   * the lines are taken one by one in the order of the draw against the members each mess has at that point: a
+   * member moved by hand since the close is moved only if still in their `from` mess (else `moved-by-hand`); one no
+   * longer approved stays (`left`); one whose new mess is full at their turn stays (`full`). (The moves into a mess
+   * are then never more than the lottery's at that point of the draw, and the moves out of it at least as many, so
+   * none is refused for want of a seat the lottery counted.)
    */
   async apply(window: MessWindowRow): Promise<number> {
     const actor = await this.actorFor(window);
     await this.repository.claimStays(window.id, this.clock.now());
-    const { first, after } = splitBySeats(await this.repository.allocation(window.id), window.seats ?? {});
+    const lines = await this.repository.pendingMoves(window.id);
     let moved = 0;
-    const count = (outcome: MoveOutcome | 'already') => {
-      if (outcome === 'moved') moved += 1;
-    };
-    const queue = first.filter((line) => line.outcome === null);
-    await Promise.all(
-      Array.from({ length: MOVE_CONCURRENCY }, async () => {
-        for (let line = queue.shift(); line; line = queue.shift())
-          count(await this.applyLine(window, line, actor));
-      }),
-    );
-    for (const line of after.filter((l) => l.outcome === null))
-      count(await this.applyLine(window, line, actor));
+    for (let i = 0; i < lines.length; i += MOVE_BATCH)
+      moved += await this.applyLines(window, lines.slice(i, i + MOVE_BATCH), actor);
     if (await this.repository.markApplied(window.id, this.clock.now()))
       this.logger.log({ windowId: window.id, moved }, 'Term window applied');
     return moved;
   }
 
-  private async applyLine(
+  /** One batch of lines (in the order of the draw) in one transaction; how many members it moved. */
+  private async applyLines(
     window: MessWindowRow,
-    line: MessWindowAllocationRow,
+    lines: readonly MessWindowAllocationRow[],
     actor: CurrentMember,
-  ): Promise<MoveOutcome | 'already'> {
-    try {
-      await this.memberships.move(actor, [line.userId], line.toMessId!, {
-        within: async (tx, movers) => {
-          if (!(await this.repository.claimLine(window.id, line.userId, 'moved', this.clock.now(), tx)))
-            throw new Skip('already');
-          const mover = movers[0];
-          if (!mover) throw new Skip('moved-by-hand'); // already in the new mess
-          if (mover.fromMessId !== line.fromMessId) throw new Skip('moved-by-hand');
-          if (mover.member.status !== 'approved') throw new Skip('left');
+  ): Promise<number> {
+    const { moved } = await this.memberships.moveMany(
+      actor,
+      lines.map((line) => ({ userId: line.userId, messId: line.toMessId! })),
+      {
+        choose: async (tx, { members, messes, approvedIn }) => {
+          const open = new Set(
+            await this.repository.lockOpenLines(
+              window.id,
+              lines.map((l) => l.userId),
+              tx,
+            ),
+          );
+          const byId = new Map(members.map((m) => [m.id, m]));
+          const there = new Map(approvedIn);
+          const outcomes: { userId: string; outcome: MoveOutcome }[] = [];
+          const chosen: { userId: string; messId: string }[] = [];
+          for (const line of lines) {
+            if (!open.has(line.userId)) continue; // made by another replica
+            const to = line.toMessId!;
+            const member = byId.get(line.userId);
+            let outcome: MoveOutcome;
+            if (!member || member.status === 'erased') outcome = 'left';
+            else if (member.messId !== line.fromMessId) outcome = 'moved-by-hand';
+            else if (member.status !== 'approved') outcome = 'left';
+            else {
+              const capacity = messes.get(to)?.capacity ?? null;
+              const n = there.get(to) ?? 0;
+              if (capacity !== null && n >= capacity) outcome = 'full';
+              else {
+                outcome = 'moved';
+                there.set(to, n + 1);
+                const left = there.get(line.fromMessId);
+                if (left !== undefined) there.set(line.fromMessId, left - 1);
+                chosen.push({ userId: line.userId, messId: to });
+              }
+            }
+            outcomes.push({ userId: line.userId, outcome });
+          }
+          await this.repository.recordOutcomes(window.id, outcomes, this.clock.now(), tx);
+          return chosen;
         },
-      });
-      return 'moved';
-    } catch (error) {
-      let outcome: MoveOutcome | 'already';
-      if (error instanceof Skip) outcome = error.outcome;
-      else if (error instanceof ApiError && error.getStatus() === 409) outcome = 'full';
-      else if (error instanceof ApiError && error.getStatus() === 404) outcome = 'left';
-      else throw error;
-      if (outcome === 'already') return outcome;
-      return (await this.repository.claimLine(window.id, line.userId, outcome, this.clock.now()))
-        ? outcome
-        : 'already';
-    }
+      },
+    );
+    return moved.length;
   }
 
   /** Who the moves are made by in the trail: the admin who opened the window, or else an approved admin. */
@@ -295,30 +299,8 @@ export class AllocationService {
   }
 }
 
-/** How many moves of a window are made at once when none needs a seat someone else leaves. */
-const MOVE_CONCURRENCY = 8;
-
-/**
- * The lines that move (all of them, in the order of the draw) split in two: `first`, the moves among the first
- * `seats` members the draw sent to their mess (no limit: all), which fit whatever else moves; `after`, the rest,
- * which take a seat a member drawn before them left.
- */
-export function splitBySeats<T extends { toMessId: string | null; fromMessId: string }>(
-  lines: readonly T[],
-  seats: Readonly<Record<string, number | null>>,
-): { first: T[]; after: T[] } {
-  const arrivals = new Map<string, number>();
-  const first: T[] = [];
-  const after: T[] = [];
-  for (const line of lines) {
-    if (line.toMessId === null || line.toMessId === line.fromMessId) continue;
-    const n = (arrivals.get(line.toMessId) ?? 0) + 1;
-    arrivals.set(line.toMessId, n);
-    const limit = seats[line.toMessId];
-    (limit === null || limit === undefined || n <= limit ? first : after).push(line);
-  }
-  return { first, after };
-}
+/** How many lines of a window are moved in one transaction (its messes and members locked meanwhile). */
+const MOVE_BATCH = 5_000;
 
 /** The summary of an allocation (the spec's `summary`), from its lines and the seats at the start. */
 export function summarise(

@@ -3,6 +3,7 @@ import { and, asc, desc, eq, isNotNull, isNull, lte, sql } from 'drizzle-orm';
 import { HttpStatus } from '@nestjs/common';
 import { describeConstraint } from '../../common/errors/database-errors';
 import { Database, type DbOrTx } from '../../database/database';
+import { isAnyUuid, textArray, uuidArray } from '../../database/sql-arrays';
 import {
   messWindowAllocations,
   messWindowChoices,
@@ -147,11 +148,31 @@ export class TermsRepository {
     return tx.select().from(messWindowChoices).where(eq(messWindowChoices.windowId, windowId));
   }
 
-  async insertAllocation(lines: NewAllocationLine[], tx: DbOrTx): Promise<void> {
-    // In slices: a statement's parameters are bounded (9 per line).
-    for (let i = 0; i < lines.length; i += 5_000) {
-      await tx.insert(messWindowAllocations).values(lines.slice(i, i + 5_000));
-    }
+  /** The lines of one window, in one statement (a column an array: 8 parameters however many lines). */
+  async insertAllocation(
+    windowId: string,
+    lines: Omit<NewAllocationLine, 'windowId'>[],
+    tx: DbOrTx,
+  ): Promise<void> {
+    if (!lines.length) return;
+    const ints = (values: (number | null | undefined)[]) =>
+      sql`${textArray(values.map((v) => (v == null ? null : String(v))))}::int[]`;
+    await tx.execute(sql`
+      insert into ${messWindowAllocations}
+        (window_id, user_id, position, hash, from_mess_id, to_mess_id, rank, preferences)
+      select ${windowId}::uuid, l.user_id, l.position, l.hash, l.from_mess_id, l.to_mess_id, l.rank, l.preferences::jsonb
+        from unnest(
+          ${uuidArray(lines.map((l) => l.userId))},
+          ${ints(lines.map((l) => l.position))},
+          ${textArray(lines.map((l) => l.hash))},
+          ${uuidArray(lines.map((l) => l.fromMessId))},
+          ${textArray(
+            lines.map((l) => l.toMessId ?? null),
+            'uuid',
+          )},
+          ${ints(lines.map((l) => l.rank))},
+          ${textArray(lines.map((l) => JSON.stringify(l.preferences)))}
+        ) as l(user_id, position, hash, from_mess_id, to_mess_id, rank, preferences)`);
   }
 
   /** The allocation in the order of the draw; `userId`: that member's line only. */
@@ -168,29 +189,58 @@ export class TermsRepository {
       .orderBy(asc(messWindowAllocations.position));
   }
 
-  /**
-   * Records a line's outcome if none is recorded yet, in `db` (the move's own transaction): true when this call
-   * recorded it. The row lock the update takes makes a second caller wait and then find it recorded.
-   */
-  async claimLine(
-    windowId: string,
-    userId: string,
-    outcome: MoveOutcome,
-    at: Date,
-    db: DbOrTx = this.db,
-  ): Promise<boolean> {
-    const rows = await db
-      .update(messWindowAllocations)
-      .set({ outcome, appliedAt: at })
+  /** The lines with no outcome yet whose member moves (to another mess), in the order of the draw. */
+  pendingMoves(windowId: string): Promise<MessWindowAllocationRow[]> {
+    return this.db
+      .select()
+      .from(messWindowAllocations)
       .where(
         and(
           eq(messWindowAllocations.windowId, windowId),
-          eq(messWindowAllocations.userId, userId),
+          isNull(messWindowAllocations.outcome),
+          sql`${messWindowAllocations.toMessId} <> ${messWindowAllocations.fromMessId}`,
+        ),
+      )
+      .orderBy(asc(messWindowAllocations.position));
+  }
+
+  /**
+   * Locks these members' lines of the window that have no outcome yet, until `tx` ends, and returns their members:
+   * a second caller waits, then finds them recorded (what makes each move happen once).
+   */
+  async lockOpenLines(windowId: string, userIds: readonly string[], tx: DbOrTx): Promise<string[]> {
+    if (!userIds.length) return [];
+    const rows = await tx
+      .select({ userId: messWindowAllocations.userId })
+      .from(messWindowAllocations)
+      .where(
+        and(
+          eq(messWindowAllocations.windowId, windowId),
+          isAnyUuid(messWindowAllocations.userId, userIds),
           isNull(messWindowAllocations.outcome),
         ),
       )
-      .returning({ userId: messWindowAllocations.userId });
-    return rows.length > 0;
+      .orderBy(asc(messWindowAllocations.userId))
+      .for('update');
+    return rows.map((r) => r.userId);
+  }
+
+  /** Records the outcomes of lines that have none yet, in one statement, in `tx` (the moves' transaction). */
+  async recordOutcomes(
+    windowId: string,
+    outcomes: readonly { userId: string; outcome: MoveOutcome }[],
+    at: Date,
+    tx: DbOrTx,
+  ): Promise<void> {
+    if (!outcomes.length) return;
+    await tx.execute(sql`
+      update ${messWindowAllocations}
+         set outcome = o.outcome, applied_at = ${at.toISOString()}::timestamptz
+        from unnest(${uuidArray(outcomes.map((o) => o.userId))}, ${textArray(outcomes.map((o) => o.outcome))})
+             as o(user_id, outcome)
+       where ${messWindowAllocations.windowId} = ${windowId}
+         and ${messWindowAllocations.userId} = o.user_id
+         and ${messWindowAllocations.outcome} is null`);
   }
 
   /** Records `stayed` for every line whose member keeps their mess (no `to`, or their own), not yet recorded. */

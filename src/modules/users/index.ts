@@ -3,7 +3,13 @@ export { UsersService } from './users.service';
 // Auth's way to sign members up and in.
 export { CredentialsService } from './credentials.service';
 // Moving members between messes (the memberships module's routes).
-export { pseudonymOf, UserAdministrationService } from './user-administration.service';
+export {
+  type LockedForMove,
+  type MemberMove,
+  type MovedMember,
+  pseudonymOf,
+  UserAdministrationService,
+} from './user-administration.service';
 export { toUserResponse, UserEnvelopeDto, UserResponseDto } from './dto/user.response';
 // Read-only relations other modules' queries join for a member's name (see member-names.ts).
 export { memberDirectory, memberNames } from './member-names';

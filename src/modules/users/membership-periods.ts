@@ -4,6 +4,7 @@ import { Clock } from '../../common/time/clock';
 import { addDays, localParts, monthBounds, zonedInstant } from '../../common/time/dates';
 import { AppConfig } from '../../config/app-config';
 import { actInMessWithin, Database, type DbOrTx } from '../../database/database';
+import { isAnyUuid } from '../../database/sql-arrays';
 import { membershipPeriods } from './membership-periods.schema';
 
 /** A member's stretch on a mess's rolls, as local dates: from `from` to the day before `until` (null: still on). */
@@ -48,6 +49,35 @@ export class MembershipPeriods {
       // Never before its start (a clock set back, in tests or after a correction): then a stretch of no day.
       .set({ endedAt: sql`greatest(${at}::timestamptz, ${membershipPeriods.startedAt})` })
       .where(and(eq(membershipPeriods.userId, userId), isNull(membershipPeriods.endedAt)));
+  }
+
+  /** `begin` for many members joining `messId`, in one statement. */
+  async beginMany(
+    tx: DbOrTx,
+    members: readonly { userId: string; dines: boolean }[],
+    messId: string,
+    at = this.clock.now(),
+  ): Promise<void> {
+    if (!members.length) return;
+    await actInMessWithin(tx, messId);
+    await tx
+      .insert(membershipPeriods)
+      .values(members.map((m) => ({ messId, userId: m.userId, startedAt: at, dines: m.dines })));
+  }
+
+  /** `end` for many members leaving `messId`, in one statement. */
+  async endMany(
+    tx: DbOrTx,
+    userIds: readonly string[],
+    messId: string,
+    at = this.clock.now(),
+  ): Promise<void> {
+    if (!userIds.length) return;
+    await actInMessWithin(tx, messId);
+    await tx
+      .update(membershipPeriods)
+      .set({ endedAt: sql`greatest(${at}::timestamptz, ${membershipPeriods.startedAt})` })
+      .where(and(isAnyUuid(membershipPeriods.userId, userIds), isNull(membershipPeriods.endedAt)));
   }
 
   /**

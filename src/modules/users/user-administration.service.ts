@@ -13,6 +13,26 @@ import { MembershipPeriods } from './membership-periods';
 import { UsersRepository } from './users.repository';
 import type { Role, UserRow, UserStatus } from './users.schema';
 
+/** A member to move, and the mess they go to. */
+export interface MemberMove {
+  userId: string;
+  messId: string;
+}
+
+/** A member moved, as they are now, and the mess they left. */
+export interface MovedMember {
+  member: UserRow;
+  fromMessId: string;
+}
+
+/** What a batch move holds locked when it decides which moves to make: the members, their new messes, and how many
+ * approved members each of those has now. */
+export interface LockedForMove {
+  members: UserRow[];
+  messes: ReadonlyMap<string, MessRow>;
+  approvedIn: ReadonlyMap<string, number>;
+}
+
 /** A batch names every member it acts on: the first id (in the order sent) that names nobody is a 404 naming it. */
 function throwIfAnyUnknown(ids: string[], found: UserRow[], options: { idInPath?: boolean } = {}): void {
   // An erased member is kept for the books only: to a change, they are nobody.
@@ -99,58 +119,117 @@ export class UserAdministrationService {
   }
 
   /**
-   * Moves members to a mess, all or nothing (extension 2.2). The mess's row is locked first, so approvals into it
-   * and other moves take turns and its capacity holds under any race. Members already there are left as they are
-   * (a move to one's own mess changes nothing). From now on the members act in the new mess; what they did in the
-   * old one stays there. Returns every member named, as they are now, and where the moved ones came from.
+   * Moves members, each to its mess (extension 2.2), in one transaction and a few statements per mess concerned
+   * however many members: the rows of the messes they go to are locked first (in id order), then theirs (in id
+   * order), so approvals and other moves take turns and each mess's capacity holds under any race. `choose` decides,
+   * under those locks, which moves are made; by default all or nothing (a 404 naming a member not found, a 409 for a
+   * mess they would fill beyond its capacity). Members already in their mess are left as they are. From now on the
+   * members act in the new mess; what they did in the old one stays there. Each move goes into the audit trail of
+   * the mess joined; an approved member leaves the old mess's rolls and joins the new one's. `alsoWithin`: what
+   * must go with the moves in their transaction (the leave they end). Returns every member named, as they are now,
+   * and where the moved ones came from.
    */
-  async moveToMess<T = undefined>(
+  async moveMembers<T = undefined>(
     caller: CurrentMember,
-    ids: string[],
-    messId: string,
-    alsoWithin?: (tx: DbOrTx, moved: { member: UserRow; fromMessId: string }[]) => Promise<T>,
-    options: { idInPath?: boolean } = {},
-  ): Promise<{ members: UserRow[]; moved: { member: UserRow; fromMessId: string }[]; also?: T }> {
+    moves: readonly MemberMove[],
+    options: {
+      idInPath?: boolean;
+      choose?: (tx: DbOrTx, locked: LockedForMove) => Promise<MemberMove[]>;
+      alsoWithin?: (tx: DbOrTx, moved: MovedMember[]) => Promise<T>;
+    } = {},
+  ): Promise<{ members: UserRow[]; moved: MovedMember[]; also?: T }> {
+    const ids = moves.map((m) => m.userId);
+    const targets = [...new Set(moves.map((m) => m.messId))].sort();
     const result = await this.repository.transaction(async (tx) => {
-      const mess = await this.messes.lock(messId, tx);
-      if (!mess) throw notFound(MESS_NOT_FOUND);
+      const messes = new Map((await this.messes.lockMany(targets, tx)).map((m) => [m.id, m]));
+      if (targets.some((id) => !messes.has(id))) throw notFound(MESS_NOT_FOUND);
       const locked = await this.repository.lockMany(tx, ids);
-      throwIfAnyUnknown(ids, locked, options);
-      const movers = locked.filter((m) => m.messId !== messId);
-      const approvedMovers = movers.filter((m) => m.status === 'approved').length;
-      if (mess.capacity !== null && approvedMovers > 0) {
-        const approvedThere = await this.repository.countApprovedIn(messId, tx);
-        if (approvedThere + approvedMovers > mess.capacity) throw conflict(await this.fullMessage(messId));
+      const approvedIn = await this.repository.approvedIn(targets, tx);
+      const chosen = options.choose
+        ? await options.choose(tx, { members: locked, messes, approvedIn })
+        : await this.allOrNothing(moves, { members: locked, messes, approvedIn }, options);
+      const byId = new Map(locked.map((m) => [m.id, m]));
+      const movers = chosen
+        .map((m) => ({ member: byId.get(m.userId)!, to: m.messId }))
+        .filter(({ member, to }) => member && member.messId !== to);
+      const after = new Map<string, UserRow>();
+      for (const messId of targets) {
+        const into = movers.filter((m) => m.to === messId);
+        if (!into.length) continue;
+        for (const row of await this.repository.setMess(
+          into.map((m) => m.member.id),
+          messId,
+          tx,
+        ))
+          after.set(row.id, row);
+        // The audit trail of the mess they join says who moved them, and from where (what PastMesses reads).
+        await actInMessWithin(tx, messId);
+        await this.audit.recordMany(
+          tx,
+          into.map(({ member }) => memberMoved(caller.id, member.id, member.messId, messId)),
+        );
       }
-      const after = await this.repository.setMess(
-        movers.map((m) => m.id),
-        messId,
-        tx,
-      );
-      const byId = new Map(after.map((row) => [row.id, row]));
-      // The audit trail of the mess they join says who moved them, and from where (what PastMesses reads).
-      await actInMessWithin(tx, messId);
-      for (const member of movers) {
-        await this.audit.record(tx, memberMoved(caller.id, member.id, member.messId, messId));
-      }
-      // An approved member leaves the old mess's rolls and joins the new one's today (extension 2.3).
-      for (const member of movers.filter((m) => m.status === 'approved')) {
-        await this.periods.end(tx, member.id, member.messId);
-        await this.periods.begin(tx, member.id, messId, member.dines);
-      }
-      await actInMessWithin(tx, messId);
-      const moved = movers.map((m) => ({ member: byId.get(m.id)!, fromMessId: m.messId }));
+      // An approved member leaves the old mess's rolls and joins the new one's today (extension 2.3): every stretch
+      // ended before any begins (one open stretch per member).
+      const approved = movers.filter(({ member }) => member.status === 'approved');
+      for (const from of [...new Set(approved.map(({ member }) => member.messId))].sort())
+        await this.periods.endMany(
+          tx,
+          approved.filter(({ member }) => member.messId === from).map(({ member }) => member.id),
+          from,
+        );
+      for (const messId of targets)
+        await this.periods.beginMany(
+          tx,
+          approved
+            .filter(({ to }) => to === messId)
+            .map(({ member }) => ({ userId: member.id, dines: member.dines })),
+          messId,
+        );
+      const moved = movers.map(({ member }) => ({
+        member: after.get(member.id)!,
+        fromMessId: member.messId,
+      }));
       // What must go with the move (the leave it ends in the old messes), in this same transaction.
-      const also = alsoWithin ? await alsoWithin(tx, moved) : undefined;
-      return { members: locked.map((m) => byId.get(m.id) ?? m), moved, also };
+      const also = options.alsoWithin ? await options.alsoWithin(tx, moved) : undefined;
+      return { members: locked.map((m) => after.get(m.id) ?? m), moved, also };
     });
     for (const { member, fromMessId } of result.moved) {
-      this.logger.log({ by: caller.id, userId: member.id, from: fromMessId, to: messId }, 'Member moved');
+      this.logger.log(
+        { by: caller.id, userId: member.id, from: fromMessId, to: member.messId },
+        'Member moved',
+      );
       memberUpdated(this.events, member);
       // The rolls of both messes changed (the daily rate's bills).
       if (member.status === 'approved') memberChanged(this.events, member, 'moved', caller.id);
     }
     return result;
+  }
+
+  /** The moves by hand: every member named exists (404 naming the first that does not); no mess ends above capacity. */
+  private async allOrNothing(
+    moves: readonly MemberMove[],
+    { members, messes, approvedIn }: LockedForMove,
+    options: { idInPath?: boolean },
+  ): Promise<MemberMove[]> {
+    throwIfAnyUnknown(
+      moves.map((m) => m.userId),
+      members,
+      options,
+    );
+    const byId = new Map(members.map((m) => [m.id, m]));
+    const arriving = new Map<string, number>();
+    for (const move of moves) {
+      const member = byId.get(move.userId)!;
+      if (member.messId !== move.messId && member.status === 'approved')
+        arriving.set(move.messId, (arriving.get(move.messId) ?? 0) + 1);
+    }
+    for (const [messId, n] of arriving) {
+      const capacity = messes.get(messId)!.capacity;
+      if (capacity !== null && (approvedIn.get(messId) ?? 0) + n > capacity)
+        throw conflict(await this.fullMessage(messId));
+    }
+    return [...moves];
   }
 
   /**

@@ -263,6 +263,17 @@ export class UsersRepository {
     return n;
   }
 
+  /** Approved members now of each of these messes, by mess id (a mess without any is absent), in `tx`. */
+  async approvedIn(messIds: string[], tx: DbOrTx): Promise<Map<string, number>> {
+    if (!messIds.length) return new Map();
+    const rows = await tx
+      .select({ messId: users.messId, n: count() })
+      .from(users)
+      .where(and(isAnyUuid(users.messId, messIds), eq(users.status, 'approved')))
+      .groupBy(users.messId);
+    return new Map(rows.map((r) => [r.messId, r.n]));
+  }
+
   /** Moves members to a mess; returns them as they are now. */
   async setMess(ids: string[], messId: string, tx: DbOrTx): Promise<UserRow[]> {
     if (!ids.length) return [];
