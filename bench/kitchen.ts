@@ -2,7 +2,8 @@
 // on the PostgreSQL server only: a mess of 2,000 dining members with 12 months of attendance (each member's own
 // propensity per meal, a weekday pattern, ~70 % present), a menu on every meal and 40 approved leaves, then
 // `GET /kitchen/forecast` for 7 days (today and 6 on) over HTTP as the admin, uncached (no response cache: every
-// request reads and fits). Target: 100 ms p95.
+// request reads its dates' records and forecasts from the mess's model kept for today). Target: 100 ms p95. Also the
+// first forecast of a day (the model dropped before each request: the window read and fitted again), for comparison.
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Client } from 'pg';
 import { createApp } from '../src/app';
@@ -14,6 +15,7 @@ import { freshServerDatabase, login, statsOf, type Stats } from './support';
 const MEMBERS = Number(process.env.BENCH_KITCHEN_MEMBERS ?? 2000);
 const HISTORY_DAYS = Number(process.env.BENCH_KITCHEN_DAYS ?? 365);
 const RUNS = Number(process.env.BENCH_KITCHEN_RUNS ?? 40);
+const REFIT_RUNS = Number(process.env.BENCH_KITCHEN_REFIT_RUNS ?? 10);
 const TIME_ZONE = 'Asia/Kolkata';
 const ADMIN_EMAIL = 'admin@kitchen.local';
 const ADMIN_PASSWORD = 'kitchen-bench-password';
@@ -29,6 +31,7 @@ export interface KitchenResult {
   marks: number;
   meals: number;
   forecast: Stats & { max: number };
+  refit: Stats & { max: number };
 }
 
 export async function benchKitchen(serverBase: string): Promise<KitchenResult> {
@@ -76,6 +79,16 @@ export async function benchKitchen(serverBase: string): Promise<KitchenResult> {
     const owner = new Client({ connectionString: db.url });
     await owner.connect();
     let marks = 0;
+    const forecastOnce = async () => {
+      const { forecasts } = (await call(
+        'GET',
+        `/kitchen/forecast?from=${today}&to=${addDays(today, 6)}`,
+      )) as { forecasts: unknown[] };
+      if (forecasts.length !== 7 * MEALS.length)
+        throw new Error(`the forecast has ${forecasts.length} meals, not ${7 * MEALS.length}`);
+    };
+    const samples: number[] = [];
+    const refit: number[] = [];
     let menus = 0;
     try {
       const joinedAt = mealSpan(joined, MEALS[0], TIME_ZONE).start;
@@ -133,20 +146,19 @@ export async function benchKitchen(serverBase: string): Promise<KitchenResult> {
       );
       menus = menu.rowCount ?? 0;
       await owner.query('analyze');
+      for (let i = 0; i < RUNS + 3; i += 1) {
+        const started = performance.now();
+        await forecastOnce();
+        if (i >= 3) samples.push(performance.now() - started);
+      }
+      for (let i = 0; i < REFIT_RUNS; i += 1) {
+        await owner.query('delete from kitchen_models');
+        const started = performance.now();
+        await forecastOnce();
+        refit.push(performance.now() - started);
+      }
     } finally {
       await owner.end();
-    }
-
-    const samples: number[] = [];
-    for (let i = 0; i < RUNS + 3; i += 1) {
-      const started = performance.now();
-      const { forecasts: forecast } = (await call(
-        'GET',
-        `/kitchen/forecast?from=${today}&to=${addDays(today, 6)}`,
-      )) as { forecasts: unknown[] };
-      if (i >= 3) samples.push(performance.now() - started);
-      if (forecast.length !== 7 * MEALS.length)
-        throw new Error(`the forecast has ${forecast.length} meals, not ${7 * MEALS.length}`);
     }
     const result = {
       members: MEMBERS,
@@ -154,6 +166,7 @@ export async function benchKitchen(serverBase: string): Promise<KitchenResult> {
       marks,
       meals: menus,
       forecast: { ...statsOf(samples), max: Math.round(Math.max(...samples) * 100) / 100 },
+      refit: { ...statsOf(refit), max: Math.round(Math.max(...refit) * 100) / 100 },
     };
     console.log(`[kitchen] ${JSON.stringify(result)}`);
     return result;
@@ -170,10 +183,12 @@ export function kitchenReport(r: KitchenResult): string {
     "## The kitchen's forecast (PostgreSQL server)",
     '',
     `A mess of ${r.members} dining members with ${r.historyDays} days of history (${r.marks} marks, ${r.meals} ` +
-      'menus): `GET /kitchen/forecast` for 7 days (today and 6 on), uncached, over HTTP. Target: 100 ms p95.',
+      'menus): `GET /kitchen/forecast` for 7 days (today and 6 on), uncached, over HTTP, from the model kept for ' +
+      "today; and the day's first forecast (the window read and fitted again). Target: 100 ms p95.",
     '',
     '| GET /kitchen/forecast | p50 ms | p95 ms |',
     '|---|---|---|',
     `| 7 days | ${r.forecast.p50} | ${r.forecast.p95} (max ${r.forecast.max}) |`,
+    `| 7 days, the day's first (fits) | ${r.refit.p50} | ${r.refit.p95} (max ${r.refit.max}) |`,
   ].join('\n');
 }
