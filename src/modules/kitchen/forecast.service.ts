@@ -78,9 +78,12 @@ export class ForecastService {
    */
   private async forecasterFor(from: string, to: string, today: string): Promise<KitchenForecaster> {
     if (from >= today) {
-      const model = await this.repository.modelAt(today);
+      // Both at once: the dates' own records are a small read, wasted only on the day's first forecast.
+      const [model, records] = await Promise.all([
+        this.repository.modelAt(today),
+        this.records.read(today, to, today),
+      ]);
       if (model) {
-        const records = await this.records.read(today, to, today);
         if (KitchenForecaster.fits(model, records)) return new KitchenForecaster(records, DEFAULT_TUNING, model);
       }
     }
