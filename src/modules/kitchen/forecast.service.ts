@@ -91,7 +91,9 @@ export class ForecastService {
     const forecaster = new KitchenForecaster(
       await this.records.read(addDays(start, -DEFAULT_TUNING.windowDays), to, today),
     );
-    if (to >= today) await this.repository.storeModel(forecaster.fittedAt(today));
+    // Kept only when read as a forecast from today reads (the window before today): a read that starts earlier sees
+    // members' first meals before the window, and fits a little otherwise.
+    if (from >= today) await this.repository.storeModel(forecaster.fittedAt(today));
     return forecaster;
   }
 
