@@ -9,7 +9,8 @@
 // `rotation`, not in the default list either, is the weekly menu's PUT of bench/rotation.ts, on the server only;
 // `daily`, not in the default list either, is the daily-rate month close of bench/daily-rate.ts, on the server only;
 // `terms`, not in the default list either, is choosing a mess for a term of bench/terms.ts, on the server only;
-// `member-data`, not in the default list, is a member's export and erasure of bench/member-data.ts, server only).
+// `member-data`, not in the default list, is a member's export and erasure of bench/member-data.ts, server only;
+// `kitchen`, not in the default list, is the kitchen's forecast of bench/kitchen.ts, on the server only).
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { sql } from 'drizzle-orm';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -28,6 +29,7 @@ import { benchCounter, counterReport, type CounterResult } from './counter';
 import { benchMemberData, memberDataReport, type MemberDataResult } from './member-data';
 import { benchPayments, paymentsReport, type PaymentsResult } from './payments';
 import { benchDailyRate, dailyRateReport, type DailyRateResult } from './daily-rate';
+import { benchKitchen, kitchenReport, type KitchenResult } from './kitchen';
 import { benchRotation, rotationReport, type RotationResult } from './rotation';
 import { benchTerms, termsReport, type TermsResult } from './terms';
 import { benchUniversity, universityReport, type UniversityResult } from './university';
@@ -459,6 +461,11 @@ async function main(): Promise<void> {
     if (await serverAvailable()) daily = await benchDailyRate(SERVER_BASE);
     else console.log(`[daily] no PostgreSQL at ${SERVER_BASE}; skipped`);
   }
+  let kitchen: KitchenResult | undefined;
+  if (SECTIONS.includes('kitchen')) {
+    if (await serverAvailable()) kitchen = await benchKitchen(SERVER_BASE);
+    else console.log(`[kitchen] no PostgreSQL at ${SERVER_BASE}; skipped`);
+  }
   let terms: TermsResult | undefined;
   if (SECTIONS.includes('terms')) {
     if (await serverAvailable()) terms = await benchTerms(SERVER_BASE);
@@ -473,12 +480,12 @@ async function main(): Promise<void> {
   mkdirSync('bench', { recursive: true });
   writeFileSync(
     'bench/REPORT.md',
-    `${report(results)}\n${university ? `\n${universityReport(university)}\n` : ''}${payments ? `\n${paymentsReport(payments).join('\n')}\n` : ''}${rotation ? `\n${rotationReport(rotation)}\n` : ''}${daily ? `\n${dailyRateReport(daily)}\n` : ''}${terms ? `\n${termsReport(terms)}\n` : ''}${memberData ? `\n${memberDataReport(memberData)}\n` : ''}${cost ? `\n${costReport(cost)}\n` : ''}`,
+    `${report(results)}\n${university ? `\n${universityReport(university)}\n` : ''}${payments ? `\n${paymentsReport(payments).join('\n')}\n` : ''}${rotation ? `\n${rotationReport(rotation)}\n` : ''}${daily ? `\n${dailyRateReport(daily)}\n` : ''}${kitchen ? `\n${kitchenReport(kitchen)}\n` : ''}${terms ? `\n${termsReport(terms)}\n` : ''}${memberData ? `\n${memberDataReport(memberData)}\n` : ''}${cost ? `\n${costReport(cost)}\n` : ''}`,
   );
   mkdirSync('bench/out', { recursive: true });
   writeFileSync(
     'bench/out/results.json',
-    `${JSON.stringify({ analytics: results, university, payments, rotation, daily, terms, memberData, cost }, null, 2)}\n`,
+    `${JSON.stringify({ analytics: results, university, payments, rotation, daily, kitchen, terms, memberData, cost }, null, 2)}\n`,
   );
   console.log('Wrote bench/REPORT.md');
 }

@@ -1,5 +1,7 @@
 import { addDays, localParts, monthOf } from '../../src/common/time/dates';
+import { inMess } from '../../src/common/tenancy/mess-scope';
 import { ForecastSchedule } from '../../src/modules/kitchen';
+import { ForecastService } from '../../src/modules/kitchen/forecast.service';
 import { messSetup, TestApp } from '../support/app';
 import { insertSimulatedMess } from '../support/kitchen-history';
 import { actualsOf, simulateMess, type SimulatedMess } from '../support/kitchen-simulator';
@@ -350,6 +352,38 @@ describe('Kitchen', () => {
         view.body.messes.find((r: { mess: { slug: string } }) => r.mess.slug === 'main')
           .leftoverGramsPerDiner,
       ).toBeGreaterThan(0);
+    });
+  });
+
+  // Last: it changes yesterday's marks.
+  describe('the model kept for today', () => {
+    const fromToday = async () =>
+      (await t.get('/kitchen/forecast', { token: manager.token })).body.forecasts as { date: string }[];
+    // The same forecast with no model kept: the window read and fitted afresh.
+    const fitted = async () => {
+      const main = (await t.get('/messes/main', { token: admin })).body.mess._id as string;
+      await inMess(main, () => t.app.get(ForecastService).forget());
+      return fromToday();
+    };
+
+    it('forecasts what a fresh fit does, and fits again when a mark of a past day changes', async () => {
+      const before = await fromToday();
+      expect(await fromToday()).toEqual(before);
+      expect(await fitted()).toEqual(before);
+      // Yesterday's dinner: 60 members marked absent (a change the kept model was not fitted from).
+      const res = await t.post(
+        '/attendance/bulk',
+        {
+          date: yesterday,
+          mealType: 'Dinner',
+          marks: mess.members.slice(0, 60).map((m) => ({ userId: m.id, status: 'absent' })),
+        },
+        { token: manager.token },
+      );
+      expect(res.status).toBeLessThan(300);
+      const after = await fromToday();
+      expect(after).not.toEqual(before);
+      expect(await fitted()).toEqual(after);
     });
   });
 

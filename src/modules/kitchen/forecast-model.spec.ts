@@ -9,6 +9,7 @@ import {
 import {
   accuracy,
   DEFAULT_TUNING,
+  type FittedModel,
   type ForecastTuning,
   type KitchenMark,
   KitchenForecaster,
@@ -143,6 +144,28 @@ describe('what a forecast may use', () => {
         new KitchenForecaster(records).forecastDate(date, today),
       );
     }
+  });
+
+  it("forecasts today and later the same from the model kept for today and the dates' own records", () => {
+    for (const today of mess.days.filter((d) => d >= mess.testStart)) {
+      const full = new KitchenForecaster(records);
+      // Stored as JSON; the members read back in another order.
+      const model = JSON.parse(JSON.stringify(full.fittedAt(today))) as FittedModel;
+      const own = {
+        mealTypes: records.mealTypes,
+        members: [...records.members].reverse(),
+        marks: records.marks.filter((m) => m.date >= today),
+        leaveSlots: records.leaveSlots.filter((l) => l.date >= today),
+        menus: records.menus.filter((m) => m.date >= today),
+      };
+      expect(KitchenForecaster.fits(model, own)).toBe(true);
+      const kept = new KitchenForecaster(own, DEFAULT_TUNING, model);
+      for (let date = today; date <= addDays(today, 6); date = addDays(date, 1)) {
+        expect(kept.forecastDate(date, today)).toEqual(full.forecastDate(date, today));
+      }
+    }
+    const model = new KitchenForecaster(records).fittedAt(mess.testStart);
+    expect(KitchenForecaster.fits(model, { ...records, members: records.members.slice(1) })).toBe(false);
   });
 
   it("counts today's declarations and never forecasts more than the members not on leave", () => {

@@ -49,6 +49,28 @@ export interface MealForecast {
   basis: string;
 }
 
+/**
+ * A mess's fitted model as of a cutoff date (everything `estimate` learns from the days before it), to forecast the
+ * cutoff date and later ones from without reading the history again (the hourly job fits and stores it). It holds
+ * for the members it was fitted with, in that order, and the meal types it was fitted with.
+ */
+export interface FittedModel {
+  cutoff: string;
+  mealTypes: string[];
+  memberIds: string[];
+  /** Per member: the day number (days since 1970-01-01) their history starts as known before the cutoff. */
+  historyStart: number[];
+  /** Per member × meal × weekday: the probability of eating, Float64 bytes in base64. */
+  p: string;
+  level: number[];
+  residual: number[];
+  /** Per dish (trimmed, lower case): its draw; dishes not here draw ×1. */
+  dish: Record<string, number>;
+  historyDays: number;
+  /** Day number of the first day with attendance (−1: none). */
+  firstHistoryDay: number;
+}
+
 /** The model's knobs, chosen by measurement on the simulator (see docs/modules/kitchen.md). */
 export interface ForecastTuning {
   /** Days of history read before the forecast's date. */
@@ -132,6 +154,9 @@ export class KitchenForecaster {
   private readonly firstPresent: Int32Array;
   private readonly menuDishes: (number[] | undefined)[];
   private readonly dishCount: number;
+  private readonly dishIds = new Map<string, number>();
+  /** With a fitted model: its cutoff (day index) and each member's history start as known then. */
+  private readonly fitted?: { cutoff: number; historyStart: Int32Array };
   /** Present marks per day × meal (the actuals). */
   private readonly actual: Int32Array;
   private readonly estimates = new Map<number, Estimate>();
@@ -139,6 +164,7 @@ export class KitchenForecaster {
   constructor(
     private readonly records: KitchenRecords,
     private readonly tuning: ForecastTuning = DEFAULT_TUNING,
+    model?: FittedModel,
   ) {
     this.meals = records.mealTypes.length;
     this.members = records.members.length;
@@ -162,6 +188,7 @@ export class KitchenForecaster {
     }
     for (const l of records.leaveSlots) see(l.date);
     for (const m of records.menus) see(m.date);
+    if (model) see(model.cutoff);
     if (lo === Infinity) lo = hi = 0;
     this.first = lo;
     this.days = hi - lo + 1;
@@ -196,7 +223,7 @@ export class KitchenForecaster {
       const m = mealIndex.get(slot.mealType);
       if (u !== undefined && m !== undefined) this.leave[this.cell(dayNumber(slot.date) - lo, m, u)] = 1;
     }
-    const dishIds = new Map<string, number>();
+    const dishIds = this.dishIds;
     this.menuDishes = new Array(this.days * this.meals);
     for (const menu of records.menus) {
       const m = mealIndex.get(menu.mealType);
@@ -209,6 +236,65 @@ export class KitchenForecaster {
       this.menuDishes[(dayNumber(menu.date) - lo) * this.meals + m] = ids;
     }
     this.dishCount = dishIds.size;
+    if (model) {
+      const order = model.memberIds.map((id) => memberIndex.get(id));
+      if (
+        model.mealTypes.join('\n') !== records.mealTypes.join('\n') ||
+        order.length !== this.members ||
+        order.some((u) => u === undefined)
+      )
+        throw new Error('the fitted model is of other members or meals');
+      const cutoff = dayNumber(model.cutoff) - lo;
+      // The model's members in the records' order.
+      const bytes = Buffer.from(model.p, 'base64');
+      const stored = new Float64Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
+      const row = this.meals * 7;
+      const p = new Float64Array(stored.length);
+      const historyStart = new Int32Array(this.members);
+      order.forEach((u, i) => {
+        p.set(stored.subarray(i * row, (i + 1) * row), u! * row);
+        historyStart[u!] = model.historyStart[i] - lo;
+      });
+      const dish = new Float64Array(this.dishCount).fill(1);
+      for (const [name, id] of dishIds) dish[id] = model.dish[name] ?? 1;
+      this.fitted = { cutoff, historyStart };
+      this.estimates.set(cutoff, {
+        p,
+        level: Float64Array.from(model.level),
+        dish,
+        residual: Float64Array.from(model.residual),
+        historyDays: model.historyDays,
+        firstHistoryDay: model.firstHistoryDay < 0 ? -1 : model.firstHistoryDay - lo,
+      });
+    }
+  }
+
+  /** Whether a fitted model is of exactly these meals and members (in any order). */
+  static fits(model: FittedModel, records: KitchenRecords): boolean {
+    if (model.mealTypes.join('\n') !== records.mealTypes.join('\n')) return false;
+    if (model.memberIds.length !== records.members.length) return false;
+    const ids = new Set(model.memberIds);
+    return ids.size === model.memberIds.length && records.members.every((m) => ids.has(m.id));
+  }
+
+  /** The model fitted from the days before `date` (the records must hold the window before it). */
+  fittedAt(date: string): FittedModel {
+    const cutoff = dayNumber(date) - this.first;
+    const e = this.estimateAt(cutoff);
+    const dish: Record<string, number> = {};
+    for (const [name, id] of this.dishIds) if (e.dish[id] !== 1) dish[name] = e.dish[id];
+    return {
+      cutoff: date,
+      mealTypes: [...this.records.mealTypes],
+      memberIds: this.records.members.map((m) => m.id),
+      historyStart: Array.from({ length: this.members }, (_, u) => this.historyStart(u, cutoff) + this.first),
+      p: Buffer.from(e.p.buffer, e.p.byteOffset, e.p.byteLength).toString('base64'),
+      level: Array.from(e.level),
+      residual: Array.from(e.residual),
+      dish,
+      historyDays: e.historyDays,
+      firstHistoryDay: e.firstHistoryDay < 0 ? -1 : e.firstHistoryDay + this.first,
+    };
   }
 
   /** The present marks of a meal (its actual); 0 outside the records. */
@@ -297,6 +383,7 @@ export class KitchenForecaster {
    * empty days, not none).
    */
   private historyStart(member: number, cutoff: number): number {
+    if (this.fitted && cutoff === this.fitted.cutoff) return this.fitted.historyStart[member];
     const fp = this.firstPresent[member];
     return fp >= 0 && fp < cutoff ? fp : this.since[member];
   }

@@ -10,7 +10,8 @@ import { KitchenRecordsReader } from './kitchen-records';
 
 /**
  * Tomorrow's forecast of every mess, made every hour and stored, so the university's view shows each mess's
- * expected plates without forecasting every mess on each request (and the number a manager sees is as fresh).
+ * expected plates without forecasting every mess on each request (and the number a manager sees is as fresh); and
+ * each mess's model fitted from the days before today kept, so a forecast request reads only its own dates.
  */
 @Injectable()
 export class ForecastSchedule {
@@ -43,7 +44,11 @@ export class ForecastSchedule {
     const tomorrow = addDays(this.records.today(this.clock.now()), 1);
     const messIds = [...(await this.directory.labels()).keys()];
     for (const messId of messIds) {
-      await inMess(messId, () => this.forecasts.forecast({ from: tomorrow, to: tomorrow }));
+      // Fitted again each hour (the kept model of today is replaced), then tomorrow forecast from it.
+      await inMess(messId, async () => {
+        await this.forecasts.forget();
+        await this.forecasts.forecast({ from: tomorrow, to: tomorrow });
+      });
     }
     return messIds.length;
   }

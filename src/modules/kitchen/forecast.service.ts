@@ -59,10 +59,7 @@ export class ForecastService {
       });
     }
     if (errors.length) throw badRequest('Validation failed', errors);
-    const start = from < today ? from : today;
-    const forecaster = new KitchenForecaster(
-      await this.records.read(addDays(start, -DEFAULT_TUNING.windowDays), to, today),
-    );
+    const forecaster = await this.forecasterFor(from, to, today);
     const forecasts: MealForecast[] = [];
     for (let date = from; date <= to; date = addDays(date, 1))
       forecasts.push(...forecaster.forecastDate(date, today));
@@ -72,6 +69,37 @@ export class ForecastService {
         .map(({ date, mealType, expected, low, high }) => ({ date, mealType, expected, low, high })),
     );
     return forecasts;
+  }
+
+  /**
+   * From today on, the model kept for today (fitted from the days before it) with only the dates' own records, when
+   * it is of the same members and meals; otherwise the whole window read and fitted, and the model kept for today.
+   * Both forecast the same (forecast-model.spec.ts).
+   */
+  private async forecasterFor(from: string, to: string, today: string): Promise<KitchenForecaster> {
+    if (from >= today) {
+      // Both at once: the dates' own records are a small read, wasted only on the day's first forecast.
+      const [model, records] = await Promise.all([
+        this.repository.modelAt(today),
+        this.records.read(today, to, today),
+      ]);
+      if (model) {
+        if (KitchenForecaster.fits(model, records)) return new KitchenForecaster(records, DEFAULT_TUNING, model);
+      }
+    }
+    const start = from < today ? from : today;
+    const forecaster = new KitchenForecaster(
+      await this.records.read(addDays(start, -DEFAULT_TUNING.windowDays), to, today),
+    );
+    // Kept only when read as a forecast from today reads (the window before today): a read that starts earlier sees
+    // members' first meals before the window, and fits a little otherwise.
+    if (from >= today) await this.repository.storeModel(forecaster.fittedAt(today));
+    return forecaster;
+  }
+
+  /** Drops the kept model (a record before today changed: the next forecast fits again). */
+  async forget(): Promise<void> {
+    await this.repository.dropModel();
   }
 
   /**

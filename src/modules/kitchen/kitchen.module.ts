@@ -6,6 +6,7 @@ import { MealsModule } from '../meals';
 import { MessConfigModule } from '../mess-config';
 import { MessesModule } from '../messes';
 import { UsersModule } from '../users';
+import { ForecastModelListener } from './forecast-model.listener';
 import { ForecastSchedule } from './forecast.schedule';
 import { ForecastService } from './forecast.service';
 import { KitchenController } from './kitchen.controller';
@@ -31,6 +32,7 @@ import { WasteService } from './waste.service';
     KitchenRecordsReader,
     ForecastService,
     ForecastSchedule,
+    ForecastModelListener,
     WasteService,
     KitchenQueries,
   ],

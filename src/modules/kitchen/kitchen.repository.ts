@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { and, asc, eq, gte, lte, sql } from 'drizzle-orm';
 import { Database, DbOrTx } from '../../database/database';
-import { kitchenForecasts, kitchenWaste, NewWasteRow, WasteRow } from './kitchen.schema';
+import type { FittedModel } from './forecast-model';
+import { kitchenForecasts, kitchenModels, kitchenWaste, NewWasteRow, WasteRow } from './kitchen.schema';
 
 /** A meal's forecast as stored for the university's view. */
 export interface StoredForecast {
@@ -12,7 +13,7 @@ export interface StoredForecast {
   high: number;
 }
 
-/** The only code that queries `kitchen_waste` and `kitchen_forecasts`. */
+/** The only code that queries `kitchen_waste`, `kitchen_forecasts` and `kitchen_models`. */
 @Injectable()
 export class KitchenRepository {
   constructor(private readonly database: Database) {}
@@ -78,6 +79,31 @@ export class KitchenRepository {
           madeAt: sql`now()`,
         },
       });
+  }
+
+  /** The mess's fitted model of this cutoff date, if one is kept. */
+  async modelAt(cutoff: string): Promise<FittedModel | undefined> {
+    const [row] = await this.db
+      .select({ model: kitchenModels.model })
+      .from(kitchenModels)
+      .where(eq(kitchenModels.cutoff, cutoff));
+    return row?.model;
+  }
+
+  /** Keeps the mess's fitted model (one a mess: the latest replaces it). */
+  async storeModel(model: FittedModel): Promise<void> {
+    await this.db
+      .insert(kitchenModels)
+      .values({ cutoff: model.cutoff, model })
+      .onConflictDoUpdate({
+        target: [kitchenModels.messId],
+        set: { cutoff: model.cutoff, model, madeAt: sql`now()` },
+      });
+  }
+
+  /** Drops the mess's fitted model (a record it was fitted from changed). */
+  async dropModel(): Promise<void> {
+    await this.db.delete(kitchenModels);
   }
 
   /** Every mess's stored plates of a date (the sum over its meals); a mess with none stored is absent. */

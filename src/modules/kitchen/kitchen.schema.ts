@@ -1,7 +1,8 @@
 import { sql } from 'drizzle-orm';
-import { check, date, integer, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { check, date, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { users } from '../users/users.schema';
 import { messIdColumn, sealedByMess } from '../messes/messes.schema';
+import type { FittedModel } from './forecast-model';
 
 /** The most a meal's leftovers may weigh (10,000 kg), in grams, and the most plates a kitchen prepares. */
 export const LEFTOVER_GRAMS_MAX = 10_000_000;
@@ -68,6 +69,22 @@ export const kitchenForecasts = pgTable(
       sql`0 <= ${t.low} and ${t.low} <= ${t.expected} and ${t.expected} <= ${t.high}`,
     ),
   ],
+);
+
+/**
+ * Each mess's forecasting model as fitted from the days before `cutoff` (by the hourly job, or by the first
+ * forecast of the day), so a forecast of today and later reads only its own dates; dropped when a record before
+ * today changes (see ForecastModelListener).
+ */
+export const kitchenModels = pgTable(
+  'kitchen_models',
+  {
+    messId: messIdColumn(),
+    cutoff: date('cutoff', { mode: 'string' }).notNull(),
+    model: jsonb('model').$type<FittedModel>().notNull(),
+    madeAt: timestamp('made_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [...sealedByMess('kitchen_models'), uniqueIndex('kitchen_models_mess_unique').on(t.messId)],
 );
 
 export type WasteRow = typeof kitchenWaste.$inferSelect;
