@@ -5,11 +5,9 @@
 // reopens it (2,000 reversals). Measured over HTTP as the admin, close and reopen alternating. Target: 500 ms p95.
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Client } from 'pg';
-import { createApp } from '../src/app';
 import { FIRST_MESS_ID } from '../src/common/tenancy/mess-scope';
 import { addDays, localParts, mealSpan, monthBounds } from '../src/common/time/dates';
-import { loadConfig } from '../src/config/app-config';
-import { freshServerDatabase, login, statsOf, type Stats } from './support';
+import { freshServerDatabase, startInProcess, statsOf, type Stats } from './support';
 
 const MEMBERS = Number(process.env.BENCH_DAILY_MEMBERS ?? 2000);
 const LEAVES = Number(process.env.BENCH_DAILY_LEAVES ?? 300);
@@ -37,32 +35,13 @@ export async function benchDailyRate(serverBase: string): Promise<DailyRateResul
   const db = await freshServerDatabase(serverBase, 'mess_bench_daily');
   let app: NestFastifyApplication | undefined;
   try {
-    const config = loadConfig({
-      NODE_ENV: 'production',
-      JWT_SECRET: 'bench-secret-bench-secret-bench-secret-0000',
-      DATABASE_URL: db.url,
-      LOG_LEVEL: 'silent',
-      ADMIN_EMAIL,
-      ADMIN_PASSWORD,
-      MESS_TIMEZONE: TIME_ZONE,
-      RATE_LIMIT_PER_MINUTE: '1000000',
+    const service = await startInProcess(db.url, {
+      email: ADMIN_EMAIL,
+      password: ADMIN_PASSWORD,
+      timezone: TIME_ZONE,
     });
-    app = await createApp(config);
-    await app.listen(0, '127.0.0.1');
-    const { port } = app.getHttpServer().address() as { port: number };
-    const base = `http://127.0.0.1:${port}/api`;
-    const authorization = `Bearer ${await login(base, ADMIN_EMAIL, ADMIN_PASSWORD)}`;
-    const call = async (method: string, path: string, body?: unknown) => {
-      const res = await fetch(`${base}${path}`, {
-        method,
-        headers:
-          body === undefined ? { authorization } : { authorization, 'content-type': 'application/json' },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      if (res.status !== 200 && res.status !== 201)
-        throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-      return res.json() as Promise<Record<string, unknown>>;
-    };
+    app = service.app;
+    const { call } = service;
     await call('POST', '/auth/admin/setup', {
       messName: 'Daily Bench Mess',
       email: 'mess@daily.local',

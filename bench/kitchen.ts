@@ -6,11 +6,9 @@
 // first forecast of a day (the model dropped before each request: the window read and fitted again), for comparison.
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Client } from 'pg';
-import { createApp } from '../src/app';
 import { FIRST_MESS_ID } from '../src/common/tenancy/mess-scope';
 import { addDays, localParts, mealSpan } from '../src/common/time/dates';
-import { loadConfig } from '../src/config/app-config';
-import { freshServerDatabase, login, statsOf, type Stats } from './support';
+import { freshServerDatabase, startInProcess, statsOf, type Stats } from './support';
 
 const MEMBERS = Number(process.env.BENCH_KITCHEN_MEMBERS ?? 2000);
 const HISTORY_DAYS = Number(process.env.BENCH_KITCHEN_DAYS ?? 365);
@@ -38,32 +36,13 @@ export async function benchKitchen(serverBase: string): Promise<KitchenResult> {
   const db = await freshServerDatabase(serverBase, 'mess_bench_kitchen');
   let app: NestFastifyApplication | undefined;
   try {
-    const config = loadConfig({
-      NODE_ENV: 'production',
-      JWT_SECRET: 'bench-secret-bench-secret-bench-secret-0000',
-      DATABASE_URL: db.url,
-      LOG_LEVEL: 'silent',
-      ADMIN_EMAIL,
-      ADMIN_PASSWORD,
-      MESS_TIMEZONE: TIME_ZONE,
-      RATE_LIMIT_PER_MINUTE: '1000000',
+    const service = await startInProcess(db.url, {
+      email: ADMIN_EMAIL,
+      password: ADMIN_PASSWORD,
+      timezone: TIME_ZONE,
     });
-    app = await createApp(config);
-    await app.listen(0, '127.0.0.1');
-    const { port } = app.getHttpServer().address() as { port: number };
-    const base = `http://127.0.0.1:${port}/api`;
-    const authorization = `Bearer ${await login(base, ADMIN_EMAIL, ADMIN_PASSWORD)}`;
-    const call = async (method: string, path: string, body?: unknown) => {
-      const res = await fetch(`${base}${path}`, {
-        method,
-        headers:
-          body === undefined ? { authorization } : { authorization, 'content-type': 'application/json' },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      if (res.status !== 200 && res.status !== 201)
-        throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-      return res.json() as Promise<unknown>;
-    };
+    app = service.app;
+    const { call } = service;
     await call('POST', '/auth/admin/setup', {
       messName: 'Kitchen Bench Mess',
       email: 'mess@kitchen.local',
@@ -103,10 +82,9 @@ export async function benchKitchen(serverBase: string): Promise<KitchenResult> {
          select $1, id, $2::timestamptz, true from users where email like '%@bench.local'`,
         [FIRST_MESS_ID, joinedAt],
       );
-      const { rows: admins } = await owner.query<{ id: string }>(
-        `select id from users where email = $1`,
-        [ADMIN_EMAIL],
-      );
+      const { rows: admins } = await owner.query<{ id: string }>(`select id from users where email = $1`, [
+        ADMIN_EMAIL,
+      ]);
       // Each member's propensity per meal (from a hash of the id), lower on Sundays' breakfasts and Saturdays'
       // dinners; present or absent marked for 85 % of the slots, the rest unmarked. One month at a time.
       for (let from = first; from < today; from = addDays(from, 31)) {

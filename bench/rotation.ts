@@ -5,9 +5,7 @@
 // published). Target: 200 ms.
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { addDays, localParts } from '../src/common/time/dates';
-import { loadConfig } from '../src/config/app-config';
-import { createApp } from '../src/app';
-import { freshServerDatabase, login, statsOf, type Stats } from './support';
+import { freshServerDatabase, startInProcess, statsOf, type Stats } from './support';
 
 const RUNS = Number(process.env.BENCH_ROTATION_RUNS ?? 30);
 const TIME_ZONE = 'Asia/Kolkata';
@@ -51,31 +49,13 @@ export async function benchRotation(serverBase: string): Promise<RotationResult>
   const db = await freshServerDatabase(serverBase, 'mess_bench_rotation');
   let app: NestFastifyApplication | undefined;
   try {
-    const config = loadConfig({
-      NODE_ENV: 'production',
-      JWT_SECRET: 'bench-secret-bench-secret-bench-secret-0000',
-      DATABASE_URL: db.url,
-      LOG_LEVEL: 'silent',
-      ADMIN_EMAIL,
-      ADMIN_PASSWORD,
-      MESS_TIMEZONE: TIME_ZONE,
-      RATE_LIMIT_PER_MINUTE: '1000000',
+    const service = await startInProcess(db.url, {
+      email: ADMIN_EMAIL,
+      password: ADMIN_PASSWORD,
+      timezone: TIME_ZONE,
     });
-    app = await createApp(config);
-    await app.listen(0, '127.0.0.1');
-    const { port } = app.getHttpServer().address() as { port: number };
-    const base = `http://127.0.0.1:${port}/api`;
-    const authorization = `Bearer ${await login(base, ADMIN_EMAIL, ADMIN_PASSWORD)}`;
-    const call = async (method: string, path: string, body?: unknown) => {
-      const res = await fetch(`${base}${path}`, {
-        method,
-        headers:
-          body === undefined ? { authorization } : { authorization, 'content-type': 'application/json' },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      if (res.status !== 200) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-      return res.json() as Promise<Record<string, unknown>>;
-    };
+    app = service.app;
+    const { call } = service;
     await call('POST', '/auth/admin/setup', {
       messName: 'Rotation Bench Mess',
       email: 'mess@rotation.local',

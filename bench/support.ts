@@ -4,7 +4,10 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Client } from 'pg';
+import { createApp } from '../src/app';
+import { loadConfig } from '../src/config/app-config';
 import type { LoadJob, LoadResult } from './client-worker';
 
 export interface Stats {
@@ -118,7 +121,13 @@ export class HttpClient {
 }
 
 /** One JSON request to the service (`base` ends in `/api`): its status and parsed body. */
-export async function api<T = any>(base: string, method: string, path: string, token?: string, body?: unknown) {
+export async function api<T = any>(
+  base: string,
+  method: string,
+  path: string,
+  token?: string,
+  body?: unknown,
+) {
   const res = await fetch(`${base}${path}`, {
     method,
     headers: {
@@ -238,4 +247,47 @@ export async function spawnAndWait(
       if (child.exitCode === null) child.kill('SIGKILL');
     },
   };
+}
+
+/** The service in this process on a fresh database, listening on a free port, with its admin logged in. */
+export interface InProcessService {
+  app: NestFastifyApplication;
+  /** Ends in `/api`. */
+  base: string;
+  /** One JSON request as the admin: its parsed body; anything but 200 or 201 throws with the answer. */
+  call: <T = Record<string, unknown>>(method: string, path: string, body?: unknown) => Promise<T>;
+}
+
+/** Starts the service in this process on `databaseUrl` (production settings, no rate limit to speak of). */
+export async function startInProcess(
+  databaseUrl: string,
+  admin: { email: string; password: string; timezone: string },
+): Promise<InProcessService> {
+  const config = loadConfig({
+    NODE_ENV: 'production',
+    JWT_SECRET: 'bench-secret-bench-secret-bench-secret-0000',
+    DATABASE_URL: databaseUrl,
+    LOG_LEVEL: 'silent',
+    ADMIN_EMAIL: admin.email,
+    ADMIN_PASSWORD: admin.password,
+    MESS_TIMEZONE: admin.timezone,
+    RATE_LIMIT_PER_MINUTE: '1000000',
+  });
+  const app = await createApp(config);
+  try {
+    await app.listen(0, '127.0.0.1');
+    const { port } = app.getHttpServer().address() as { port: number };
+    const base = `http://127.0.0.1:${port}/api`;
+    const token = await login(base, admin.email, admin.password);
+    const call = async <T = Record<string, unknown>>(method: string, path: string, body?: unknown) => {
+      const res = await api<T>(base, method, path, token, body);
+      if (res.status !== 200 && res.status !== 201)
+        throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
+      return res.body;
+    };
+    return { app, base, call };
+  } catch (error) {
+    await app.close();
+    throw error;
+  }
 }
