@@ -10,6 +10,7 @@ import { CacheInvalidationModule } from './common/cache/cache-invalidation.modul
 import { AllExceptionsFilter } from './common/errors/http-exception.filter';
 import { loggerOptions } from './common/logging/request-log';
 import { RateLimitGuard, rateLimitStorage, throttlerOptions } from './common/http/rate-limit';
+import { RouteMetadata } from './common/http/route-metadata';
 import { RequestValidationPipe } from './common/http/request-validation.pipe';
 import { AppConfig } from './config/app-config';
 import { CoreModule } from './config/core.module';
@@ -83,6 +84,7 @@ export class AppModule {
         { provide: APP_GUARD, useClass: UnreadInputGuard },
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
         { provide: APP_PIPE, useClass: RequestValidationPipe },
+        RouteMetadata,
       ],
     };
   }

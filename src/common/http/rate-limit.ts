@@ -10,7 +10,6 @@ import {
   UseInterceptors,
   applyDecorators,
 } from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
 import {
   ThrottlerGuard,
   type ThrottlerModuleOptions,
@@ -26,6 +25,7 @@ import { AppConfig } from '../../config/app-config';
 import { ApiError } from '../errors/api-error';
 import { RateLimitStats } from '../stats/service-stats';
 import { optionalPackage } from '../runtime/optional-package';
+import { RouteMetadata } from './route-metadata';
 import { normalizeEmail } from '../identity/email';
 import { failureReason, Outages } from '../outages/outages';
 import { type CountingStorage, type CredentialAttempt, CredentialThrottle } from './credential-throttle';
@@ -109,7 +109,7 @@ export class RateLimitGuard extends ThrottlerGuard {
   constructor(
     @InjectThrottlerOptions() options: ThrottlerModuleOptions,
     @InjectThrottlerStorage() storage: ThrottlerStorage,
-    reflector: Reflector,
+    reflector: RouteMetadata,
     private readonly stats: RateLimitStats,
     private readonly config: AppConfig,
   ) {

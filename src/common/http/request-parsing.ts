@@ -190,7 +190,11 @@ export function parseQueryString(input: string): ParsedQuery {
   return result;
 }
 
+/** Text with nothing to decode: no `%`, no `+`, nothing outside printable ASCII (most names and values). */
+const PLAIN = /^[\x21-\x24\x26-\x2a\x2c-\x7e]*$/;
+
 function decode(raw: string): string | undefined {
+  if (PLAIN.test(raw)) return raw;
   try {
     const text = decodeURIComponent(raw.replace(/\+/g, ' '));
     return isWellFormed(text) ? text : undefined;

@@ -4,6 +4,7 @@ import { ApiError, badRequest, type FieldError } from '../errors/api-error';
 import { checksOf } from './field-checks';
 import { validationExceptionFactory } from '../errors/validation';
 import { BODY_EMPTY, EMPTY_JSON_BODY, queryProblems } from './request-parsing';
+import { cacheValidationRuleLookups } from './validation-rules-cache';
 
 export const BODY_NOT_OBJECT = 'the body must be a JSON object';
 
@@ -32,6 +33,7 @@ export class RequestValidationPipe extends ValidationPipe {
       stopAtFirstError: true,
       exceptionFactory: validationExceptionFactory,
     });
+    cacheValidationRuleLookups();
   }
 
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {

@@ -1,9 +1,9 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
 import { type CurrentMember, IS_PUBLIC, PERMISSION } from '../../common/auth/auth.decorators';
 import { can, type Permission } from '../../common/auth/permissions';
 import { GuardError } from '../../common/errors/api-error';
+import { RouteMetadata } from '../../common/http/route-metadata';
 import { MessGuard } from '../messes';
 import { TokenService } from './token.service';
 
@@ -15,7 +15,7 @@ import { TokenService } from './token.service';
 @Injectable()
 export class AuthGuard implements CanActivate {
   constructor(
-    private readonly reflector: Reflector,
+    private readonly reflector: RouteMetadata,
     private readonly tokens: TokenService,
     private readonly mess: MessGuard,
   ) {}

@@ -1,5 +1,5 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
+import { RouteMetadata } from '../../common/http/route-metadata';
 import type { FastifyRequest } from 'fastify';
 import { type CurrentMember, OWN_RECORDS_ONLY } from '../../common/auth/auth.decorators';
 import { mayActIn } from '../../common/auth/permissions';
@@ -25,7 +25,7 @@ export const MESS_NOT_FOUND = 'Mess not found';
 @Injectable()
 export class MessGuard implements CanActivate {
   constructor(
-    private readonly reflector: Reflector,
+    private readonly reflector: RouteMetadata,
     private readonly directory: MessDirectory,
     private readonly pastMesses: PastMesses,
   ) {}

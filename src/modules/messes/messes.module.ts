@@ -2,6 +2,7 @@ import { Global, Module } from '@nestjs/common';
 import { AuditTrailModule } from '../audit-trail';
 import { MessDirectory } from './mess-directory';
 import { MessGuard } from './mess.guard';
+import { RouteMetadata } from '../../common/http/route-metadata';
 import { MessesRepository } from './messes.repository';
 import { PastMesses } from './past-messes';
 
@@ -12,7 +13,7 @@ import { PastMesses } from './past-messes';
 @Global()
 @Module({
   imports: [AuditTrailModule],
-  providers: [MessesRepository, MessDirectory, PastMesses, MessGuard],
-  exports: [MessesRepository, MessDirectory, MessGuard, PastMesses],
+  providers: [MessesRepository, MessDirectory, PastMesses, MessGuard, RouteMetadata],
+  exports: [MessesRepository, MessDirectory, MessGuard, PastMesses, RouteMetadata],
 })
 export class MessesModule {}
