@@ -13,6 +13,10 @@ describe('A campus behind one address', () => {
       LOGIN_RATE_LIMIT_PER_MINUTE: '',
       LOGIN_RATE_LIMIT_PER_EMAIL: '',
       RATE_LIMIT_PER_MINUTE: '',
+      // Not a limit under test: on the server engine a burst of 20 logins shares a pool of 10, and on a machine
+      // shared by other suites a checkout can wait past the 1.5 s default (3 of 600 were 503 at a load of ~10).
+      // TestApp gives the hashing queue and the embedded engine's admission the same room.
+      DB_CONNECTION_TIMEOUT_MS: '60000',
     });
   });
   afterAll(() => t?.close());
@@ -41,6 +45,7 @@ describe('A campus behind one address', () => {
     const members = [];
     for (let i = 0; i < 600; i += 1) members.push(await t.member('student'));
     const statuses: number[] = [];
+    const refusals: [number, unknown][] = [];
     // In bursts, as a dining hall's phones send them.
     for (let i = 0; i < members.length; i += 20) {
       const burst = members.slice(i, i + 20);
@@ -48,8 +53,13 @@ describe('A campus behind one address', () => {
         burst.map(({ email, password }) => t.post('/auth/login', { email, password })),
       );
       statuses.push(...answers.map((res) => res.status));
+      refusals.push(
+        ...answers
+          .filter((res) => res.status !== 200)
+          .map((res): [number, unknown] => [res.status, res.body]),
+      );
     }
-    expect(statuses.filter((status) => status !== 200)).toEqual([]);
+    expect(refusals).toEqual([]);
     expect(statuses).toHaveLength(600);
   }, 600_000);
 

@@ -204,12 +204,15 @@ describe('Messes: members', () => {
     const answers = [];
     for (const userIds of bad) answers.push(await refused(userIds));
     expect(answers).toEqual(bad.map((userIds) => ({ userIds, status: 400, fields: ['userIds'] })));
-    // The same id twice, whatever its case, is one bad field too.
+    // The same id twice, whatever its case, is one bad field too, naming the id (not 'All userIds's elements must be
+    // unique', the first week's complaint).
     expect(await refused([a.id, a.id.toUpperCase()])).toEqual({
       userIds: [a.id, a.id.toUpperCase()],
       status: 400,
       fields: ['userIds'],
     });
+    const twice = await t.post('/messes/north/members', { userIds: [a.id, a.id] }, { token: admin });
+    expect(twice.body.details).toEqual([{ field: 'userIds', message: `userIds names ${a.id} twice` }]);
   });
 
   it("refuses another mess's staff: a treasurer acts on their own mess's accounts only", async () => {
