@@ -2,6 +2,7 @@ import { addDays, localParts, monthOf } from '../../src/common/time/dates';
 import { inMess } from '../../src/common/tenancy/mess-scope';
 import { ForecastSchedule } from '../../src/modules/kitchen';
 import { ForecastService } from '../../src/modules/kitchen/forecast.service';
+import { KitchenRepository } from '../../src/modules/kitchen/kitchen.repository';
 import { messSetup, TestApp } from '../support/app';
 import { insertSimulatedMess } from '../support/kitchen-history';
 import { actualsOf, simulateMess, type SimulatedMess } from '../support/kitchen-simulator';
@@ -366,7 +367,7 @@ describe('Kitchen', () => {
       return fromToday();
     };
 
-    it('forecasts what a fresh fit does, and fits again when a mark of a past day changes', async () => {
+    it('forecasts what a fresh fit does, and fits again (after the response) when a mark of a past day changes', async () => {
       const before = await fromToday();
       expect(await fromToday()).toEqual(before);
       expect(await fitted()).toEqual(before);
@@ -381,6 +382,16 @@ describe('Kitchen', () => {
         { token: manager.token },
       );
       expect(res.status).toBeLessThan(300);
+      // The listener runs after the response: wait for it to mark the kept model out of date (bounded).
+      const main = (await t.get('/messes/main', { token: admin })).body.mess._id as string;
+      const current = () => inMess(main, async () => (await t.app.get(KitchenRepository).keptModel())?.current);
+      for (let i = 0; i < 200 && (await current()); i += 1) await new Promise((resolve) => setImmediate(resolve));
+      expect(await current()).toBe(false);
+      // The next forecast answers from the model as it stands and fits it again after the response; once that
+      // fit is done, the forecast is a fresh fit's.
+      expect(await fromToday()).toEqual(before);
+      await inMess(main, () => t.app.get(ForecastService).settled());
+      expect(await current()).toBe(true);
       const after = await fromToday();
       expect(after).not.toEqual(before);
       expect(await fitted()).toEqual(after);

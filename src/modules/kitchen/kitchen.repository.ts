@@ -81,27 +81,47 @@ export class KitchenRepository {
       });
   }
 
-  /** The mess's fitted model of this cutoff date, if one is kept. */
-  async modelAt(cutoff: string): Promise<FittedModel | undefined> {
+  /**
+   * The mess's kept model with `changes` (the changes of the past heard so far) and whether it is current (fitted
+   * after the last of them); undefined when none is kept.
+   */
+  async keptModel(): Promise<{ model: FittedModel; changes: number; current: boolean } | undefined> {
     const [row] = await this.db
-      .select({ model: kitchenModels.model })
-      .from(kitchenModels)
-      .where(eq(kitchenModels.cutoff, cutoff));
-    return row?.model;
+      .select({
+        model: kitchenModels.model,
+        changes: kitchenModels.changes,
+        fittedChanges: kitchenModels.fittedChanges,
+      })
+      .from(kitchenModels);
+    return row && { model: row.model, changes: row.changes, current: row.changes === row.fittedChanges };
   }
 
-  /** Keeps the mess's fitted model (one a mess: the latest replaces it). */
-  async storeModel(model: FittedModel): Promise<void> {
+  /** The mess's kept model of this cutoff date, if one is kept and current (no change heard since its fit). */
+  async modelAt(cutoff: string): Promise<FittedModel | undefined> {
+    const kept = await this.keptModel();
+    return kept?.current && kept.model.cutoff === cutoff ? kept.model : undefined;
+  }
+
+  /**
+   * Keeps the mess's fitted model (one a mess: the latest replaces it); `fittedChanges`: the changes the kept row
+   * counted before the fit read the records (a change heard during the fit leaves the model out of date).
+   */
+  async storeModel(model: FittedModel, fittedChanges = 0): Promise<void> {
     await this.db
       .insert(kitchenModels)
-      .values({ cutoff: model.cutoff, model })
+      .values({ cutoff: model.cutoff, model, fittedChanges, changes: fittedChanges })
       .onConflictDoUpdate({
         target: [kitchenModels.messId],
-        set: { cutoff: model.cutoff, model, madeAt: sql`now()` },
+        set: { cutoff: model.cutoff, model, fittedChanges, madeAt: sql`now()` },
       });
   }
 
-  /** Drops the mess's fitted model (a record it was fitted from changed). */
+  /** Counts a change of a record the model was fitted from: the kept model is out of date until fitted again. */
+  async modelChanged(): Promise<void> {
+    await this.db.update(kitchenModels).set({ changes: sql`${kitchenModels.changes} + 1` });
+  }
+
+  /** Drops the mess's kept model (the next forecast fits again, in the request). */
   async dropModel(): Promise<void> {
     await this.db.delete(kitchenModels);
   }
