@@ -356,7 +356,7 @@ describe('Kitchen', () => {
     });
   });
 
-  // Last: it changes yesterday's marks.
+  // Last two: they change yesterday's marks.
   describe('the model kept for today', () => {
     const fromToday = async () =>
       (await t.get('/kitchen/forecast', { token: manager.token })).body.forecasts as { date: string }[];
@@ -395,6 +395,40 @@ describe('Kitchen', () => {
       const after = await fromToday();
       expect(after).not.toEqual(before);
       expect(await fitted()).toEqual(after);
+    });
+  });
+
+  describe('the present marks kept with a waste record', () => {
+    it("follow a mark of the meal changed after it was recorded: the university's view stays the log's", async () => {
+      const month = monthOf(yesterday);
+      const perDiner = async () =>
+        (await t.get(`/analytics/messes?month=${month}`, { token: admin })).body.messes.find(
+          (r: { mess: { slug: string } }) => r.mess.slug === 'main',
+        ).leftoverGramsPerDiner as number | null;
+      const logged = async () =>
+        (await t.get(`/kitchen/waste?month=${month}`, { token: manager.token })).body.summary
+          .perDinerGrams as number | null;
+      const put = await t.put(`/kitchen/waste/${yesterday}/Breakfast`, { leftoverKg: 25 }, { token: manager.token });
+      expect(put.status).toBe(200);
+      const before = await logged();
+      expect(await perDiner()).toBe(before);
+      // Yesterday's breakfast: 50 members marked absent after the record.
+      const res = await t.post(
+        '/attendance/bulk',
+        {
+          date: yesterday,
+          mealType: 'Breakfast',
+          marks: mess.members.slice(0, 50).map((m) => ({ userId: m.id, status: 'absent' })),
+        },
+        { token: manager.token },
+      );
+      expect(res.status).toBeLessThan(300);
+      const after = await logged();
+      expect(after).not.toBe(before);
+      // The count is kept by a listener after the response: wait for it (bounded), not for a time.
+      for (let i = 0; i < 200 && (await perDiner()) !== after; i += 1)
+        await new Promise((resolve) => setImmediate(resolve));
+      expect(await perDiner()).toBe(after);
     });
   });
 

@@ -19,14 +19,15 @@ export class KitchenQueries {
 
   /**
    * Each mess's leftover grams per diner of a `YYYY-MM` month: its recorded leftovers ÷ the present marks of the
-   * meals with a record (as `GET /kitchen/waste` computes it); messes with no record are absent, null when nobody
-   * was present at them.
+   * meals with a record (as `GET /kitchen/waste` computes it, from the counts kept with the records: a record from
+   * before they were kept is counted here); messes with no record are absent, null when nobody was present at them.
    */
   async leftoverPerDinerPerMess(month: string): Promise<Map<string, number | null>> {
     const { first, last } = monthBounds(month);
     const waste = await this.repository.wasteEveryMess(first, last);
-    const present = new Map(
-      (await this.attendance.presentAtSlotsEveryMess(waste)).map((s) => [
+    const uncounted = waste.filter((w) => w.present === null);
+    const counted = new Map(
+      (await this.attendance.presentAtSlotsEveryMess(uncounted)).map((s) => [
         `${s.messId}|${s.date}|${s.mealType}`,
         s.present,
       ]),
@@ -35,7 +36,7 @@ export class KitchenQueries {
     for (const w of waste) {
       const sum = sums.get(w.messId) ?? { grams: 0, diners: 0 };
       sum.grams += w.grams;
-      sum.diners += present.get(`${w.messId}|${w.date}|${w.mealType}`) ?? 0;
+      sum.diners += w.present ?? counted.get(`${w.messId}|${w.date}|${w.mealType}`) ?? 0;
       sums.set(w.messId, sum);
     }
     return new Map([...sums].map(([messId, s]) => [messId, perDinerGrams(s.grams, s.diners)]));

@@ -46,6 +46,7 @@ export class KitchenRepository {
         set: {
           preparedPlates: values.preparedPlates,
           leftoverGrams: values.leftoverGrams,
+          presentMarks: values.presentMarks,
           note: values.note,
           recordedBy: values.recordedBy,
           updatedAt: new Date(),
@@ -141,11 +142,31 @@ export class KitchenRepository {
     return new Map(rows.map((r) => [r.messId, r.plates]));
   }
 
-  /** Every mess's recorded waste between two dates, by meal (for the university's leftover per diner). */
+  /** Whether the meal has a waste record. */
+  async hasWaste(date: string, mealType: string): Promise<boolean> {
+    const [row] = await this.db
+      .select({ id: kitchenWaste.id })
+      .from(kitchenWaste)
+      .where(and(eq(kitchenWaste.date, date), eq(kitchenWaste.mealType, mealType)));
+    return row !== undefined;
+  }
+
+  /** Sets the present marks kept with the meal's waste record (none: nothing). */
+  async setPresentMarks(date: string, mealType: string, presentMarks: number): Promise<void> {
+    await this.db
+      .update(kitchenWaste)
+      .set({ presentMarks })
+      .where(and(eq(kitchenWaste.date, date), eq(kitchenWaste.mealType, mealType)));
+  }
+
+  /**
+   * Every mess's recorded waste between two dates, by meal, with the present marks kept with it (for the
+   * university's leftover per diner).
+   */
   wasteEveryMess(
     from: string,
     to: string,
-  ): Promise<{ messId: string; date: string; mealType: string; grams: number }[]> {
+  ): Promise<{ messId: string; date: string; mealType: string; grams: number; present: number | null }[]> {
     return this.database.acrossMesses((tx) =>
       tx
         .select({
@@ -153,6 +174,7 @@ export class KitchenRepository {
           date: kitchenWaste.date,
           mealType: kitchenWaste.mealType,
           grams: kitchenWaste.leftoverGrams,
+          present: kitchenWaste.presentMarks,
         })
         .from(kitchenWaste)
         .where(and(gte(kitchenWaste.date, from), lte(kitchenWaste.date, to))),

@@ -27,6 +27,12 @@ export const kitchenWaste = pgTable(
     recordedBy: uuid('recorded_by')
       .notNull()
       .references(() => users.id),
+    /**
+     * The meal's present marks, counted when the record is written and again when a mark of the meal changes
+     * (WasteCountListener): the university's leftover per diner reads it instead of counting every mess's marks.
+     * Null in records from before it was kept (those are counted when read).
+     */
+    presentMarks: integer('present_marks'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
