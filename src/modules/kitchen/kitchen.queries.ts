@@ -24,20 +24,13 @@ export class KitchenQueries {
    */
   async leftoverPerDinerPerMess(month: string): Promise<Map<string, number | null>> {
     const { first, last } = monthBounds(month);
-    const waste = await this.repository.wasteEveryMess(first, last);
-    const uncounted = waste.filter((w) => w.present === null);
-    const counted = new Map(
-      (await this.attendance.presentAtSlotsEveryMess(uncounted)).map((s) => [
-        `${s.messId}|${s.date}|${s.mealType}`,
-        s.present,
-      ]),
-    );
-    const sums = new Map<string, { grams: number; diners: number }>();
-    for (const w of waste) {
-      const sum = sums.get(w.messId) ?? { grams: 0, diners: 0 };
-      sum.grams += w.grams;
-      sum.diners += w.present ?? counted.get(`${w.messId}|${w.date}|${w.mealType}`) ?? 0;
-      sums.set(w.messId, sum);
+    // Summed per mess in the database (50 rows, not a row per record).
+    const totals = await this.repository.wasteSumsEveryMess(first, last);
+    const sums = new Map(totals.map((t) => [t.messId, { grams: t.grams, diners: t.present }]));
+    if (totals.some((t) => t.uncounted > 0)) {
+      const uncounted = await this.repository.uncountedWasteEveryMess(first, last);
+      for (const slot of await this.attendance.presentAtSlotsEveryMess(uncounted))
+        sums.get(slot.messId)!.diners += slot.present;
     }
     return new Map([...sums].map(([messId, s]) => [messId, perDinerGrams(s.grams, s.diners)]));
   }

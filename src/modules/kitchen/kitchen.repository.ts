@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { and, asc, eq, gte, lte, sql } from 'drizzle-orm';
+import { and, asc, eq, gte, isNull, lte, sql } from 'drizzle-orm';
 import { Database, DbOrTx } from '../../database/database';
 import type { FittedModel } from './forecast-model';
 import { kitchenForecasts, kitchenModels, kitchenWaste, NewWasteRow, WasteRow } from './kitchen.schema';
@@ -160,24 +160,39 @@ export class KitchenRepository {
   }
 
   /**
-   * Every mess's recorded waste between two dates, by meal, with the present marks kept with it (for the
-   * university's leftover per diner).
+   * Every mess's recorded waste between two dates summed (for the university's leftover per diner): its grams, the
+   * present marks kept with its records, and how many records keep none (from before they were kept).
    */
-  wasteEveryMess(
+  async wasteSumsEveryMess(
     from: string,
     to: string,
-  ): Promise<{ messId: string; date: string; mealType: string; grams: number; present: number | null }[]> {
+  ): Promise<{ messId: string; grams: number; present: number; uncounted: number }[]> {
     return this.database.acrossMesses((tx) =>
       tx
         .select({
           messId: kitchenWaste.messId,
-          date: kitchenWaste.date,
-          mealType: kitchenWaste.mealType,
-          grams: kitchenWaste.leftoverGrams,
-          present: kitchenWaste.presentMarks,
+          grams: sql<number>`sum(${kitchenWaste.leftoverGrams})`.mapWith(Number),
+          present: sql<number>`coalesce(sum(${kitchenWaste.presentMarks}), 0)`.mapWith(Number),
+          uncounted: sql<number>`count(*) filter (where ${kitchenWaste.presentMarks} is null)`.mapWith(Number),
         })
         .from(kitchenWaste)
-        .where(and(gte(kitchenWaste.date, from), lte(kitchenWaste.date, to))),
+        .where(and(gte(kitchenWaste.date, from), lte(kitchenWaste.date, to)))
+        .groupBy(kitchenWaste.messId),
+    );
+  }
+
+  /** Every mess's waste records between two dates that keep no present marks (from before they were kept). */
+  uncountedWasteEveryMess(
+    from: string,
+    to: string,
+  ): Promise<{ messId: string; date: string; mealType: string }[]> {
+    return this.database.acrossMesses((tx) =>
+      tx
+        .select({ messId: kitchenWaste.messId, date: kitchenWaste.date, mealType: kitchenWaste.mealType })
+        .from(kitchenWaste)
+        .where(
+          and(gte(kitchenWaste.date, from), lte(kitchenWaste.date, to), isNull(kitchenWaste.presentMarks)),
+        ),
     );
   }
 }
