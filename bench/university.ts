@@ -94,7 +94,9 @@ export async function benchUniversity(serverBase: string): Promise<UniversityRes
   try {
     return await run(db.url);
   } finally {
-    await db.drop();
+    // BENCH_UNIVERSITY_KEEP=1 keeps the seeded database (to read its plans); it is named in the log.
+    if (process.env.BENCH_UNIVERSITY_KEEP === '1') process.stdout.write(`[university] kept ${db.url}\n`);
+    else await db.drop();
   }
 }
 
@@ -229,6 +231,27 @@ async function run(url: string): Promise<UniversityResult> {
   );
   for (const table of BULK_TABLES) await q(`alter table ${table} enable trigger all`);
   for (const definition of rebuild) await step('indexes', definition);
+  // The kitchen's columns of the university view: a waste record on every meal of the view's month (last month) and
+  // a stored forecast of today's and tomorrow's meals, in every mess (as the hourly job leaves them). After the
+  // indexes: each record keeps its meal's present marks, as recording it does.
+  await step(
+    'kitchen',
+    `insert into kitchen_waste (mess_id, date, meal_type, prepared_plates, leftover_grams, recorded_by, present_marks)
+      select ms.id, d::date, sl.name, 400, (5000 + floor(random() * 20000))::int, ${managerOf},
+             (select count(*) from attendance a
+               where a.mess_id = ms.id and a.date = d::date and a.meal_type = sl.name and a.status = 'present')
+      from messes ms cross join generate_series(date '${monthBounds(lastFull).first}', date '${monthBounds(lastFull).last}',
+           interval '1 day') d cross join ${slots}
+      where ms.slug like 'mess-%'`,
+  );
+  await step(
+    'kitchen',
+    `insert into kitchen_forecasts (mess_id, date, meal_type, expected, low, high)
+      select ms.id, d::date, sl.name, 330, 300, 360
+      from messes ms cross join generate_series(date '${today}', date '${addDays(today, 1)}', interval '1 day') d
+           cross join ${slots}
+      where ms.slug like 'mess-%'`,
+  );
   await step('analyze', `analyze`);
   const seedSeconds = round((performance.now() - seedStarted) / 1000);
   process.stdout.write(`[university] seeded in ${seedSeconds} s: ${JSON.stringify(steps)}\n`);
@@ -419,6 +442,7 @@ async function dinnerRush({
   managers,
   client,
 }: RushContext): Promise<Pick<UniversityResult, 'rush' | 'rushSkipped'>> {
+  if (RUSH_SCANS <= 0) return { rushSkipped: 'BENCH_RUSH_SCANS=0' };
   const seconds = Math.ceil(RUSH_SCANS / RUSH_RATE);
   // A meal's window lies within one day: a rush that would cross midnight (IST) waits for the new day, at most
   // BENCH_RUSH_WAIT_MINUTES (45), else is skipped.

@@ -8,6 +8,7 @@ import {
 } from '../../../test/support/kitchen-simulator';
 import {
   accuracy,
+  adaptModel,
   DEFAULT_TUNING,
   type FittedModel,
   type ForecastTuning,
@@ -166,6 +167,53 @@ describe('what a forecast may use', () => {
     }
     const model = new KitchenForecaster(records).fittedAt(mess.testStart);
     expect(KitchenForecaster.fits(model, { ...records, members: records.members.slice(1) })).toBe(false);
+  });
+
+  it('forecasts from a kept model adapted to a member who joined today what a fit with them does', () => {
+    for (const today of mess.days.filter((d) => d >= mess.testStart)) {
+      const model = JSON.parse(JSON.stringify(new KitchenForecaster(records).fittedAt(today))) as FittedModel;
+      const joiner = { id: '00000000-0000-4000-8000-0000000000ff', since: today };
+      const withJoiner = { ...records, members: [joiner, ...records.members] };
+      const own = {
+        ...withJoiner,
+        marks: records.marks.filter((m) => m.date >= today),
+        leaveSlots: records.leaveSlots.filter((l) => l.date >= today),
+        menus: records.menus.filter((m) => m.date >= today),
+      };
+      expect(KitchenForecaster.fits(model, own)).toBe(false);
+      const adapted = adaptModel(model, own)!;
+      expect(KitchenForecaster.fits(adapted, own)).toBe(true);
+      const kept = new KitchenForecaster(own, DEFAULT_TUNING, adapted);
+      const full = new KitchenForecaster(withJoiner);
+      for (let date = today; date <= addDays(today, 6); date = addDays(date, 1)) {
+        expect(kept.forecastDate(date, today)).toEqual(full.forecastDate(date, today));
+      }
+    }
+  });
+
+  it("forecasts from yesterday's kept model, or one a member has left, within a plate or two of a fresh fit", () => {
+    const today = mess.testStart;
+    const yesterdays = new KitchenForecaster(records).fittedAt(addDays(today, -1));
+    const [, ...stayed] = records.members;
+    const own = (members: typeof records.members) => ({
+      ...records,
+      members,
+      marks: records.marks.filter((m) => m.date >= today),
+      leaveSlots: records.leaveSlots.filter((l) => l.date >= today),
+      menus: records.menus.filter((m) => m.date >= today),
+    });
+    for (const [model, members] of [
+      [yesterdays, records.members],
+      [new KitchenForecaster(records).fittedAt(today), stayed],
+    ] as const) {
+      const kept = new KitchenForecaster(own(members), DEFAULT_TUNING, adaptModel(model, own(members)));
+      const full = new KitchenForecaster({ ...records, members });
+      for (let date = today; date <= addDays(today, 6); date = addDays(date, 1)) {
+        const a = kept.forecastDate(date, today).map((f) => f.expected);
+        const b = full.forecastDate(date, today).map((f) => f.expected);
+        a.forEach((x, i) => expect(Math.abs(x - b[i])).toBeLessThanOrEqual(2));
+      }
+    }
   });
 
   it("counts today's declarations and never forecasts more than the members not on leave", () => {

@@ -44,9 +44,9 @@ export class ForecastSchedule {
     const tomorrow = addDays(this.records.today(this.clock.now()), 1);
     const messIds = [...(await this.directory.labels()).keys()];
     for (const messId of messIds) {
-      // Fitted again each hour (the kept model of today is replaced), then tomorrow forecast from it.
+      // Fitted again each hour (the kept model is replaced), then tomorrow forecast from it.
       await inMess(messId, async () => {
-        await this.forecasts.forget();
+        await this.forecasts.refit();
         await this.forecasts.forecast({ from: tomorrow, to: tomorrow });
       });
     }

@@ -1,9 +1,16 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { badRequest } from '../../common/errors/api-error';
 import type { FieldError } from '../../common/errors/api-error';
+import { currentMessId, inMess } from '../../common/tenancy/mess-scope';
 import { Clock } from '../../common/time/clock';
 import { addDays } from '../../common/time/dates';
-import { accuracy, DEFAULT_TUNING, KitchenForecaster, type MealForecast } from './forecast-model';
+import {
+  accuracy,
+  adaptModel,
+  DEFAULT_TUNING,
+  KitchenForecaster,
+  type MealForecast,
+} from './forecast-model';
 import { KitchenRecordsReader } from './kitchen-records';
 import { KitchenRepository } from './kitchen.repository';
 
@@ -38,7 +45,11 @@ const daysBetween = (from: string, to: string) =>
  * stand, and the marks of the date itself only when it is today or later.
  */
 @Injectable()
-export class ForecastService {
+export class ForecastService implements OnModuleDestroy {
+  private readonly logger = new Logger('ForecastService');
+  /** The background fits running in this process, by mess. */
+  private readonly refits = new Map<string, Promise<void>>();
+
   constructor(
     private readonly records: KitchenRecordsReader,
     private readonly repository: KitchenRepository,
@@ -72,19 +83,29 @@ export class ForecastService {
   }
 
   /**
-   * From today on, the model kept for today (fitted from the days before it) with only the dates' own records, when
-   * it is of the same members and meals; otherwise the whole window read and fitted, and the model kept for today.
-   * Both forecast the same (forecast-model.spec.ts).
+   * From today on: the model kept for today with only the dates' own records, when it is current (fitted after the
+   * last change of the past heard) and of the same members and meals; both forecast what a fit of the whole window
+   * would (forecast-model.spec.ts). A kept model that is out of date (of an earlier day, a change of the past heard
+   * since, members who joined or left) answers as it stands, joiners given a new member's probability, while the
+   * mess's model is fitted again in the background (`refitInBackground`). Only a mess with no kept model at all, a
+   * change of meal times, or a forecast starting before today reads the whole window and fits in the request.
    */
   private async forecasterFor(from: string, to: string, today: string): Promise<KitchenForecaster> {
+    let changes = 0;
     if (from >= today) {
-      // Both at once: the dates' own records are a small read, wasted only on the day's first forecast.
-      const [model, records] = await Promise.all([
-        this.repository.modelAt(today),
+      // Both at once: the dates' own records are a small read, wasted only when the request must fit.
+      const [kept, records] = await Promise.all([
+        this.repository.keptModel(),
         this.records.read(today, to, today),
       ]);
-      if (model) {
-        if (KitchenForecaster.fits(model, records)) return new KitchenForecaster(records, DEFAULT_TUNING, model);
+      if (kept && kept.model.cutoff <= today) {
+        changes = kept.changes;
+        const current = kept.current && kept.model.cutoff === today && KitchenForecaster.fits(kept.model, records);
+        const model = current ? kept.model : adaptModel(kept.model, records);
+        if (model) {
+          if (!current) this.refitInBackground();
+          return new KitchenForecaster(records, DEFAULT_TUNING, model);
+        }
       }
     }
     const start = from < today ? from : today;
@@ -93,13 +114,49 @@ export class ForecastService {
     );
     // Kept only when read as a forecast from today reads (the window before today): a read that starts earlier sees
     // members' first meals before the window, and fits a little otherwise.
-    if (from >= today) await this.repository.storeModel(forecaster.fittedAt(today));
+    if (from >= today) await this.repository.storeModel(forecaster.fittedAt(today), changes);
     return forecaster;
   }
 
-  /** Drops the kept model (a record before today changed: the next forecast fits again). */
+  /** Fits the mess's model as of today from the window before it and keeps it (the hourly job; the background). */
+  async refit(): Promise<void> {
+    const today = this.records.today(this.clock.now());
+    // The changes counted before the records are read: one heard during the fit leaves the model out of date.
+    const changes = (await this.repository.keptModel())?.changes ?? 0;
+    const records = await this.records.read(addDays(today, -DEFAULT_TUNING.windowDays), today, today);
+    await this.repository.storeModel(new KitchenForecaster(records).fittedAt(today), changes);
+  }
+
+  /** Fits the running code's mess again, after the response, unless a fit of it is already running here. */
+  private refitInBackground(): void {
+    const messId = currentMessId();
+    if (this.refits.has(messId)) return;
+    const job = inMess(messId, () => this.refit())
+      .catch((error: unknown) => {
+        this.logger.warn(`Fitting the kitchen's model again failed: ${String(error)}`);
+      })
+      .finally(() => this.refits.delete(messId));
+    this.refits.set(messId, job);
+  }
+
+  /** Resolves when the running code's mess has no background fit running here (tests wait for it). */
+  async settled(): Promise<void> {
+    await this.refits.get(currentMessId());
+  }
+
+  /** The model is out of date: a record before today changed (the next forecast answers and fits again). */
+  async changed(): Promise<void> {
+    await this.repository.modelChanged();
+  }
+
+  /** Drops the kept model: the next forecast reads the whole window and fits in the request. */
   async forget(): Promise<void> {
     await this.repository.dropModel();
+  }
+
+  /** Shutting down: the background fits finish first (they use the database). */
+  async onModuleDestroy(): Promise<void> {
+    await Promise.allSettled([...this.refits.values()]);
   }
 
   /**

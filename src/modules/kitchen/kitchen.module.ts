@@ -13,6 +13,7 @@ import { KitchenController } from './kitchen.controller';
 import { KitchenQueries } from './kitchen.queries';
 import { KitchenRecordsReader } from './kitchen-records';
 import { KitchenRepository } from './kitchen.repository';
+import { WasteCountListener } from './waste-count.listener';
 import { WasteService } from './waste.service';
 
 /** Cooking for the right number: the forecast of plates per meal, its back-test, and the waste log. */
@@ -34,6 +35,7 @@ import { WasteService } from './waste.service';
     ForecastSchedule,
     ForecastModelListener,
     WasteService,
+    WasteCountListener,
     KitchenQueries,
   ],
   exports: [KitchenQueries, ForecastSchedule],

@@ -19,24 +19,18 @@ export class KitchenQueries {
 
   /**
    * Each mess's leftover grams per diner of a `YYYY-MM` month: its recorded leftovers ÷ the present marks of the
-   * meals with a record (as `GET /kitchen/waste` computes it); messes with no record are absent, null when nobody
-   * was present at them.
+   * meals with a record (as `GET /kitchen/waste` computes it, from the counts kept with the records: a record from
+   * before they were kept is counted here); messes with no record are absent, null when nobody was present at them.
    */
   async leftoverPerDinerPerMess(month: string): Promise<Map<string, number | null>> {
     const { first, last } = monthBounds(month);
-    const waste = await this.repository.wasteEveryMess(first, last);
-    const present = new Map(
-      (await this.attendance.presentAtSlotsEveryMess(waste)).map((s) => [
-        `${s.messId}|${s.date}|${s.mealType}`,
-        s.present,
-      ]),
-    );
-    const sums = new Map<string, { grams: number; diners: number }>();
-    for (const w of waste) {
-      const sum = sums.get(w.messId) ?? { grams: 0, diners: 0 };
-      sum.grams += w.grams;
-      sum.diners += present.get(`${w.messId}|${w.date}|${w.mealType}`) ?? 0;
-      sums.set(w.messId, sum);
+    // Summed per mess in the database (50 rows, not a row per record).
+    const totals = await this.repository.wasteSumsEveryMess(first, last);
+    const sums = new Map(totals.map((t) => [t.messId, { grams: t.grams, diners: t.present }]));
+    if (totals.some((t) => t.uncounted > 0)) {
+      const uncounted = await this.repository.uncountedWasteEveryMess(first, last);
+      for (const slot of await this.attendance.presentAtSlotsEveryMess(uncounted))
+        sums.get(slot.messId)!.diners += slot.present;
     }
     return new Map([...sums].map(([messId, s]) => [messId, perDinerGrams(s.grams, s.diners)]));
   }

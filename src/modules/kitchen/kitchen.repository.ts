@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { and, asc, eq, gte, lte, sql } from 'drizzle-orm';
+import { and, asc, eq, gte, isNull, lte, sql } from 'drizzle-orm';
 import { Database, DbOrTx } from '../../database/database';
 import type { FittedModel } from './forecast-model';
 import { kitchenForecasts, kitchenModels, kitchenWaste, NewWasteRow, WasteRow } from './kitchen.schema';
@@ -46,6 +46,7 @@ export class KitchenRepository {
         set: {
           preparedPlates: values.preparedPlates,
           leftoverGrams: values.leftoverGrams,
+          presentMarks: values.presentMarks,
           note: values.note,
           recordedBy: values.recordedBy,
           updatedAt: new Date(),
@@ -81,27 +82,47 @@ export class KitchenRepository {
       });
   }
 
-  /** The mess's fitted model of this cutoff date, if one is kept. */
-  async modelAt(cutoff: string): Promise<FittedModel | undefined> {
+  /**
+   * The mess's kept model with `changes` (the changes of the past heard so far) and whether it is current (fitted
+   * after the last of them); undefined when none is kept.
+   */
+  async keptModel(): Promise<{ model: FittedModel; changes: number; current: boolean } | undefined> {
     const [row] = await this.db
-      .select({ model: kitchenModels.model })
-      .from(kitchenModels)
-      .where(eq(kitchenModels.cutoff, cutoff));
-    return row?.model;
+      .select({
+        model: kitchenModels.model,
+        changes: kitchenModels.changes,
+        fittedChanges: kitchenModels.fittedChanges,
+      })
+      .from(kitchenModels);
+    return row && { model: row.model, changes: row.changes, current: row.changes === row.fittedChanges };
   }
 
-  /** Keeps the mess's fitted model (one a mess: the latest replaces it). */
-  async storeModel(model: FittedModel): Promise<void> {
+  /** The mess's kept model of this cutoff date, if one is kept and current (no change heard since its fit). */
+  async modelAt(cutoff: string): Promise<FittedModel | undefined> {
+    const kept = await this.keptModel();
+    return kept?.current && kept.model.cutoff === cutoff ? kept.model : undefined;
+  }
+
+  /**
+   * Keeps the mess's fitted model (one a mess: the latest replaces it); `fittedChanges`: the changes the kept row
+   * counted before the fit read the records (a change heard during the fit leaves the model out of date).
+   */
+  async storeModel(model: FittedModel, fittedChanges = 0): Promise<void> {
     await this.db
       .insert(kitchenModels)
-      .values({ cutoff: model.cutoff, model })
+      .values({ cutoff: model.cutoff, model, fittedChanges, changes: fittedChanges })
       .onConflictDoUpdate({
         target: [kitchenModels.messId],
-        set: { cutoff: model.cutoff, model, madeAt: sql`now()` },
+        set: { cutoff: model.cutoff, model, fittedChanges, madeAt: sql`now()` },
       });
   }
 
-  /** Drops the mess's fitted model (a record it was fitted from changed). */
+  /** Counts a change of a record the model was fitted from: the kept model is out of date until fitted again. */
+  async modelChanged(): Promise<void> {
+    await this.db.update(kitchenModels).set({ changes: sql`${kitchenModels.changes} + 1` });
+  }
+
+  /** Drops the mess's kept model (the next forecast fits again, in the request). */
   async dropModel(): Promise<void> {
     await this.db.delete(kitchenModels);
   }
@@ -121,21 +142,57 @@ export class KitchenRepository {
     return new Map(rows.map((r) => [r.messId, r.plates]));
   }
 
-  /** Every mess's recorded waste between two dates, by meal (for the university's leftover per diner). */
-  wasteEveryMess(
+  /** Whether the meal has a waste record. */
+  async hasWaste(date: string, mealType: string): Promise<boolean> {
+    const [row] = await this.db
+      .select({ id: kitchenWaste.id })
+      .from(kitchenWaste)
+      .where(and(eq(kitchenWaste.date, date), eq(kitchenWaste.mealType, mealType)));
+    return row !== undefined;
+  }
+
+  /** Sets the present marks kept with the meal's waste record (none: nothing). */
+  async setPresentMarks(date: string, mealType: string, presentMarks: number): Promise<void> {
+    await this.db
+      .update(kitchenWaste)
+      .set({ presentMarks })
+      .where(and(eq(kitchenWaste.date, date), eq(kitchenWaste.mealType, mealType)));
+  }
+
+  /**
+   * Every mess's recorded waste between two dates summed (for the university's leftover per diner): its grams, the
+   * present marks kept with its records, and how many records keep none (from before they were kept).
+   */
+  async wasteSumsEveryMess(
     from: string,
     to: string,
-  ): Promise<{ messId: string; date: string; mealType: string; grams: number }[]> {
+  ): Promise<{ messId: string; grams: number; present: number; uncounted: number }[]> {
     return this.database.acrossMesses((tx) =>
       tx
         .select({
           messId: kitchenWaste.messId,
-          date: kitchenWaste.date,
-          mealType: kitchenWaste.mealType,
-          grams: kitchenWaste.leftoverGrams,
+          grams: sql<number>`sum(${kitchenWaste.leftoverGrams})`.mapWith(Number),
+          present: sql<number>`coalesce(sum(${kitchenWaste.presentMarks}), 0)`.mapWith(Number),
+          uncounted: sql<number>`count(*) filter (where ${kitchenWaste.presentMarks} is null)`.mapWith(Number),
         })
         .from(kitchenWaste)
-        .where(and(gte(kitchenWaste.date, from), lte(kitchenWaste.date, to))),
+        .where(and(gte(kitchenWaste.date, from), lte(kitchenWaste.date, to)))
+        .groupBy(kitchenWaste.messId),
+    );
+  }
+
+  /** Every mess's waste records between two dates that keep no present marks (from before they were kept). */
+  uncountedWasteEveryMess(
+    from: string,
+    to: string,
+  ): Promise<{ messId: string; date: string; mealType: string }[]> {
+    return this.database.acrossMesses((tx) =>
+      tx
+        .select({ messId: kitchenWaste.messId, date: kitchenWaste.date, mealType: kitchenWaste.mealType })
+        .from(kitchenWaste)
+        .where(
+          and(gte(kitchenWaste.date, from), lte(kitchenWaste.date, to), isNull(kitchenWaste.presentMarks)),
+        ),
     );
   }
 }

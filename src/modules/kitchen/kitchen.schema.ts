@@ -27,6 +27,12 @@ export const kitchenWaste = pgTable(
     recordedBy: uuid('recorded_by')
       .notNull()
       .references(() => users.id),
+    /**
+     * The meal's present marks, counted when the record is written and again when a mark of the meal changes
+     * (WasteCountListener): the university's leftover per diner reads it instead of counting every mess's marks.
+     * Null in records from before it was kept (those are counted when read).
+     */
+    presentMarks: integer('present_marks'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
@@ -72,9 +78,10 @@ export const kitchenForecasts = pgTable(
 );
 
 /**
- * Each mess's forecasting model as fitted from the days before `cutoff` (by the hourly job, or by the first
- * forecast of the day), so a forecast of today and later reads only its own dates; dropped when a record before
- * today changes (see ForecastModelListener).
+ * Each mess's forecasting model as fitted from the days before `cutoff` (by the hourly job, or in the background
+ * when a forecast finds it out of date), so a forecast of today and later reads only its own dates. `changes`
+ * counts the changes of records before today heard (ForecastModelListener), `fittedChanges` the count the fit
+ * read before it read the records: the model is out of date when they differ or its cutoff is not today.
  */
 export const kitchenModels = pgTable(
   'kitchen_models',
@@ -82,6 +89,8 @@ export const kitchenModels = pgTable(
     messId: messIdColumn(),
     cutoff: date('cutoff', { mode: 'string' }).notNull(),
     model: jsonb('model').$type<FittedModel>().notNull(),
+    changes: integer('changes').notNull().default(0),
+    fittedChanges: integer('fitted_changes').notNull().default(0),
     madeAt: timestamp('made_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [...sealedByMess('kitchen_models'), uniqueIndex('kitchen_models_mess_unique').on(t.messId)],

@@ -66,12 +66,14 @@ export class WasteService {
     if (errors.length || !meal) throw badRequest('Validation failed', errors);
     if (mealSpan(date, meal, this.config.messTimezone).start > this.clock.now())
       throw conflict(MEAL_NOT_STARTED);
+    const presentMarks = await this.presentAt(date, mealType);
     return this.repository.transaction(async (tx) => {
       const before = await this.repository.findWasteForUpdate(date, mealType, tx);
       const row = await this.repository.upsertWaste(
         {
           date,
           mealType,
+          presentMarks,
           preparedPlates: input.preparedPlates ?? null,
           leftoverGrams: input.leftoverGrams,
           note: input.note ?? '',
@@ -89,6 +91,18 @@ export class WasteService {
       });
       return row;
     });
+  }
+
+  /** The meal's present marks now (kept with its waste record). */
+  async presentAt(date: string, mealType: string): Promise<number> {
+    const slots = await this.attendance.slotCounts(date, date);
+    return slots.find((s) => s.mealType === mealType)?.present ?? 0;
+  }
+
+  /** Counts the meal's present marks again if it has a waste record (a mark of it changed). */
+  async recount(date: string, mealType: string): Promise<void> {
+    if (await this.repository.hasWaste(date, mealType))
+      await this.repository.setPresentMarks(date, mealType, await this.presentAt(date, mealType));
   }
 
   /** The month's records (this month by default) and their summary. */

@@ -6,7 +6,8 @@ import { type MediumContext, newMedium } from '../medium.factory';
 
 /**
  * The kitchen's kept models in two messes: a past record changed in B (an event published from outside any request
- * of B's, as a listener hears it) drops B's model only, in B; A's stays. What /kitchen answers: test/e2e.
+ * of B's, as a listener hears it) puts B's model out of date (no longer current), in B; A's stays. What /kitchen
+ * answers: test/e2e.
  */
 describe('Kitchen (medium): two messes', () => {
   let ctx: MediumContext;
@@ -21,7 +22,7 @@ describe('Kitchen (medium): two messes', () => {
   });
   afterAll(() => ctx?.close());
 
-  it("a past mark of B's drops B's kept model, in B, and leaves A's", async () => {
+  it("a past mark of B's puts B's kept model out of date, in B, and leaves A's", async () => {
     expect(await inB.get(KitchenRepository).modelAt('2030-03-10')).toBeDefined();
     // Published while the running code is in A: the listener must enter the event's mess, B.
     ctx.get(DomainEventBus).publish('attendance.marked', {

@@ -1,0 +1,1 @@
+ALTER TABLE "kitchen_waste" ADD COLUMN "present_marks" integer;
