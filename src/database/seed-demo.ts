@@ -71,7 +71,7 @@ export async function seedDemo(database: Database, options: DemoOptions): Promis
     const appendOnly = await appendOnlyGuards(tx);
     for (const guard of appendOnly) await run(`alter table ${guard.table} disable trigger ${guard.trigger}`);
     await run(
-      'truncate table users, month_totals, month_meal_counts, month_member_meals, month_closures, month_close_log, account_entries, idempotent_requests cascade',
+      'truncate table users, month_totals, month_member_meals, month_closures, month_close_log, account_entries, idempotent_requests cascade',
     );
     for (const guard of appendOnly) await run(`alter table ${guard.table} enable trigger ${guard.trigger}`);
     // Bulk loads go faster without per-row triggers and with indexes built once at the end.

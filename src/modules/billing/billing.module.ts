@@ -15,7 +15,6 @@ import { BillingService } from './billing.service';
 import { MonthCache } from './month-cache';
 import { MonthClosingService } from './month-closing.service';
 import { MonthsController } from './months.controller';
-import { ShareRecalculator } from './share-recalculator';
 import { SharesController } from './shares.controller';
 
 /** The monthly bill in paise, its cache and recalculation, the month's close and reopen, and posting to accounts. */
@@ -39,7 +38,6 @@ import { SharesController } from './shares.controller';
     MonthClosingService,
     BillingListener,
     MonthCache,
-    ShareRecalculator,
   ],
   exports: [BillingService, MonthCache, BillingMemberData],
 })
