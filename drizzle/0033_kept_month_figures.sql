@@ -37,27 +37,32 @@ END $$;
 --> statement-breakpoint
 CREATE FUNCTION month_figures_marks_removed() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  UPDATE month_member_meals AS k SET
-    meals = k.meals - d.meals, absent = k.absent - d.absent, present_days = k.present_days & ~d.present_days
-  FROM (
+  INSERT INTO month_member_meals AS k (mess_id, month, user_id, meal_type, meals, absent, present_days)
+  SELECT d.mess_id, d.month, d.user_id, d.meal_type, -d.meals, -d.absent, d.present_days FROM (
     SELECT o.mess_id, to_char(o.date, 'YYYY-MM') AS month, o.user_id, o.meal_type,
            count(*) FILTER (WHERE o.status = 'present') AS meals, count(*) FILTER (WHERE o.status = 'absent') AS absent,
            coalesce(bit_or(1 << (extract(day FROM o.date)::int - 1)) FILTER (WHERE o.status = 'present'), 0) AS present_days
     FROM removed o
     GROUP BY 1, 2, 3, 4
   ) d
-  WHERE k.mess_id = d.mess_id AND k.month = d.month AND k.user_id = d.user_id AND k.meal_type = d.meal_type;
+  WHERE EXISTS (SELECT 1 FROM month_member_meals f WHERE f.mess_id = d.mess_id AND f.month = d.month
+    AND f.user_id = d.user_id AND f.meal_type = d.meal_type)
+  ORDER BY 1, 2, 3, 4
+  ON CONFLICT (mess_id, month, user_id, meal_type) DO UPDATE SET
+    meals = k.meals + EXCLUDED.meals, absent = k.absent + EXCLUDED.absent,
+    present_days = k.present_days & ~EXCLUDED.present_days;
   RETURN NULL;
 END $$;
 --> statement-breakpoint
--- An update is the removal of the old rows and the addition of the new, in that order (a day's bit cleared and set
--- again stays set), of the rows whose member, date, meal or status changed. (A transition table cannot serve a
--- trigger of more than one event, hence a function per event.)
+-- A removal is an upsert too (of negative counts, clearing the days' bits), so that every statement locks its figure
+-- rows in key order: two overlapping batches wait for each other rather than deadlock. It moves only rows that exist
+-- (a member's rows go with the member). An update is the removal of the old rows and the addition of the new, in that
+-- order (a day's bit cleared and set again stays set), of the rows whose member, date, meal or status changed. (A
+-- transition table cannot serve a trigger of more than one event, hence a function per event.)
 CREATE FUNCTION month_figures_marks_changed() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  UPDATE month_member_meals AS k SET
-    meals = k.meals - d.meals, absent = k.absent - d.absent, present_days = k.present_days & ~d.present_days
-  FROM (
+  INSERT INTO month_member_meals AS k (mess_id, month, user_id, meal_type, meals, absent, present_days)
+  SELECT d.mess_id, d.month, d.user_id, d.meal_type, -d.meals, -d.absent, d.present_days FROM (
     SELECT o.mess_id, to_char(o.date, 'YYYY-MM') AS month, o.user_id, o.meal_type,
            count(*) FILTER (WHERE o.status = 'present') AS meals, count(*) FILTER (WHERE o.status = 'absent') AS absent,
            coalesce(bit_or(1 << (extract(day FROM o.date)::int - 1)) FILTER (WHERE o.status = 'present'), 0) AS present_days
@@ -66,7 +71,12 @@ BEGIN
       AND o.user_id = a.user_id AND o.mess_id = a.mess_id)
     GROUP BY 1, 2, 3, 4
   ) d
-  WHERE k.mess_id = d.mess_id AND k.month = d.month AND k.user_id = d.user_id AND k.meal_type = d.meal_type;
+  WHERE EXISTS (SELECT 1 FROM month_member_meals f WHERE f.mess_id = d.mess_id AND f.month = d.month
+    AND f.user_id = d.user_id AND f.meal_type = d.meal_type)
+  ORDER BY 1, 2, 3, 4
+  ON CONFLICT (mess_id, month, user_id, meal_type) DO UPDATE SET
+    meals = k.meals + EXCLUDED.meals, absent = k.absent + EXCLUDED.absent,
+    present_days = k.present_days & ~EXCLUDED.present_days;
   INSERT INTO month_member_meals AS k (mess_id, month, user_id, meal_type, meals, absent, present_days)
   SELECT a.mess_id, to_char(a.date, 'YYYY-MM'), a.user_id, a.meal_type,
          count(*) FILTER (WHERE a.status = 'present'), count(*) FILTER (WHERE a.status = 'absent'),
@@ -90,34 +100,33 @@ CREATE TRIGGER attendance_month_figures_removed AFTER DELETE ON attendance
 CREATE TRIGGER attendance_month_figures_changed AFTER UPDATE ON attendance
   REFERENCING OLD TABLE AS removed NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION month_figures_marks_changed();
 --> statement-breakpoint
--- The month's spending follows the expenses the same way.
+-- The month's spending follows the expenses the same way: one upsert of each statement's net change per month, in
+-- key order (an expense moved from one month to another and another moved back at once wait for each other rather
+-- than deadlock).
 CREATE FUNCTION month_totals_expenses_added() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   INSERT INTO month_totals AS k (mess_id, month, total_paise)
-  SELECT a.mess_id, to_char(a.date, 'YYYY-MM'), sum(a.amount_paise) FROM added a GROUP BY 1, 2 ORDER BY 1, 2
+  SELECT mess_id, to_char(date, 'YYYY-MM'), sum(amount_paise) FROM added GROUP BY 1, 2 ORDER BY 1, 2
   ON CONFLICT (mess_id, month) DO UPDATE SET total_paise = k.total_paise + EXCLUDED.total_paise;
   RETURN NULL;
 END $$;
 --> statement-breakpoint
 CREATE FUNCTION month_totals_expenses_removed() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  UPDATE month_totals AS k SET total_paise = k.total_paise - d.paise
-  FROM (SELECT o.mess_id, to_char(o.date, 'YYYY-MM') AS month, sum(o.amount_paise) AS paise FROM removed o
-        GROUP BY 1, 2) d
-  WHERE k.mess_id = d.mess_id AND k.month = d.month;
+  INSERT INTO month_totals AS k (mess_id, month, total_paise)
+  SELECT mess_id, to_char(date, 'YYYY-MM'), -sum(amount_paise) FROM removed GROUP BY 1, 2 ORDER BY 1, 2
+  ON CONFLICT (mess_id, month) DO UPDATE SET total_paise = k.total_paise + EXCLUDED.total_paise;
   RETURN NULL;
 END $$;
 --> statement-breakpoint
 CREATE FUNCTION month_totals_expenses_changed() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  UPDATE month_totals AS k SET total_paise = k.total_paise - d.paise
-  FROM (SELECT o.mess_id, to_char(o.date, 'YYYY-MM') AS month, sum(o.amount_paise) AS paise FROM removed o
-        WHERE NOT EXISTS (SELECT 1 FROM added a WHERE o.id = a.id AND o.amount_paise = a.amount_paise AND o.date = a.date AND o.mess_id = a.mess_id)
-        GROUP BY 1, 2) d
-  WHERE k.mess_id = d.mess_id AND k.month = d.month;
   INSERT INTO month_totals AS k (mess_id, month, total_paise)
-  SELECT a.mess_id, to_char(a.date, 'YYYY-MM'), sum(a.amount_paise) FROM added a
-  WHERE NOT EXISTS (SELECT 1 FROM removed o WHERE o.id = a.id AND o.amount_paise = a.amount_paise AND o.date = a.date AND o.mess_id = a.mess_id) GROUP BY 1, 2 ORDER BY 1, 2
+  SELECT mess_id, month, sum(paise) FROM (
+    SELECT mess_id, to_char(date, 'YYYY-MM') AS month, amount_paise::bigint AS paise FROM added
+    UNION ALL
+    SELECT mess_id, to_char(date, 'YYYY-MM'), -amount_paise::bigint FROM removed
+  ) c GROUP BY 1, 2 HAVING sum(paise) <> 0 ORDER BY 1, 2
   ON CONFLICT (mess_id, month) DO UPDATE SET total_paise = k.total_paise + EXCLUDED.total_paise;
   RETURN NULL;
 END $$;
