@@ -17,7 +17,7 @@ import { MonthClosingService } from './month-closing.service';
 import { MonthsController } from './months.controller';
 import { SharesController } from './shares.controller';
 
-/** The monthly bill in paise, its cache and recalculation, the month's close and reopen, and posting to accounts. */
+/** The monthly bill in paise, its kept month figures and cache, the month's close and reopen, and posting to accounts. */
 @Module({
   imports: [
     UsersModule,

@@ -80,8 +80,8 @@ export class BillingRepository {
   constructor(private readonly database: Database) {}
 
   /**
-   * Runs `work` in one transaction that holds the month's lock: recalculations and the close of one month run one
-   * after the other, on every replica (a transaction-scoped advisory lock; PGlite has them too). With `pauseWrites`
+   * Runs `work` in one transaction that holds the month's lock: the close, the reopen and the repair of one month run
+   * one after the other, on every replica (a transaction-scoped advisory lock; PGlite has them too). With `pauseWrites`
    * it also takes SHARE locks on expenses, attendance and extras (waiting for writes in flight and holding off new ones until
    * commit), so what `work` reads is every committed write and nothing can slip in before it commits. `work` must do
    * every read and write through `tx`: a query on another connection could wait for a writer that waits for us (and
