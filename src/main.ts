@@ -26,7 +26,7 @@ async function main(): Promise<void> {
 }
 
 /**
- * HTTP first, then the rest. Nest's close runs every onModuleDestroy (the delivery worker, the recalculator, the
+ * HTTP first, then the rest. Nest's close runs every onModuleDestroy (the delivery worker, the
  * SMTP pool, the rate-limit storage) before it closes the HTTP server, so a request still in flight could meet a
  * stopped service (the database itself closes last either way). Here the server stops accepting (new requests on
  * open connections get 503), every request in flight is answered, and only then do the services and the database

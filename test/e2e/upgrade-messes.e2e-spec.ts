@@ -201,7 +201,6 @@ const ELSEWHERE = `
       'month_close_log',
       'month_totals',
       'month_member_meals',
-      'month_meal_counts',
       'audit_events',
     ]
       .map((table) => `select count(*) as n from ${table} where mess_id <> '${FIRST_MESS_ID}'`)

@@ -2308,7 +2308,7 @@ export interface components {
             closed: boolean;
             /**
              * Format: date-time
-             * @description When the inputs were last recalculated (or the month closed)
+             * @description When the bill was computed from the month's kept figures (or, for a closed month, frozen)
              */
             computedAt: string;
             /** @description Daily rate only: rupees a day */

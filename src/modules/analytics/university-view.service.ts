@@ -74,7 +74,7 @@ export class UniversityViewService {
     const rows = await this.cache.get(`university:${month}:${messIds.join(',')}`, [month], async () => {
       const { first, last } = monthBounds(month);
       const [bills, diners, ratings] = await Promise.all([
-        this.billing.monthFiguresPerMess(month, messIds),
+        this.billing.monthFiguresPerMess(month),
         this.users.dinersPerMess(),
         this.feedback.averageRatingPerMess(first, last),
       ]);

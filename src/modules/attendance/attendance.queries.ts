@@ -45,6 +45,18 @@ export class AttendanceQueries {
     return this.repository.presentCountsByMember(first, last, db);
   }
 
+  /**
+   * A `YYYY-MM` month's marks per member and meal type: present, absent, and the days present as bits (bit d − 1 for
+   * day d). Billing's repair tool rebuilds its kept month figures from these. `db`: the caller's transaction.
+   */
+  monthFiguresByMemberAndMeal(
+    month: string,
+    db?: DbOrTx,
+  ): Promise<{ userId: string; mealType: string; meals: number; absent: number; presentDays: number }[]> {
+    const { first, last } = monthBounds(month);
+    return this.repository.figuresByMemberAndMeal(first, last, db);
+  }
+
   /** Present and absent marks per meal type between two dates. */
   presentCountsByMealType(from: string, to: string): Promise<MealTypeCounts[]> {
     return this.repository.countsByMealType(from, to);

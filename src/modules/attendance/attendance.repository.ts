@@ -215,6 +215,32 @@ export class AttendanceRepository {
       .orderBy(asc(attendance.userId));
   }
 
+  /**
+   * Per member and meal type between two dates (one month): present and absent marks and the days with a present mark
+   * as bits (bit d − 1 for day d of the month). What billing's kept month figures must equal: its repair tool rebuilds
+   * them from this.
+   */
+  async figuresByMemberAndMeal(
+    from: string,
+    to: string,
+    db: DbOrTx = this.db,
+  ): Promise<{ userId: string; mealType: string; meals: number; absent: number; presentDays: number }[]> {
+    return db
+      .select({
+        userId: attendance.userId,
+        mealType: attendance.mealType,
+        meals: sql<number>`count(*) filter (where ${attendance.status} = 'present')`.mapWith(Number),
+        absent: sql<number>`count(*) filter (where ${attendance.status} = 'absent')`.mapWith(Number),
+        presentDays: sql<number>`coalesce(bit_or(1 << (extract(day from ${attendance.date})::int - 1)) filter (where ${attendance.status} = 'present'), 0)`.mapWith(
+          Number,
+        ),
+      })
+      .from(attendance)
+      .where(and(gte(attendance.date, from), lte(attendance.date, to)))
+      .groupBy(attendance.userId, attendance.mealType)
+      .orderBy(asc(attendance.userId), asc(attendance.mealType));
+  }
+
   countsByMealType(
     from: string,
     to: string,

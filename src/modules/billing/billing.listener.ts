@@ -9,15 +9,14 @@ import {
 } from '../../common/events/event-map';
 import { monthOf, monthsBetween } from '../../common/time/dates';
 import { MonthCache } from './month-cache';
-import { ShareRecalculator } from './share-recalculator';
 
-/** Writes elsewhere make a month's bill and figures stale: drop its cached answers and recalculate it soon. */
+/**
+ * Writes elsewhere change a month's bill and figures: drop its cached answers. (The figures themselves are kept by
+ * the database in the transaction of the write: nothing is recalculated here.)
+ */
 @Injectable()
 export class BillingListener {
-  constructor(
-    private readonly cache: MonthCache,
-    private readonly recalculator: ShareRecalculator,
-  ) {}
+  constructor(private readonly cache: MonthCache) {}
 
   @OnDomainEvent('expense.recorded')
   @OnDomainEvent('expense.changed')
@@ -67,6 +66,5 @@ export class BillingListener {
 
   private touch(months: string[]): void {
     this.cache.invalidate(months);
-    this.recalculator.markDirty(months);
   }
 }

@@ -15,10 +15,9 @@ import { BillingService } from './billing.service';
 import { MonthCache } from './month-cache';
 import { MonthClosingService } from './month-closing.service';
 import { MonthsController } from './months.controller';
-import { ShareRecalculator } from './share-recalculator';
 import { SharesController } from './shares.controller';
 
-/** The monthly bill in paise, its cache and recalculation, the month's close and reopen, and posting to accounts. */
+/** The monthly bill in paise, its kept month figures and cache, the month's close and reopen, and posting to accounts. */
 @Module({
   imports: [
     UsersModule,
@@ -39,7 +38,6 @@ import { SharesController } from './shares.controller';
     MonthClosingService,
     BillingListener,
     MonthCache,
-    ShareRecalculator,
   ],
   exports: [BillingService, MonthCache, BillingMemberData],
 })

@@ -1,22 +1,15 @@
 import { Injectable } from '@nestjs/common';
-import { asc, desc, eq, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, sql } from 'drizzle-orm';
 import { union } from 'drizzle-orm/pg-core';
 import { Database, DbOrTx } from '../../database/database';
-import {
-  monthClosures,
-  monthCloseLog,
-  monthMealCounts,
-  monthMemberMeals,
-  monthTotals,
-} from './billing.schema';
+import { monthClosures, monthCloseLog, monthMemberMeals, monthTotals } from './billing.schema';
 import type { MemberMeals } from './cost-shares';
 import { memberNames } from '../users';
-import { intArray, uuidArray } from '../../database/sql-arrays';
+import { intArray, textArray, uuidArray } from '../../database/sql-arrays';
 import { rowsOf } from '../../database/sql-rows';
 
 export interface MonthSnapshot {
   totalPaise: number;
-  computedAt: Date;
   members: (MemberMeals & { fullName: string })[];
 }
 
@@ -27,11 +20,21 @@ export interface MealTypeFigures {
   servedSlots: number;
 }
 
-/** What the bill and the meal figures of a month are computed from. */
-export interface MonthInputs {
+/** One member's marks of one meal type in a month, as kept (or rebuilt from the marks by the repair tool). */
+export interface MemberMealFigures {
+  userId: string;
+  mealType: string;
+  /** Present marks. */
+  meals: number;
+  absent: number;
+  /** The days with a present mark, as bits: bit d − 1 for day d. */
+  presentDays: number;
+}
+
+/** What the month's figures are: its spending and every member's marks per meal type. */
+export interface MonthFigures {
   totalPaise: number;
-  members: MemberMeals[];
-  mealTypes: MealTypeFigures[];
+  rows: MemberMealFigures[];
 }
 
 export interface ClosureRow {
@@ -77,8 +80,8 @@ export class BillingRepository {
   constructor(private readonly database: Database) {}
 
   /**
-   * Runs `work` in one transaction that holds the month's lock: recalculations and the close of one month run one
-   * after the other, on every replica (a transaction-scoped advisory lock; PGlite has them too). With `pauseWrites`
+   * Runs `work` in one transaction that holds the month's lock: the close, the reopen and the repair of one month run
+   * one after the other, on every replica (a transaction-scoped advisory lock; PGlite has them too). With `pauseWrites`
    * it also takes SHARE locks on expenses, attendance and extras (waiting for writes in flight and holding off new ones until
    * commit), so what `work` reads is every committed write and nothing can slip in before it commits. `work` must do
    * every read and write through `tx`: a query on another connection could wait for a writer that waits for us (and
@@ -96,68 +99,85 @@ export class BillingRepository {
     });
   }
 
-  /** Replaces a month's inputs inside `tx` (a `monthTransaction`): readers see the old month or the new, never a mix. */
-  async replaceMonth(tx: DbOrTx, month: string, inputs: MonthInputs): Promise<void> {
-    const { totalPaise, members, mealTypes } = inputs;
+  /**
+   * Repair: replaces the month's kept figures with `figures` (rebuilt from the records) inside `tx`, a
+   * `monthTransaction` that paused writes. The triggers of migration 0035 keep them on every write; nothing else
+   * writes them.
+   */
+  async replaceFigures(tx: DbOrTx, month: string, figures: MonthFigures): Promise<void> {
+    const { totalPaise, rows } = figures;
     await tx.delete(monthMemberMeals).where(eq(monthMemberMeals.month, month));
-    await tx.delete(monthMealCounts).where(eq(monthMealCounts.month, month));
-    if (members.length) {
-      // One statement for every member, however many: arrays unnested server-side.
-      await tx.execute(sql`insert into ${monthMemberMeals} (month, user_id, meals)
-        select ${month}, unnest(${uuidArray(members.map((m) => m.userId))}), unnest(${intArray(members.map((m) => m.meals))})`);
+    await tx.delete(monthTotals).where(eq(monthTotals.month, month));
+    if (rows.length) {
+      // One statement for every row, however many: arrays unnested server-side.
+      await tx.execute(sql`insert into ${monthMemberMeals} (month, user_id, meal_type, meals, absent, present_days)
+        select ${month}, unnest(${uuidArray(rows.map((r) => r.userId))}), unnest(${textArray(rows.map((r) => r.mealType))}),
+          unnest(${intArray(rows.map((r) => r.meals))}), unnest(${intArray(rows.map((r) => r.absent))}),
+          unnest(${intArray(rows.map((r) => r.presentDays))})`);
     }
-    if (mealTypes.length) {
-      await tx.insert(monthMealCounts).values(mealTypes.map((m) => ({ month, ...m })));
-    }
-    await tx
-      .insert(monthTotals)
-      .values({ month, totalPaise, computedAt: new Date() })
-      .onConflictDoUpdate({
-        target: [monthTotals.messId, monthTotals.month],
-        set: { totalPaise, computedAt: new Date() },
-      });
+    await tx.insert(monthTotals).values({ month, totalPaise });
   }
 
-  /** The month's figures per meal type, in one statement (one snapshot); undefined if never computed. */
-  async readMealCounts(month: string): Promise<MealTypeFigures[] | undefined> {
-    const rows = await this.database.db
-      .select({
-        mealType: monthMealCounts.mealType,
-        present: monthMealCounts.present,
-        absent: monthMealCounts.absent,
-        servedSlots: monthMealCounts.servedSlots,
-      })
+  /** The month's kept figures as stored, rows with no mark left out, in key order (the repair tool compares them). */
+  async keptFigures(month: string, db: DbOrTx = this.database.db): Promise<MonthFigures> {
+    const [total] = await db
+      .select({ totalPaise: monthTotals.totalPaise })
       .from(monthTotals)
-      .leftJoin(monthMealCounts, eq(monthMealCounts.month, monthTotals.month))
-      .where(eq(monthTotals.month, month))
-      .orderBy(asc(monthMealCounts.mealType));
-    if (!rows.length) return undefined;
-    return rows.flatMap((r) =>
-      r.mealType === null
-        ? []
-        : [{ mealType: r.mealType, present: r.present!, absent: r.absent!, servedSlots: r.servedSlots! }],
-    );
-  }
-
-  /** The month's bill inputs with each member's name, in one statement (one snapshot); undefined if never computed. */
-  async readMonth(month: string): Promise<MonthSnapshot | undefined> {
-    const rows = await this.database.db
+      .where(eq(monthTotals.month, month));
+    const rows = await db
       .select({
-        totalPaise: monthTotals.totalPaise,
-        computedAt: monthTotals.computedAt,
         userId: monthMemberMeals.userId,
+        mealType: monthMemberMeals.mealType,
         meals: monthMemberMeals.meals,
-        fullName: memberNames.fullName,
+        absent: monthMemberMeals.absent,
+        presentDays: monthMemberMeals.presentDays,
       })
-      .from(monthTotals)
-      .leftJoin(monthMemberMeals, eq(monthMemberMeals.month, monthTotals.month))
-      .leftJoin(memberNames, eq(memberNames.memberId, monthMemberMeals.userId))
-      .where(eq(monthTotals.month, month))
-      .orderBy(asc(monthMemberMeals.userId));
-    if (!rows.length) return undefined;
+      .from(monthMemberMeals)
+      .where(and(eq(monthMemberMeals.month, month), sql`${monthMemberMeals.meals} + ${monthMemberMeals.absent} <> 0`))
+      .orderBy(asc(monthMemberMeals.userId), asc(monthMemberMeals.mealType));
+    return { totalPaise: total?.totalPaise ?? 0, rows };
+  }
+
+  /**
+   * The month's figures per meal type (marks present and absent, slots served), in one statement; meal types with no
+   * mark are absent. `db`: the close's transaction, or outside one.
+   */
+  async mealFigures(month: string, db: DbOrTx = this.database.db): Promise<MealTypeFigures[]> {
+    const rows = rowsOf<{ mealType: string; present: string; absent: string; days: number }>(
+      await db.execute(sql`
+        select meal_type as "mealType", sum(meals)::text as present, sum(absent)::text as absent,
+               bit_or(present_days) as days
+        from ${monthMemberMeals} where month = ${month}
+        group by meal_type having sum(meals) + sum(absent) <> 0 order by meal_type`),
+    );
+    return rows.map((r) => ({
+      mealType: r.mealType,
+      present: Number(r.present),
+      absent: Number(r.absent),
+      servedSlots: bitCount(Number(r.days)),
+    }));
+  }
+
+  /**
+   * The bill's inputs of the month (its spending and each member's meals, members with none left out) with each
+   * member's name, in one statement (one snapshot). `db`: the close's transaction, or outside one.
+   */
+  async readMonth(month: string, db: DbOrTx = this.database.db): Promise<MonthSnapshot> {
+    const rows = rowsOf<{ totalPaise: string | null; userId: string | null; meals: number | null; fullName: string | null }>(
+      await db.execute(sql`
+        with meals as (
+          select user_id, sum(meals)::int as meals from ${monthMemberMeals}
+          where month = ${month} group by user_id having sum(meals) > 0
+        )
+        select (select total_paise from ${monthTotals} where month = ${month})::text as "totalPaise",
+               m.user_id as "userId", m.meals, member_names.full_name as "fullName"
+        from (select 1) one
+          left join meals m on true
+          left join ${memberNames} on member_names.id = m.user_id
+        order by m.user_id`),
+    );
     return {
-      totalPaise: rows[0].totalPaise,
-      computedAt: rows[0].computedAt,
+      totalPaise: Number(rows[0]?.totalPaise ?? 0),
       members: rows.flatMap((r) =>
         r.userId === null ? [] : [{ userId: r.userId, meals: r.meals!, fullName: r.fullName ?? '' }],
       ),
@@ -165,9 +185,9 @@ export class BillingRepository {
   }
 
   /**
-   * Every mess's figures of the month, in one read across messes, by mess id; a mess whose month was never computed
-   * is absent. A closed month's bill figures come from its frozen bill (as `bill` answers them), an open month's
-   * from its stored inputs; marks and slots from the stored meal counts either way.
+   * Every mess's figures of the month, in one read across messes, by mess id; a mess with no expense and no mark in
+   * the month is absent. A closed month's bill figures come from its frozen bill (as `bill` answers them), an open
+   * month's from the kept figures; marks and slots from the kept figures either way.
    */
   async monthFiguresPerMess(month: string): Promise<Map<string, MessMonthFigures>> {
     const result = await this.database.acrossMesses((tx) =>
@@ -181,29 +201,39 @@ export class BillingRepository {
             cross join lateral (select (s ->> 'meals')::bigint as meals) m
           where m.meals > 0 group by f.mess_id
         ),
+        members as (
+          select mess_id, sum(meals)::bigint as meals from month_member_meals where month = ${month}
+          group by mess_id, user_id having sum(meals) > 0
+        ),
         live_meals as (
-          select mess_id, count(*) as active, sum(meals::bigint) as meals, sum(meals::bigint * meals) as squares
-          from month_member_meals where month = ${month} and meals > 0 group by mess_id
+          select mess_id, count(*) as active, sum(meals) as meals, sum(meals * meals) as squares
+          from members group by mess_id
+        ),
+        meal_types as (
+          select mess_id, sum(meals) as present, sum(absent) as absent, bit_or(present_days) as days
+          from month_member_meals where month = ${month} group by mess_id, meal_type
         ),
         counts as (
-          select mess_id, sum(present) as present, sum(served_slots) as served
-          from month_meal_counts where month = ${month} group by mess_id
-        )
-        select t.mess_id as "messId",
-               coalesce((f.b ->> 'totalPaise')::bigint, t.total_paise)::text as "totalPaise",
+          select mess_id, sum(present) as present, array_agg(days) as days
+          from meal_types where present + absent <> 0 group by mess_id
+        ),
+        spent as (select mess_id, total_paise from month_totals where month = ${month}),
+        known as (select mess_id from spent union select mess_id from counts)
+        select k.mess_id as "messId",
+               coalesce((f.b ->> 'totalPaise')::bigint, t.total_paise, 0)::text as "totalPaise",
                coalesce(case when f.mess_id is null then l.active else fm.active end, 0)::text as "activeMembers",
                coalesce(case when f.mess_id is null then l.meals else fm.meals end, 0)::text as "totalMeals",
                coalesce(case when f.mess_id is null then l.squares else fm.squares end, 0)::text as "mealSquares",
                coalesce(c.present, 0)::text as "presentMarks",
-               coalesce(c.served, 0)::text as "servedSlots"
-        from month_totals t
-          left join frozen f on f.mess_id = t.mess_id
-          left join frozen_meals fm on fm.mess_id = t.mess_id
-          left join live_meals l on l.mess_id = t.mess_id
-          left join counts c on c.mess_id = t.mess_id
-        where t.month = ${month}`),
+               coalesce(c.days, '{}') as "servedDays"
+        from known k
+          left join spent t on t.mess_id = k.mess_id
+          left join frozen f on f.mess_id = k.mess_id
+          left join frozen_meals fm on fm.mess_id = k.mess_id
+          left join live_meals l on l.mess_id = k.mess_id
+          left join counts c on c.mess_id = k.mess_id`),
     );
-    type Row = { messId: string } & Record<keyof MessMonthFigures, string>;
+    type Row = { messId: string; servedDays: number[] } & Record<Exclude<keyof MessMonthFigures, 'servedSlots'>, string>;
     return new Map(
       rowsOf<Row>(result).map((r) => [
         r.messId,
@@ -213,7 +243,7 @@ export class BillingRepository {
           totalMeals: Number(r.totalMeals),
           mealSquares: Number(r.mealSquares),
           presentMarks: Number(r.presentMarks),
-          servedSlots: Number(r.servedSlots),
+          servedSlots: r.servedDays.reduce((sum, days) => sum + bitCount(Number(days)), 0),
         },
       ]),
     );
@@ -252,19 +282,18 @@ export class BillingRepository {
   }
 
   /**
-   * The months with something to bill (stored inputs with an expense or an attendance mark), or closed or reopened at
-   * least once, newest first, with their closure if closed: one page, and how many there are. A month whose inputs
-   * were computed but hold nothing (read before anything was recorded, or emptied by deletions) is not listed.
+   * The months with something to bill (an expense or an attendance mark in the kept figures), or closed or reopened
+   * at least once, newest first, with their closure if closed: one page, and how many there are. A month emptied by
+   * deletions is not listed.
    */
   async listMonths(page: number, limit: number): Promise<{ rows: MonthStateRow[]; total: number }> {
     const db = this.database.db;
     const known = union(
+      db.select({ month: monthTotals.month }).from(monthTotals).where(sql`${monthTotals.totalPaise} <> 0`),
       db
-        .select({ month: monthTotals.month })
-        .from(monthTotals)
-        .where(
-          sql`${monthTotals.totalPaise} <> 0 or exists (select 1 from ${monthMealCounts} where ${monthMealCounts.messId} = ${monthTotals.messId} and ${monthMealCounts.month} = ${monthTotals.month})`,
-        ),
+        .select({ month: monthMemberMeals.month })
+        .from(monthMemberMeals)
+        .where(sql`${monthMemberMeals.meals} + ${monthMemberMeals.absent} <> 0`),
       db.select({ month: monthClosures.month }).from(monthClosures),
       db.select({ month: monthCloseLog.month }).from(monthCloseLog),
     ).as('known');
@@ -297,6 +326,13 @@ export class BillingRepository {
       .orderBy(desc(monthClosures.month));
     return rows.map((r) => r.month);
   }
+}
+
+/** The days set in a month's bits of present days (at most 31). */
+export function bitCount(bits: number): number {
+  let count = 0;
+  for (let rest = bits >>> 0; rest; rest &= rest - 1) count += 1;
+  return count;
 }
 
 /** `2025-03` → 202503: a distinct advisory-lock key per month. */

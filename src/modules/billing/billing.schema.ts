@@ -20,8 +20,8 @@ import { messIdColumn, sealedByMess } from '../messes/messes.schema';
 const monthCheck = (column: unknown) => sql`${column} ~ '^[0-9]{4}-(0[1-9]|1[0-2])$'`;
 
 /**
- * The month's inputs to the bill as of the last recalculation: what was spent and how many meals each member ate.
- * Replaced whole, in one transaction, so a reader sees the month before or after a recalculation, never between.
+ * The month's spending, kept by a database trigger on `expenses` in the transaction of every write (migration 0035):
+ * never rebuilt on the write or the read path. `BillingService.rebuild` is the repair tool.
  */
 export const monthTotals = pgTable(
   'month_totals',
@@ -29,7 +29,6 @@ export const monthTotals = pgTable(
     messId: messIdColumn(),
     month: text('month').notNull(),
     totalPaise: bigint('total_paise', { mode: 'number' }).notNull(),
-    computedAt: timestamp('computed_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
     ...sealedByMess('month_totals'),
@@ -38,6 +37,12 @@ export const monthTotals = pgTable(
   ],
 );
 
+/**
+ * The month's marks per member and meal type, kept by a database trigger on `attendance` in the transaction of every
+ * mark written, changed or deleted (migration 0035): `meals` the present marks, `absent` the absent ones and
+ * `presentDays` the days of the month with a present mark as bits (bit d − 1 for day d), from which the slots served
+ * follow. Rows whose counts fell to zero stay, with zeros; readers skip them.
+ */
 export const monthMemberMeals = pgTable(
   'month_member_meals',
   {
@@ -46,11 +51,14 @@ export const monthMemberMeals = pgTable(
     userId: uuid('user_id')
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
+    mealType: text('meal_type').notNull(),
     meals: integer('meals').notNull(),
+    absent: integer('absent').notNull(),
+    presentDays: integer('present_days').notNull(),
   },
   (t) => [
     ...sealedByMess('month_member_meals'),
-    primaryKey({ columns: [t.messId, t.month, t.userId] }),
+    primaryKey({ columns: [t.messId, t.month, t.userId, t.mealType] }),
     index('month_member_meals_user_idx').on(t.userId, t.month),
   ],
 );
@@ -92,19 +100,4 @@ export const monthCloseLog = pgTable(
     index('month_close_log_mess_month_idx').on(t.messId, t.month, t.at),
     check('month_close_log_action_check', sql`${t.action} in ('close', 'reopen')`),
   ],
-);
-
-/** The month's marks per meal type and the slots served, rebuilt with the bill inputs. */
-export const monthMealCounts = pgTable(
-  'month_meal_counts',
-  {
-    messId: messIdColumn(),
-    month: text('month').notNull(),
-    mealType: text('meal_type').notNull(),
-    present: integer('present').notNull(),
-    absent: integer('absent').notNull(),
-    servedSlots: integer('served_slots').notNull(),
-  },
-  (t) => [
-    ...sealedByMess('month_meal_counts'),primaryKey({ columns: [t.messId, t.month, t.mealType] })],
 );

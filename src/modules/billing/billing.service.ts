@@ -1,6 +1,5 @@
-import { Injectable, OnModuleInit } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { badRequest } from '../../common/errors/api-error';
-import { inMess } from '../../common/tenancy/mess-scope';
 import { Clock } from '../../common/time/clock';
 import { addDays, localParts, mealSpan, monthBounds, monthOf } from '../../common/time/dates';
 import { AppConfig } from '../../config/app-config';
@@ -11,11 +10,10 @@ import { ExtrasQueries } from '../extras';
 import { LeaveCalendar } from '../leave-calendar';
 import { type MealTime, MessConfigService } from '../mess-config';
 import { MembershipPeriods, onRollsOn, type RollsSpan, UsersService } from '../users';
-import { BillingRepository, MealTypeFigures, MessMonthFigures, MonthInputs } from './billing.repository';
+import { BillingRepository, MealTypeFigures, MessMonthFigures, MonthFigures } from './billing.repository';
 import { computeShares, MemberMeals, MonthBill, ShareMethod } from './cost-shares';
 import { computeDailyBill, DailyBill, DailyLeave, DailyRules, termStartOf } from './daily-charges';
 import { MonthCache } from './month-cache';
-import { ShareRecalculator } from './share-recalculator';
 
 /**
  * The frozen bill kept with a closed month: both meal methods and, for a mess with a daily rate, the daily rate's
@@ -45,14 +43,13 @@ export interface BillView {
 }
 
 /**
- * The monthly bill in paise: its inputs (rebuilt from the owners' read-only queries by the recalculator), the bill
- * under either method (frozen for a closed month), cached until a write touches the month.
+ * The monthly bill in paise: its inputs (the month's figures, kept by the database as the records are written), the
+ * bill under either method (frozen for a closed month), cached until a write touches the month.
  */
 @Injectable()
-export class BillingService implements OnModuleInit {
+export class BillingService {
   constructor(
     private readonly repository: BillingRepository,
-    private readonly recalculator: ShareRecalculator,
     private readonly cache: MonthCache,
     private readonly expenses: ExpensesQueries,
     private readonly attendance: AttendanceQueries,
@@ -65,75 +62,39 @@ export class BillingService implements OnModuleInit {
     private readonly users: UsersService,
   ) {}
 
-  onModuleInit(): void {
-    this.recalculator.use((month) => this.recalculate(month));
-    // Another replica's write: its months' stored inputs are rebuilt there, but a reader here must not wait for it.
-    this.cache.onRemoteInvalidation((months) => months !== 'all' && this.recalculator.markStale(months));
-  }
-
   /**
-   * Rebuilds a month's bill inputs and meal figures from the owners' read-only queries, in one transaction that
-   * holds the month's lock (two replicas rebuilding one month take turns). A closed month is rebuilt too: the
-   * database refuses every write into it, so its rows give exactly the figures the close stored and froze.
+   * The repair tool (decision 0011): replaces the month's kept figures with a rebuild from the records, in one
+   * transaction that holds the month's lock and pauses expense and attendance writes. Nothing on the write or the
+   * read path calls it: the database keeps the figures in the transaction of every write.
    */
-  async recalculate(month: string): Promise<void> {
-    await this.repository.monthTransaction(month, { pauseWrites: false }, async (tx) => {
-      await this.repository.replaceMonth(tx, month, await this.readInputs(month, tx));
+  async rebuild(month: string): Promise<void> {
+    await this.repository.monthTransaction(month, { pauseWrites: true }, async (tx) => {
+      await this.repository.replaceFigures(tx, month, await this.rebuiltFigures(month, tx));
     });
-    // No cache invalidation here: the writes that made the month dirty invalidated it already, and doing it again
-    // would keep the answer that is waiting for this very rebuild out of the cache.
+    this.cache.invalidate([month]);
   }
 
-  /** The month's bill inputs and meal figures, read in the caller's transaction. */
-  async readInputs(month: string, tx: DbOrTx): Promise<MonthInputs> {
-    const { first, last } = monthBounds(month);
+  /** The month's figures as a rebuild from the records gives them (what the kept ones must equal), rows in key order. */
+  async rebuiltFigures(month: string, db?: DbOrTx): Promise<MonthFigures> {
     // One after the other: a transaction is one connection.
-    const totalPaise = await this.expenses.monthTotal(month, tx);
-    const members = await this.attendance.presentCountsByMember(month, tx);
-    const mealTypes = await this.attendance.mealTypeFigures(first, last, tx);
-    return { totalPaise, members, mealTypes };
+    const totalPaise = await this.expenses.monthTotal(month, db);
+    const rows = await this.attendance.monthFiguresByMemberAndMeal(month, db);
+    return { totalPaise, rows };
   }
 
-  /** A whole month's meal figures per meal type, from the stored inputs (rebuilt first when stale or missing). */
-  async mealFigures(month: string): Promise<MealTypeFigures[]> {
-    await this.recalculator.ensureFresh(month);
-    let figures = await this.repository.readMealCounts(month);
-    if (!figures) {
-      await this.recalculator.ensureFresh(month, true);
-      figures = await this.repository.readMealCounts(month);
-    }
-    return figures ?? [];
+  /** The month's figures as kept, rows with no mark left out, in key order. */
+  keptFigures(month: string, db?: DbOrTx): Promise<MonthFigures> {
+    return this.repository.keptFigures(month, db);
   }
 
-  /**
-   * The month's figures of each of `messIds` (the university's view), by mess id. Each mess's stored inputs are
-   * brought up to date first (an in-memory check where nothing changed; at most FRESHEN_AT_ONCE messes rebuilt at a
-   * time), then one read across messes answers them all.
-   */
-  async monthFiguresPerMess(
-    month: string,
-    messIds: readonly string[],
-  ): Promise<Map<string, MessMonthFigures>> {
-    await this.freshen(month, messIds, false);
-    let figures = await this.repository.monthFiguresPerMess(month);
-    const never = messIds.filter((id) => !figures.has(id));
-    if (never.length) {
-      await this.freshen(month, never, true);
-      figures = await this.repository.monthFiguresPerMess(month);
-    }
-    return figures;
+  /** A whole month's meal figures per meal type, from the kept figures. */
+  mealFigures(month: string): Promise<MealTypeFigures[]> {
+    return this.repository.mealFigures(month);
   }
 
-  static readonly FRESHEN_AT_ONCE = 4;
-
-  private async freshen(month: string, messIds: readonly string[], force: boolean): Promise<void> {
-    for (let i = 0; i < messIds.length; i += BillingService.FRESHEN_AT_ONCE) {
-      await Promise.all(
-        messIds
-          .slice(i, i + BillingService.FRESHEN_AT_ONCE)
-          .map((id) => inMess(id, () => this.recalculator.ensureFresh(month, force))),
-      );
-    }
+  /** The month's figures of every mess with a record in it (the university's view), by mess id: one read. */
+  monthFiguresPerMess(month: string): Promise<Map<string, MessMonthFigures>> {
+    return this.repository.monthFiguresPerMess(month);
   }
 
   /**
@@ -172,7 +133,7 @@ export class BillingService implements OnModuleInit {
             computedAt: frozen.computedAt,
           };
         }
-        const snapshot = await this.freshSnapshot(month);
+        const snapshot = await this.repository.readMonth(month);
         const extras = await this.extrasOf(month);
         // The names came with the figures (the users module's memberNames).
         const names = new Map([
@@ -193,7 +154,8 @@ export class BillingService implements OnModuleInit {
           extras: extras.paise,
           names,
           closed: false,
-          computedAt: snapshot.computedAt.toISOString(),
+          // Computed now from figures current to the last committed write.
+          computedAt: this.clock.now().toISOString(),
         };
       },
       options,
@@ -345,16 +307,6 @@ export class BillingService implements OnModuleInit {
 
   today(): string {
     return localParts(this.clock.now(), this.config.messTimezone).date;
-  }
-
-  private async freshSnapshot(month: string) {
-    await this.recalculator.ensureFresh(month);
-    let snapshot = await this.repository.readMonth(month);
-    if (!snapshot) {
-      await this.recalculator.ensureFresh(month, true);
-      snapshot = await this.repository.readMonth(month);
-    }
-    return snapshot!;
   }
 }
 

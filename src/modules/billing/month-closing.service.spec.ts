@@ -22,7 +22,6 @@ describe('Billing month boundaries', () => {
   const billing = (timezone: string) =>
     new BillingService(
       repository as never,
-      { use: () => undefined } as never,
       {} as never,
       {} as never,
       {} as never,
@@ -39,7 +38,6 @@ describe('Billing month boundaries', () => {
     return new MonthClosingService(
       repository as never,
       billing(timezone),
-      unused,
       unused,
       unused,
       unused,

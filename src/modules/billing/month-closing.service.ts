@@ -12,7 +12,6 @@ import { BillingService, BillView, FrozenBill } from './billing.service';
 import { computeShares } from './cost-shares';
 import { chargeItems, type ChargeExtraItem, monthCharges } from './month-charges';
 import { MonthCache } from './month-cache';
-import { ShareRecalculator } from './share-recalculator';
 
 export interface MonthEvent {
   action: 'close' | 'reopen';
@@ -46,7 +45,6 @@ export class MonthClosingService {
   constructor(
     private readonly repository: BillingRepository,
     private readonly billing: BillingService,
-    private readonly recalculator: ShareRecalculator,
     private readonly cache: MonthCache,
     private readonly accounts: AccountsService,
     private readonly audit: AuditTrail,
@@ -56,9 +54,10 @@ export class MonthClosingService {
   ) {}
 
   /**
-   * One transaction, on both engines, holding the month's lock and pausing expense, attendance and extras writes: the bill's
-   * reads, the month's stored inputs (so attendance and health figures agree with the frozen bill), the closure
-   * with its log row and the members' charges commit together. Every read runs on the transaction.
+   * One transaction, on both engines, holding the month's lock and pausing expense, attendance and extras writes: the
+   * bill's reads (the kept figures, which every committed write has moved and no later one can: the database refuses
+   * writes into a closed month, so attendance and health figures stay those of the frozen bill), the closure with its
+   * log row and the members' charges commit together. Every read runs on the transaction.
    */
   async close(month: string, actorId: string): Promise<BillView> {
     if (month > monthOf(this.billing.today())) throw badRequest(BillingErrors.notBegun);
@@ -74,7 +73,7 @@ export class MonthClosingService {
     const daily = await this.billing.dailyRulesIfAny();
     await this.repository.monthTransaction(month, { pauseWrites: true }, async (tx) => {
       if (await this.repository.findClosure(month, tx)) throw conflict(BillingErrors.alreadyClosed(month));
-      const inputs = await this.billing.readInputs(month, tx);
+      const inputs = await this.repository.readMonth(month, tx);
       // The extras as they are now, frozen with the bill: writes of them are paused until this commits.
       const extras = await this.billing.extrasOf(month, tx);
       const names = await this.users.namesOf(
@@ -96,7 +95,6 @@ export class MonthClosingService {
         chargeMethod,
         extras: Object.fromEntries(extras.paise),
       };
-      await this.repository.replaceMonth(tx, month, inputs);
       await this.repository.insertClosure(tx, month, actorId, frozen);
       // The configuration requires a daily rate of a mess that charges by it.
       const bill = chargeMethod === 'daily' ? frozen.bills.daily! : frozen.bills[chargeMethod];
@@ -155,7 +153,6 @@ export class MonthClosingService {
     });
     if (!reopened) throw conflict(BillingErrors.notClosed(month));
     this.cache.invalidate([month]);
-    this.recalculator.markDirty([month]);
     this.logger.log({ month, by: actorId }, 'Month reopened; its charges are reversed');
     return this.status(month);
   }
@@ -181,8 +178,7 @@ export class MonthClosingService {
 
   /** The months billing knows (computed, closed or reopened), newest first, with who closed them and when. */
   async months(page: number, limit: number): Promise<{ months: MonthState[]; total: number }> {
-    // A write is visible in the next read: a month emptied (or first filled) a moment ago is listed as it is now.
-    await this.recalculator.ensureAllFresh();
+    // The kept figures move with every write: a month emptied (or first filled) a moment ago is listed as it is now.
     const { rows, total } = await this.repository.listMonths(page, limit);
     const names = await this.users.namesOf([
       ...new Set(rows.flatMap((r) => (r.closedBy ? [r.closedBy] : []))),

@@ -76,7 +76,7 @@ export class BillDto {
   closed: boolean;
   @ApiProperty({
     format: 'date-time',
-    description: 'When the inputs were last recalculated (or the month closed)',
+    description: 'When the bill was computed from the month\'s kept figures (or, for a closed month, frozen)',
   })
   computedAt: string;
   @ApiProperty({
