@@ -2,6 +2,7 @@
 // tenth of the members on leave, members fetching their meal passes, and the counter's scanners at a dinner rush.
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { CurrentMember } from '../src/common/auth/auth.decorators';
+import { FIRST_MESS_ID, inMess } from '../src/common/tenancy/mess-scope';
 import { localParts } from '../src/common/time/dates';
 import { rowsOf, type DemoSummary } from '../src/database/seed-demo';
 import { CounterService } from '../src/modules/attendance/counter.service';
@@ -142,8 +143,18 @@ export async function benchCounter({ app, base, query, seed, clearCache }: Conte
   const passes: string[] = [];
   for (const m of scanned) {
     // One at a time: 500 at once would queue past the pool's checkout deadline.
-    const member = { id: m.id, email: m.email, fullName: m.full_name, role: 'student' } as CurrentMember;
-    passes.push((await counter.issuePass(member, { date: today, mealType: 'Counter' })).pass);
+    const member = {
+      id: m.id,
+      email: m.email,
+      fullName: m.full_name,
+      role: 'student',
+      messId: FIRST_MESS_ID,
+    } as CurrentMember;
+    // Issued in the seeded mess, as a request of the member would be (no mess, no statement: decision 0008).
+    const issued = await inMess(FIRST_MESS_ID, () =>
+      counter.issuePass(member, { date: today, mealType: 'Counter' }),
+    );
+    passes.push(issued.pass);
   }
   const scanOf = (p: string): LoadRequest => ({
     method: 'POST',
