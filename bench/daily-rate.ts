@@ -7,7 +7,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Client } from 'pg';
 import { FIRST_MESS_ID } from '../src/common/tenancy/mess-scope';
 import { addDays, localParts, mealSpan, monthBounds } from '../src/common/time/dates';
-import { freshServerDatabase, startInProcess, statsOf, type Stats } from './support';
+import { freshServerDatabase, startInProcess, statsOf, type Stats, MEAL_TIMES } from './support';
 
 const MEMBERS = Number(process.env.BENCH_DAILY_MEMBERS ?? 2000);
 const LEAVES = Number(process.env.BENCH_DAILY_LEAVES ?? 300);
@@ -17,11 +17,6 @@ const METHOD = process.env.BENCH_DAILY_METHOD ?? 'daily';
 const TIME_ZONE = 'Asia/Kolkata';
 const ADMIN_EMAIL = 'admin@daily.local';
 const ADMIN_PASSWORD = 'daily-bench-password';
-const MEALS = [
-  { name: 'Breakfast', startTime: '07:30', endTime: '09:30' },
-  { name: 'Lunch', startTime: '12:30', endTime: '14:30' },
-  { name: 'Dinner', startTime: '19:30', endTime: '21:30' },
-];
 
 export interface DailyRateResult {
   members: number;
@@ -47,7 +42,7 @@ export async function benchDailyRate(serverBase: string): Promise<DailyRateResul
       email: 'mess@daily.local',
       phone: '+91-8012345678',
       expenseCategories: ['Groceries'],
-      mealTimes: MEALS,
+      mealTimes: MEAL_TIMES,
       chargeMethod: METHOD,
       dailyRate: 123.45,
       rebateBands: [
@@ -76,7 +71,7 @@ export async function benchDailyRate(serverBase: string): Promise<DailyRateResul
       await owner.query(
         `insert into membership_periods (mess_id, user_id, started_at, dines)
          select $1, id, $2::timestamptz, true from users where email like '%@bench.local'`,
-        [FIRST_MESS_ID, mealSpan(joined, MEALS[0], TIME_ZONE).start],
+        [FIRST_MESS_ID, mealSpan(joined, MEAL_TIMES[0], TIME_ZONE).start],
       );
       const { rows } = await owner.query<{ id: string }>(
         `select id from users where email like '%@bench.local' order by email limit $1`,
@@ -93,8 +88,8 @@ export async function benchDailyRate(serverBase: string): Promise<DailyRateResul
           row.id,
           start,
           end,
-          mealSpan(start, MEALS[0], TIME_ZONE).start,
-          mealSpan(end, MEALS[2], TIME_ZONE).end,
+          mealSpan(start, MEAL_TIMES[0], TIME_ZONE).start,
+          mealSpan(end, MEAL_TIMES[2], TIME_ZONE).end,
           length,
         );
         const p = i * 7;

@@ -19,7 +19,7 @@ import { addDays, localParts, mealSpan } from '../src/common/time/dates';
 import { KitchenForecaster } from '../src/modules/kitchen/forecast-model';
 import { DEFAULT_TUNING } from '../src/modules/kitchen/forecast-types';
 import { KitchenRecordsReader } from '../src/modules/kitchen/kitchen-records';
-import { freshServerDatabase, startInProcess, statsOf, type Stats } from './support';
+import { freshServerDatabase, startInProcess, statsOf, type Stats, MEAL_TIMES } from './support';
 
 const MEMBERS = Number(process.env.BENCH_KITCHEN_MEMBERS ?? 2000);
 const HISTORY_DAYS = Number(process.env.BENCH_KITCHEN_DAYS ?? 365);
@@ -30,11 +30,6 @@ const REUSE = process.env.BENCH_KITCHEN_DATABASE;
 const TIME_ZONE = 'Asia/Kolkata';
 const ADMIN_EMAIL = 'admin@kitchen.local';
 const ADMIN_PASSWORD = 'kitchen-bench-password';
-const MEALS = [
-  { name: 'Breakfast', startTime: '07:30', endTime: '09:30' },
-  { name: 'Lunch', startTime: '12:30', endTime: '14:30' },
-  { name: 'Dinner', startTime: '19:30', endTime: '21:30' },
-];
 
 export interface KitchenResult {
   members: number;
@@ -72,14 +67,14 @@ export async function benchKitchen(serverBase: string): Promise<KitchenResult> {
         email: 'mess@kitchen.local',
         phone: '+91-8012345678',
         expenseCategories: ['Groceries'],
-        mealTimes: MEALS,
+        mealTimes: MEAL_TIMES,
       });
     }
 
     const today = localParts(new Date(), TIME_ZONE).date;
     const first = addDays(today, -HISTORY_DAYS);
     const joined = addDays(first, -1);
-    const slots = `(values ${MEALS.map((m, i) => `('${m.name}', ${i}, interval '${m.startTime}')`).join(', ')}) sl(name, i, at)`;
+    const slots = `(values ${MEAL_TIMES.map((m, i) => `('${m.name}', ${i}, interval '${m.startTime}')`).join(', ')}) sl(name, i, at)`;
     const owner = new Client({ connectionString: db.url });
     await owner.connect();
     let marks = 0;
@@ -88,8 +83,8 @@ export async function benchKitchen(serverBase: string): Promise<KitchenResult> {
         'GET',
         `/kitchen/forecast?from=${today}&to=${addDays(today, 6)}`,
       )) as { forecasts: unknown[] };
-      if (forecasts.length !== 7 * MEALS.length)
-        throw new Error(`the forecast has ${forecasts.length} meals, not ${7 * MEALS.length}`);
+      if (forecasts.length !== 7 * MEAL_TIMES.length)
+        throw new Error(`the forecast has ${forecasts.length} meals, not ${7 * MEAL_TIMES.length}`);
     };
     const samples: number[] = [];
     const outOfDate: number[] = [];
@@ -101,7 +96,7 @@ export async function benchKitchen(serverBase: string): Promise<KitchenResult> {
     let menus = 0;
     try {
       if (!REUSE) {
-        const joinedAt = mealSpan(joined, MEALS[0], TIME_ZONE).start;
+        const joinedAt = mealSpan(joined, MEAL_TIMES[0], TIME_ZONE).start;
         await owner.query(
           `insert into users (mess_id, email, full_name, role, status, dines, created_at)
            select $1, 'kitchen' || n || '@bench.local', 'Member ' || lpad(n::text, 5, '0'), 'student', 'approved', true, $3
