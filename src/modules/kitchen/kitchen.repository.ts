@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { and, asc, eq, gte, isNull, lte, sql } from 'drizzle-orm';
+import { currentMessId } from '../../common/tenancy/mess-scope';
 import { Database, DbOrTx } from '../../database/database';
 import type { FittedModel } from './forecast-model';
 import { kitchenForecasts, kitchenModels, kitchenWaste, NewWasteRow, WasteRow } from './kitchen.schema';
@@ -83,18 +84,40 @@ export class KitchenRepository {
   }
 
   /**
+   * The kept models as parsed here, by mess, with the version (`made_at`) they were read at. A model is ~0.5 MB of
+   * JSON for a mess of 2,000: reading and parsing it on every forecast cost more than the forecast (and most of its
+   * garbage), so a request reads the model's version and counters only, and the model itself when it changed (a fit
+   * here or on another replica stores a new one). Bounded: the messes forecast most recently.
+   */
+  private readonly parsed = new Map<string, { version: string; model: FittedModel }>();
+  static readonly PARSED_MODELS_KEPT = 64;
+
+  /**
    * The mess's kept model with `changes` (the changes of the past heard so far) and whether it is current (fitted
    * after the last of them); undefined when none is kept.
    */
   async keptModel(): Promise<{ model: FittedModel; changes: number; current: boolean } | undefined> {
-    const [row] = await this.db
-      .select({
-        model: kitchenModels.model,
-        changes: kitchenModels.changes,
-        fittedChanges: kitchenModels.fittedChanges,
-      })
-      .from(kitchenModels);
-    return row && { model: row.model, changes: row.changes, current: row.changes === row.fittedChanges };
+    const messId = currentMessId();
+    const counters = {
+      version: sql<string>`${kitchenModels.madeAt}::text`,
+      changes: kitchenModels.changes,
+      fittedChanges: kitchenModels.fittedChanges,
+    };
+    const [row] = await this.db.select(counters).from(kitchenModels);
+    if (!row) return undefined;
+    let held = this.parsed.get(messId);
+    let { changes, fittedChanges } = row;
+    if (held?.version !== row.version) {
+      const [full] = await this.db.select({ ...counters, model: kitchenModels.model }).from(kitchenModels);
+      if (!full) return undefined;
+      ({ changes, fittedChanges } = full);
+      held = { version: full.version, model: full.model };
+      this.parsed.delete(messId);
+      this.parsed.set(messId, held);
+      if (this.parsed.size > KitchenRepository.PARSED_MODELS_KEPT)
+        this.parsed.delete(this.parsed.keys().next().value!);
+    }
+    return { model: held.model, changes, current: changes === fittedChanges };
   }
 
   /** The mess's kept model of this cutoff date, if one is kept and current (no change heard since its fit). */

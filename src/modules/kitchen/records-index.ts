@@ -6,8 +6,19 @@ export const DAY_MS = 86_400_000;
 export const PRESENT = 1;
 export const ABSENT = 2;
 
+/** Day numbers of the dates seen lately: the records name few distinct dates many times (a week's marks: 7). */
+const dayNumbers = new Map<string, number>();
+
 /** Days since 1970-01-01. */
-export const dayNumber = (date: string) => Math.round(Date.parse(`${date}T00:00:00Z`) / DAY_MS);
+export function dayNumber(date: string): number {
+  let day = dayNumbers.get(date);
+  if (day === undefined) {
+    day = Math.round(Date.parse(`${date}T00:00:00Z`) / DAY_MS);
+    if (dayNumbers.size >= 4_096) dayNumbers.clear();
+    dayNumbers.set(date, day);
+  }
+  return day;
+}
 /** 0 = Sunday … 6 = Saturday; day 0 (1970-01-01) was a Thursday. */
 export const weekdayOf = (day: number) => (((day + 4) % 7) + 7) % 7;
 
