@@ -10,6 +10,8 @@ export const FILL_KEPT_FIGURES: readonly string[] = [
            count(*) filter (where status = 'present'), count(*) filter (where status = 'absent'),
            coalesce(bit_or(1 << (extract(day from date)::int - 1)) filter (where status = 'present'), 0)
     from attendance group by 1, 2, 3, 4
+    -- a month's rows together, as the triggers lay them down in a running mess (the month is what readers ask for)
+    order by 2, 1, 3, 4
     on conflict (mess_id, month, user_id, meal_type) do update
       set meals = excluded.meals, absent = excluded.absent, present_days = excluded.present_days`,
   `insert into month_totals (mess_id, month, total_paise)

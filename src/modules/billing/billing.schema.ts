@@ -60,6 +60,8 @@ export const monthMemberMeals = pgTable(
     ...sealedByMess('month_member_meals'),
     primaryKey({ columns: [t.messId, t.month, t.userId, t.mealType] }),
     index('month_member_meals_user_idx').on(t.userId, t.month),
+    // The university's view reads one month of every mess: without it, a scan of every month's rows.
+    index('month_member_meals_month_idx').on(t.month, t.messId),
   ],
 );
 

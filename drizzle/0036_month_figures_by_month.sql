@@ -1,0 +1,1 @@
+CREATE INDEX "month_member_meals_month_idx" ON "month_member_meals" USING btree ("month","mess_id");
