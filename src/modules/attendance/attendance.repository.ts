@@ -4,7 +4,7 @@ import { Database, DbOrTx } from '../../database/database';
 import { memberNames } from '../users';
 import { attendance, AttendanceRow, AttendanceStatus, MarkSource } from './attendance.schema';
 import { isAnyUuid, textArray } from '../../database/sql-arrays';
-import { rowsOf } from '../../database/sql-rows';
+import { fromDriverRow, rowsOf } from '../../database/sql-rows';
 
 export interface AttendanceListFilter {
   userId?: string;
@@ -115,47 +115,61 @@ export class AttendanceRepository {
   }
 
   /**
-   * Creates or changes the marks of one statement, atomically and safe under concurrent retries: a conflicting
-   * (member, date, meal) row is updated only when its status differs. Returns the rows written: created ones
-   * with `created: true`, changed ones with `created: false`. A mark that re-states the stored status is not
+   * Creates or changes the marks of one slot in ONE statement, atomically and safe under concurrent retries: a
+   * conflicting (member, date, meal) row is updated only when its status differs. Returns the rows written: created
+   * ones with `created: true`, changed ones with `created: false`. A mark that re-states the stored status is not
    * written and not returned. The marks must name distinct slots.
+   *
+   * `onLeave`: a query of the members on leave for the meal that holds their leave locks (LeaveCalendar.onLeaveLocked:
+   * shared, until the statement's transaction ends, its own or `db`'s). The same statement runs it first and writes
+   * nothing when it answers any member; those are returned in `onLeave`. One round trip where a transaction of
+   * `begin`, the lock, the upsert and `commit` took four (the counter's dinner rush is a scan of one mark each).
    */
   async upsertMarks(
     marks: SlotMark[],
     db: DbOrTx = this.db,
     writer: MarkWriter = 'mess',
-  ): Promise<WrittenMark[]> {
-    if (!marks.length) return [];
-    const changes = sql`${attendance.status} is distinct from excluded.status`;
+    onLeave?: SQL,
+  ): Promise<{ written: WrittenMark[]; onLeave: string[] }> {
+    if (!marks.length) return { written: [], onLeave: [] };
+    const changes = sql`attendance.status is distinct from excluded.status`;
     const setWhere =
       writer === 'member'
-        ? sql`${changes} and ${attendance.source} = 'member'`
-        : sql`${changes} or (${attendance.source} = 'member' and excluded.source <> 'member')`;
+        ? sql`${changes} and attendance.source = 'member'`
+        : sql`${changes} or (attendance.source = 'member' and excluded.source <> 'member')`;
     // In one order (the members'), so two batches of one slot lock its rows in turn rather than deadlock.
     // (PostgreSQL's uuid order is the order of the lower-case text; ids may arrive in upper case.)
     const key = (mark: SlotMark) => mark.userId.toLowerCase();
     const ordered = [...marks].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
-    return (
-      db
-        .insert(attendance)
-        .values(ordered.map((mark) => ({ ...mark, updatedAt: mark.markedAt })))
-        .onConflictDoUpdate({
-          target: [attendance.messId, attendance.userId, attendance.date, attendance.mealType],
-          set: {
-            // The stored row's status, as locked by this statement: what the mark was before (exact under
-            // concurrent writers, unlike a read before the write).
-            previousStatus: sql`${attendance.status}`,
-            status: sql`excluded.status`,
-            source: sql`excluded.source`,
-            markedBy: sql`excluded.marked_by`,
-            markedAt: sql`excluded.marked_at`,
-            updatedAt: sql`excluded.updated_at`,
-          },
-          setWhere,
-        })
-        // xmax is 0 only on a tuple this statement inserted; an updated one carries our row lock.
-        .returning({ ...getTableColumns(attendance), created: sql<boolean>`(xmax = 0)` })
-    );
+    const column = <T extends string | null>(of: (mark: SlotMark) => T) => ordered.map(of);
+    const result = await db.execute(sql`
+      with on_leave as materialized (${onLeave ?? sql`select null::uuid as user_id where false`}), written as (
+        insert into attendance (user_id, date, meal_type, status, source, marked_by, marked_at, updated_at)
+        select m.user_id, m.date, m.meal_type, m.status, m.source, m.marked_by, m.marked_at, m.marked_at
+        from unnest(${textArray(column(key), 'uuid')}, ${textArray(column((m) => m.date))}::date[],
+                    ${textArray(column((m) => m.mealType))}, ${textArray(column((m) => m.status))},
+                    ${textArray(column((m) => m.source))}, ${textArray(column((m) => m.markedBy), 'uuid')},
+                    ${textArray(column((m) => m.markedAt.toISOString()))}::timestamptz[])
+             with ordinality as m(user_id, date, meal_type, status, source, marked_by, marked_at, n)
+        where not exists (select 1 from on_leave)
+        order by m.n
+        on conflict (mess_id, user_id, date, meal_type) do update set
+          -- The stored row's status, as locked by this statement: what the mark was before (exact under concurrent
+          -- writers, unlike a read before the write).
+          previous_status = attendance.status, status = excluded.status, source = excluded.source,
+          marked_by = excluded.marked_by, marked_at = excluded.marked_at, updated_at = excluded.updated_at
+        where ${setWhere}
+        -- xmax is 0 only on a tuple this statement inserted; an updated one carries our row lock.
+        returning attendance.*, (xmax = 0) as created
+      )
+      select on_leave.user_id as on_leave, written.* from on_leave full join written on false`);
+    const written: WrittenMark[] = [];
+    const refused: string[] = [];
+    for (const raw of rowsOf<Record<string, unknown>>(result)) {
+      if (raw.on_leave !== null && raw.on_leave !== undefined) refused.push(String(raw.on_leave));
+      else written.push({ ...fromDriverRow(attendance, raw), created: Boolean(raw.created) });
+    }
+    return { written, onLeave: refused };
   }
 
   async findSlots(

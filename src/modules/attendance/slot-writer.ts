@@ -30,9 +30,11 @@ export class SlotWriter {
   ) {}
 
   /**
-   * Writes marks of one meal slot in `db` (else in a transaction of its own): the leave locks of the members marked
-   * present (shared) and the refusal of any whose approved leave covers the meal (one statement), then the upsert,
-   * which returns each written row with the status it held before (to tell a changed status from a taken-over one).
+   * Writes marks of one meal slot in `db`: the leave locks of the members marked present (shared), the refusal of
+   * the write if an approved leave of any covers the meal, and the upsert, in one statement (which returns each
+   * written row with the status it held before, to tell a changed status from a taken-over one); then, for marks
+   * made after the meal, their audit. Without `db`, marks before the meal's end are that one statement alone (its own
+   * transaction: one round trip, the counter's scan and a member's own mark), later ones a transaction of their own.
    * Marks that wrote nothing are not returned.
    */
   write(
@@ -42,13 +44,18 @@ export class SlotWriter {
     db?: DbOrTx,
     fieldOf?: FieldOfMember,
   ): Promise<WrittenMark[]> {
-    const work = async (tx: DbOrTx): Promise<WrittenMark[]> => {
-      await this.refuseOnLeave(tx, marks, meal, fieldOf);
-      const written = await this.repository.upsertMarks(marks, tx, writer);
-      await this.recordAfterMeal(tx, written, meal);
-      return written;
+    const present = marks.filter((mark) => mark.status === 'present').map((mark) => mark.userId);
+    const span = meal && marks.length ? mealSpan(marks[0].date, meal, this.config.messTimezone) : undefined;
+    const onLeave = present.length && span ? this.leave.onLeaveLocked(present, span.start) : undefined;
+    const afterMeal = span !== undefined && this.clock.now() >= span.end;
+    const work = async (tx?: DbOrTx): Promise<WrittenMark[]> => {
+      const result = await this.repository.upsertMarks(marks, tx, writer, onLeave);
+      if (result.onLeave.length) throw this.onLeaveRefusal(marks, new Set(result.onLeave), fieldOf);
+      if (afterMeal && tx) await this.recordAfterMeal(tx, result.written);
+      return result.written;
     };
-    return db ? work(db) : this.repository.transaction(work);
+    if (db) return work(db);
+    return afterMeal ? this.repository.transaction(work) : work();
   }
 
   /**
@@ -88,19 +95,9 @@ export class SlotWriter {
     throw error;
   }
 
-  /** Holds the leave locks of the members marked present, and refuses the write if any is on leave for the meal. */
-  private async refuseOnLeave(
-    tx: DbOrTx,
-    marks: SlotMark[],
-    meal: MealTime | undefined,
-    fieldOf: FieldOfMember | undefined,
-  ): Promise<void> {
-    const present = marks.filter((mark) => mark.status === 'present').map((mark) => mark.userId);
-    if (!present.length || !meal) return;
-    const { start } = mealSpan(marks[0].date, meal, this.config.messTimezone);
-    const onLeave = await this.leave.lockAndFindOnLeave(tx, present, start);
-    if (!onLeave.size) return;
-    throw new ApiError(
+  /** 409: the members on approved leave for the meal, named by field when the request names them. */
+  private onLeaveRefusal(marks: SlotMark[], onLeave: Set<string>, fieldOf: FieldOfMember | undefined): ApiError {
+    return new ApiError(
       409,
       ON_LEAVE,
       fieldOf
@@ -119,14 +116,7 @@ export class SlotWriter {
    * Every mark made or changed after its meal ended is in the audit trail, in the write's transaction: those are the
    * marks that move a bill after the fact.
    */
-  private async recordAfterMeal(
-    tx: DbOrTx,
-    written: WrittenMark[],
-    meal: MealTime | undefined,
-  ): Promise<void> {
-    if (!written.length || !meal) return;
-    const { end } = mealSpan(written[0].date, meal, this.config.messTimezone);
-    if (this.clock.now() < end) return;
+  private async recordAfterMeal(tx: DbOrTx, written: WrittenMark[]): Promise<void> {
     for (const mark of written.filter(changesStatus)) {
       await this.audit.record(tx, {
         actorId: mark.markedBy,

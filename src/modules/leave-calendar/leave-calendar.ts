@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { SQL } from 'drizzle-orm';
 import type { DbOrTx } from '../../database/database';
 import { LeaveRepository } from './leave.repository';
 import type { LeaveRow } from './leave.schema';
@@ -13,11 +14,12 @@ export class LeaveCalendar {
   constructor(private readonly repository: LeaveRepository) {}
 
   /**
-   * Holds the members' leave locks (shared) until `tx` ends, and answers which of them are on approved leave for the
-   * meal starting at `mealStart`, as seen once the locks are held.
+   * A query (one column, `user_id`) for the statement that writes marks: it holds the members' leave locks (shared)
+   * until that statement's transaction ends, and answers which of them are on approved leave for the meal starting at
+   * `mealStart`, as seen once the locks are held.
    */
-  async lockAndFindOnLeave(tx: DbOrTx, userIds: string[], mealStart: Date): Promise<Set<string>> {
-    return new Set(await this.repository.lockSharedAndFindApproved(tx, [...new Set(userIds)], mealStart));
+  onLeaveLocked(userIds: string[], mealStart: Date): SQL {
+    return this.repository.lockedApprovedAt([...new Set(userIds)], mealStart);
   }
 
   /** Every member whose approved leave covers the meal starting at `mealStart`. */

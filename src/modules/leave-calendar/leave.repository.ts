@@ -107,18 +107,14 @@ export class LeaveRepository {
   }
 
   /**
-   * Shared leave locks of many members (in one order: no deadlock between two batches), then those of them whose
-   * approved leave covers `instant`, in one round trip: the function (migration 0015) reads after the locks are held,
-   * with a snapshot of its own, so an approval that committed while the locks were awaited is seen.
+   * A query of one column, `user_id`: takes the shared leave locks of many members (in one order: no deadlock
+   * between two batches; held until the transaction of the statement that runs it ends), then answers those of them
+   * whose approved leave covers `instant`. The function (migration 0015) reads after the locks are held, with a
+   * snapshot of its own, so an approval that committed while the locks were awaited is seen.
    */
-  async lockSharedAndFindApproved(tx: DbOrTx, userIds: string[], instant: Date): Promise<string[]> {
-    if (!userIds.length) return [];
-    const rows = await tx
-      .select({ userId: sql<string>`approved.user_id` })
-      .from(
-        sql`leave_lock_shared_approved_at(${uuidArray(userIds)}, ${instant.toISOString()}::timestamptz) as approved(user_id)`,
-      );
-    return rows.map((row) => row.userId);
+  lockedApprovedAt(userIds: string[], instant: Date): SQL {
+    return sql`select approved.user_id from leave_lock_shared_approved_at(${uuidArray(userIds)},
+      ${instant.toISOString()}::timestamptz) as approved(user_id)`;
   }
 
   async insert(values: NewLeaveRow, db: DbOrTx = this.db): Promise<LeaveRow> {
