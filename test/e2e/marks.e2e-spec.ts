@@ -120,4 +120,20 @@ describe('Who marks what (extension 2.1)', () => {
     expect((await t.put(`/users/${ravi.id}/dines`, { dines: 'no' }, { token: admin })).status).toBe(400);
     expect((await t.put(`/users/${ravi.id}/dines`, { dines: true }, { token: asha.token })).status).toBe(403);
   });
+  it('gives marks time-ordered ids (UUID version 7): a later mark does not sort before an earlier one', async () => {
+    const before = Date.now();
+    const first = await mark(manager.token, '2030-03-08', 'Lunch', 'present', asha.id);
+    const second = await mark(manager.token, '2030-03-08', 'Dinner', 'present', asha.id);
+    expect([first.status, second.status]).toEqual([201, 201]);
+    const ids = [first.body.attendance._id as string, second.body.attendance._id as string];
+    // The first 48 bits are the database's clock in milliseconds when the row was made (two rows of one millisecond
+    // are in random order).
+    const made = ids.map((id) => parseInt(id.replace(/-/g, '').slice(0, 12), 16));
+    for (const [i, id] of ids.entries()) {
+      expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      expect(made[i]).toBeGreaterThanOrEqual(before - 60_000);
+      expect(made[i]).toBeLessThanOrEqual(Date.now() + 60_000);
+    }
+    expect(made[0]).toBeLessThanOrEqual(made[1]);
+  });
 });

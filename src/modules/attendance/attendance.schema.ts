@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { check, date, index, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { users } from '../users/users.schema';
 import { messIdColumn, sealedByMess } from '../messes/messes.schema';
+import { timeOrderedId } from '../../database/time-ordered-id';
 
 export const ATTENDANCE_STATUSES = ['present', 'absent'] as const;
 export type AttendanceStatus = (typeof ATTENDANCE_STATUSES)[number];
@@ -17,7 +18,7 @@ export type MarkSource = (typeof MARK_SOURCES)[number];
 export const attendance = pgTable(
   'attendance',
   {
-    id: uuid('id').primaryKey().defaultRandom(),
+    id: timeOrderedId(),
     messId: messIdColumn(),
     userId: uuid('user_id')
       .notNull()
