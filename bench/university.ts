@@ -13,7 +13,9 @@
 //    each mess's own manager scanning its own members' passes.
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import * as bcrypt from 'bcrypt';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { Client } from 'pg';
 import type { CurrentMember } from '../src/common/auth/auth.decorators';
@@ -90,6 +92,8 @@ export interface UniversityResult {
     issueSeconds: number;
     /** CPU per answered scan, ms: this process (the service and the HTTP client's worker) and the database's backends. */
     cpuPerScan: { process: number; database: number };
+    /** The service's event loop's delay during the rush (p99 and max, ms; sampled every 10 ms). */
+    eventLoopDelay: { p99: number; max: number };
   };
   rushSkipped?: string;
   explain: Record<string, string>;
@@ -389,13 +393,13 @@ async function run(url: string): Promise<UniversityResult> {
         `select id from users where email = '${emailOf(sampled[0], 10)}'`,
       );
       const mess = messIdOf(sampled[0]);
-      const { first, last } = monthBounds(lastFull);
       const plan = async (text: string) =>
         (await q<{ 'QUERY PLAN': string }>(`explain (analyze, buffers) ${text}`))
           .map((r) => r['QUERY PLAN'])
           .join('\n');
-      explain.recalculation = await plan(
-        `select user_id, count(*) from attendance where mess_id = '${mess}' and date between '${first}' and '${last}' and status = 'present' group by user_id`,
+      // The bill's read of the month's kept figures (what a recalculation from the marks was before issue 38).
+      explain.bill = await plan(
+        `select user_id, sum(meals) from month_member_meals where mess_id = '${mess}' and month = '${lastFull}' group by user_id`,
       );
       explain.statement = await plan(
         `select * from account_entries where mess_id = '${mess}' and user_id = '${user}' order by date, seq`,
@@ -544,6 +548,12 @@ async function dinnerRush({
   const databaseCpu = (pids: number[]) => pids.reduce((sum, pid) => sum + procCpuMs(pid), 0);
   const pidsBefore = await backends();
   const databaseBefore = new Map(pidsBefore.map((pid) => [pid, procCpuMs(pid)]));
+  // BENCH_RUSH_PROFILE=<file.cpuprofile>: a V8 CPU profile of this process's main thread (the service) over the rush
+  // alone (read it with scripts/cpuprofile-top.mjs).
+  const profiler = process.env.BENCH_RUSH_PROFILE ? await startProfile() : undefined;
+  // How long the service's event loop was held up (a long collection, a slow synchronous step): a scan waits as long.
+  const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+  loopDelay.enable();
   const processBefore = process.cpuUsage();
   const started = performance.now();
   const stats = await client.load({
@@ -553,6 +563,12 @@ async function dinnerRush({
   });
   const elapsed = round((performance.now() - started) / 1000);
   const processUsed = process.cpuUsage(processBefore);
+  loopDelay.disable();
+  if (profiler) await profiler.stop(process.env.BENCH_RUSH_PROFILE!);
+  const eventLoopDelay = {
+    p99: round(loopDelay.percentile(99) / 1e6),
+    max: round(loopDelay.max / 1e6),
+  };
   const pidsAfter = await backends();
   // Backends that came and went during the rush are missed; those of the pool stay for its length.
   const databaseUsed =
@@ -562,7 +578,9 @@ async function dinnerRush({
     process: round((processUsed.user + processUsed.system) / 1000 / answered),
     database: round(databaseUsed / answered),
   };
-  process.stdout.write(`[university] CPU per scan: ${JSON.stringify(cpuPerScan)} ms\n`);
+  process.stdout.write(
+    `[university] CPU per scan: ${JSON.stringify(cpuPerScan)} ms; event loop delay ${JSON.stringify(eventLoopDelay)} ms\n`,
+  );
   process.stdout.write(
     `[university] scans p95 ${stats.p95} ms, p99 ${stats.p99} ms, ${stats.perSecond}/s, ${JSON.stringify(stats.statuses)}\n`,
   );
@@ -574,6 +592,26 @@ async function dinnerRush({
       passes: interleaved.length,
       issueSeconds,
       cpuPerScan,
+      eventLoopDelay,
+    },
+  };
+}
+
+/** The inspector's CPU profiler on this thread, from now until `stop` writes the profile to a file. */
+async function startProfile(): Promise<{ stop: (file: string) => Promise<void> }> {
+  const session = new Session();
+  session.connect();
+  const post = (method: string) =>
+    new Promise<unknown>((resolve, reject) =>
+      session.post(method, (error, result) => (error ? reject(error) : resolve(result))),
+    );
+  await post('Profiler.enable');
+  await post('Profiler.start');
+  return {
+    stop: async (file) => {
+      const { profile } = (await post('Profiler.stop')) as { profile: unknown };
+      writeFileSync(file, JSON.stringify(profile));
+      session.disconnect();
     },
   };
 }
@@ -632,7 +670,7 @@ export function universityReport(u: UniversityResult): string {
   if (u.rush) {
     const r = u.rush;
     lines.push(
-      `Dinner rush: ${r.passes} \`POST /api/attendance/scan\` across all ${u.messes} messes, each by its own manager for its own members' passes (signed by the service's CounterService, ${r.issueSeconds} s), ${RUSH_SCANNERS} scanners offering ~${r.offeredPerSecond}/s, over ${r.seconds} s: answered ${r.perSecond}/s, p50 ${r.p50} ms, p95 **${r.p95} ms** (target ≤ 15: ${verdict(r.p95 <= 15)}), p99 ${r.p99} ms, max ${r.max} ms; statuses ${JSON.stringify(r.statuses)} (${verdict(Object.keys(r.statuses).every((s) => s === '201'))}: no error). CPU per scan: ${r.cpuPerScan.process} ms in the bench process (the service and the HTTP client's worker), ${r.cpuPerScan.database} ms in the database's backends.`,
+      `Dinner rush: ${r.passes} \`POST /api/attendance/scan\` across all ${u.messes} messes, each by its own manager for its own members' passes (signed by the service's CounterService, ${r.issueSeconds} s), ${RUSH_SCANNERS} scanners offering ~${r.offeredPerSecond}/s, over ${r.seconds} s: answered ${r.perSecond}/s, p50 ${r.p50} ms, p95 **${r.p95} ms** (target ≤ 15: ${verdict(r.p95 <= 15)}), p99 ${r.p99} ms, max ${r.max} ms; statuses ${JSON.stringify(r.statuses)} (${verdict(Object.keys(r.statuses).every((s) => s === '201'))}: no error). CPU per scan: ${r.cpuPerScan.process} ms in the bench process (the service and the HTTP client's worker), ${r.cpuPerScan.database} ms in the database's backends. The service's event loop was held up p99 ${r.eventLoopDelay.p99} ms, at most ${r.eventLoopDelay.max} ms.`,
       '',
     );
   } else lines.push(`Dinner rush not run: ${u.rushSkipped}.`, '');
