@@ -7,7 +7,7 @@ import { localParts } from '../src/common/time/dates';
 import { rowsOf, type DemoSummary } from '../src/database/seed-demo';
 import { CounterService } from '../src/modules/attendance/counter.service';
 import type { LoadRequest } from './client-worker';
-import { HttpClient, login, type LoadStats, type Stats } from './support';
+import { type Backends, cpuPerRequest, HttpClient, login, type LoadStats, type Stats } from './support';
 
 const TIME_ZONE = 'Asia/Kolkata';
 /** Members on leave today for the headcount: a tenth of the seeded members. */
@@ -31,6 +31,8 @@ export interface CounterResult {
   scanFirst: LoadStats;
   /** Second plates: the same passes again (200, `repeat: true`). */
   scanRepeat: LoadStats;
+  /** CPU per first-plate scan, ms: this process (service and HTTP client; the database too on the embedded engine), the database's backends (server). */
+  cpuPerScan?: { process: number; database?: number };
   /** Why the counter part did not run (too close to midnight for a meal window spanning now). */
   skipped?: string;
 }
@@ -41,9 +43,11 @@ interface Context {
   query: (text: string) => Promise<unknown>;
   seed: DemoSummary;
   clearCache: () => void;
+  /** The database's server processes (the server engine), for the CPU per scan. */
+  backends?: Backends;
 }
 
-export async function benchCounter({ app, base, query, seed, clearCache }: Context): Promise<CounterResult> {
+export async function benchCounter({ app, base, query, seed, clearCache, backends }: Context): Promise<CounterResult> {
   const now = new Date();
   const { date: today, time } = localParts(now, TIME_ZONE);
   const manager = {
@@ -162,11 +166,11 @@ export async function benchCounter({ app, base, query, seed, clearCache }: Conte
     headers: { ...manager, 'content-type': 'application/json' },
     body: JSON.stringify({ pass: p }),
   });
-  const scanFirst = await client.load({
-    requests: passes.map(scanOf),
-    concurrency: SCANNERS,
-    thinkMs: THINK_MS,
-  });
+  const { result: scanFirst, cpuPerRequest: cpuPerScan } = await cpuPerRequest(
+    backends,
+    () => client.load({ requests: passes.map(scanOf), concurrency: SCANNERS, thinkMs: THINK_MS }),
+    (done) => done.count,
+  );
   const scanRepeat = await client.load({
     requests: passes.map(scanOf),
     concurrency: SCANNERS,
@@ -180,7 +184,7 @@ export async function benchCounter({ app, base, query, seed, clearCache }: Conte
   }
   if (pass.statuses['200'] !== passRequests.length)
     throw new Error(`passes: ${JSON.stringify(pass.statuses)}`);
-  return { ...result, pass, scanFirst, scanRepeat };
+  return { ...result, pass, scanFirst, scanRepeat, cpuPerScan };
 }
 
 /** The report's section. */
@@ -208,6 +212,12 @@ export function counterReport(c: CounterResult): string[] {
     row('`POST /api/attendance/scan`, first plates (201)', c.scanFirst, 15),
     row('`POST /api/attendance/scan`, second plates (200, `repeat: true`)', c.scanRepeat, 15),
     '',
+    ...(c.cpuPerScan
+      ? [
+          `CPU per first-plate scan: ${c.cpuPerScan.process} ms in the bench process (the service and the HTTP client's worker${c.cpuPerScan.database === undefined ? ', and the embedded database' : ''})${c.cpuPerScan.database === undefined ? '' : `, ${c.cpuPerScan.database} ms in the database's backends`}.`,
+          '',
+        ]
+      : []),
   );
   return lines;
 }

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 // What every section of `npm run bench` shares: timing statistics, the HTTP client in its worker thread, logging in.
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -25,6 +26,47 @@ export interface LoadStats extends Stats {
 }
 
 export const round = (n: number): number => Math.round(n * 100) / 100;
+
+/** user + system CPU of a process so far, in ms (0 once it is gone), from /proc (USER_HZ: 100 on Linux). */
+export function procCpuMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+/** The ids of the database's server processes that serve the service (`pids`: e.g. of pg_stat_activity). */
+export type Backends = () => Promise<number[]>;
+
+/**
+ * The CPU a piece of work cost per answered request, in ms: this process's (the in-process service, the HTTP client's
+ * worker) and the database's backends' (`backends`; none on the embedded engine, whose database runs in this
+ * process). Backends that come and go during the work are missed; a pool's stay for its length.
+ */
+export async function cpuPerRequest<T>(
+  backends: Backends | undefined,
+  work: () => Promise<T>,
+  answered: (result: T) => number,
+): Promise<{ result: T; cpuPerRequest: { process: number; database?: number } }> {
+  const pidsBefore = backends ? await backends() : [];
+  const databaseBefore = new Map(pidsBefore.map((pid) => [pid, procCpuMs(pid)]));
+  const processBefore = process.cpuUsage();
+  const result = await work();
+  const processUsed = process.cpuUsage(processBefore);
+  const pidsAfter = backends ? await backends() : [];
+  const databaseUsed = pidsAfter.reduce((sum, pid) => sum + procCpuMs(pid) - (databaseBefore.get(pid) ?? 0), 0);
+  const count = answered(result) || 1;
+  return {
+    result,
+    cpuPerRequest: {
+      process: round((processUsed.user + processUsed.system) / 1000 / count),
+      ...(backends ? { database: round(databaseUsed / count) } : {}),
+    },
+  };
+}
 
 const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))];

@@ -13,7 +13,7 @@
 //    each mess's own manager scanning its own members' passes.
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import * as bcrypt from 'bcrypt';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { cpus, loadavg, totalmem } from 'node:os';
@@ -30,6 +30,7 @@ import { NotificationSchedules } from '../src/modules/notifications/notification
 import { FILL_KEPT_FIGURES } from '../src/database/kept-month-figures';
 import type { LoadRequest } from './client-worker';
 import {
+  cpuPerRequest,
   freshServerDatabase,
   HttpClient,
   login,
@@ -545,39 +546,31 @@ async function dinnerRush({
         `select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`,
       )
     ).map((r) => r.pid);
-  const databaseCpu = (pids: number[]) => pids.reduce((sum, pid) => sum + procCpuMs(pid), 0);
-  const pidsBefore = await backends();
-  const databaseBefore = new Map(pidsBefore.map((pid) => [pid, procCpuMs(pid)]));
   // BENCH_RUSH_PROFILE=<file.cpuprofile>: a V8 CPU profile of this process's main thread (the service) over the rush
   // alone (read it with scripts/cpuprofile-top.mjs).
   const profiler = process.env.BENCH_RUSH_PROFILE ? await startProfile() : undefined;
   // How long the service's event loop was held up (a long collection, a slow synchronous step): a scan waits as long.
   const loopDelay = monitorEventLoopDelay({ resolution: 10 });
   loopDelay.enable();
-  const processBefore = process.cpuUsage();
   const started = performance.now();
-  const stats = await client.load({
-    requests: interleaved,
-    concurrency: RUSH_SCANNERS,
-    thinkMs: Math.round((RUSH_SCANNERS * 1000) / RUSH_RATE),
-  });
+  const { result: stats, cpuPerRequest: cpu } = await cpuPerRequest(
+    backends,
+    () =>
+      client.load({
+        requests: interleaved,
+        concurrency: RUSH_SCANNERS,
+        thinkMs: Math.round((RUSH_SCANNERS * 1000) / RUSH_RATE),
+      }),
+    (done) => Object.values(done.statuses).reduce((sum, n) => sum + n, 0),
+  );
   const elapsed = round((performance.now() - started) / 1000);
-  const processUsed = process.cpuUsage(processBefore);
   loopDelay.disable();
   if (profiler) await profiler.stop(process.env.BENCH_RUSH_PROFILE!);
   const eventLoopDelay = {
     p99: round(loopDelay.percentile(99) / 1e6),
     max: round(loopDelay.max / 1e6),
   };
-  const pidsAfter = await backends();
-  // Backends that came and went during the rush are missed; those of the pool stay for its length.
-  const databaseUsed =
-    databaseCpu(pidsAfter) - pidsAfter.reduce((sum, pid) => sum + (databaseBefore.get(pid) ?? 0), 0);
-  const answered = Object.values(stats.statuses).reduce((sum, n) => sum + n, 0) || 1;
-  const cpuPerScan = {
-    process: round((processUsed.user + processUsed.system) / 1000 / answered),
-    database: round(databaseUsed / answered),
-  };
+  const cpuPerScan = { process: cpu.process, database: cpu.database ?? 0 };
   process.stdout.write(
     `[university] CPU per scan: ${JSON.stringify(cpuPerScan)} ms; event loop delay ${JSON.stringify(eventLoopDelay)} ms\n`,
   );
@@ -614,17 +607,6 @@ async function startProfile(): Promise<{ stop: (file: string) => Promise<void> }
       session.disconnect();
     },
   };
-}
-
-/** user + system CPU of a process so far, in ms (0 once it is gone). */
-function procCpuMs(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // USER_HZ: 100 on Linux
-  } catch {
-    return 0;
-  }
 }
 
 export function universityReport(u: UniversityResult): string {
