@@ -15,7 +15,7 @@ import autocannon from 'autocannon';
 import { spawnSync } from 'node:child_process';
 import { Client } from 'pg';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { localParts } from '../src/common/time/dates';
@@ -26,6 +26,7 @@ import {
   login as loginAt,
   messSetupBody,
   openForSeeding,
+  procCpuMs,
   spawnAndWait,
   type Spawned,
 } from './support';
@@ -38,8 +39,6 @@ const STORM_LOGINS = 40;
 const STORM_READ_RATE = 50;
 const STORM_SECONDS = Number(process.env.COST_STORM_SECONDS ?? 10);
 const STORM_ROUNDS = Number(process.env.COST_STORM_ROUNDS ?? 2);
-/** Clock ticks per second of /proc/<pid>/stat (USER_HZ: 100 on Linux everywhere that matters). */
-const CLOCK_TICKS = 100;
 const JWT_SECRET = randomBytes(32).toString('hex');
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -83,14 +82,6 @@ export interface CostResult {
   /** The same A/B with the load shared among members of five messes (the session's mess switches at checkouts). */
   abFiveMesses?: AbResult;
   storms: StormResult[];
-}
-
-/** user + system CPU of a process so far, in ms. */
-function cpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  // After the name: state is field 3, utime 14 and stime 15 (1-based over the whole line).
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
 }
 
 /** The built service (compiled with the bench, dist-bench/src) on the server engine or an embedded data directory. */
@@ -138,7 +129,7 @@ const login = (base: string, email: string, password: string) => loginAt(`${base
 
 /** `tokens`: one member's, or one per mess, handed out to the connections in turn (each keeps its member). */
 async function run(server: Spawned, path: string, tokens: string[], seconds: number): Promise<ServerRun> {
-  const before = cpuMs(server.child.pid!);
+  const before = procCpuMs(server.child.pid!);
   let next = 0;
   const result = await autocannon({
     url: `${server.base}${path}`,
@@ -147,7 +138,7 @@ async function run(server: Spawned, path: string, tokens: string[], seconds: num
     headers: { authorization: `Bearer ${tokens[0]}` },
     setupClient: (client) => client.setHeaders({ authorization: `Bearer ${tokens[next++ % tokens.length]}` }),
   });
-  const cpu = cpuMs(server.child.pid!) - before;
+  const cpu = procCpuMs(server.child.pid!) - before;
   const answered = result.requests.total;
   return {
     reqPerSec: Math.round(answered / (result.duration || seconds)),

@@ -7,6 +7,7 @@ import { LeaveCalendarModule } from '../leave-calendar';
 import { AttendanceController } from './attendance.controller';
 import { AttendanceEvents } from './attendance-events';
 import { AttendanceQueries } from './attendance.queries';
+import { AttendanceAggregates } from './attendance-aggregates.repository';
 import { AttendanceRepository } from './attendance.repository';
 import { AttendanceService } from './attendance.service';
 import { BulkMarkingService } from './bulk-marking.service';
@@ -21,6 +22,7 @@ import { SlotWriter } from './slot-writer';
   providers: [
     AttendanceMemberData,
     AttendanceRepository,
+    AttendanceAggregates,
     AttendanceService,
     AttendanceQueries,
     AttendanceEvents,

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { monthBounds } from '../../common/time/dates';
 import type { DbOrTx } from '../../database/database';
-import { AttendanceRepository } from './attendance.repository';
+import { AttendanceAggregates } from './attendance-aggregates.repository';
 
 export interface MemberMeals {
   userId: string;
@@ -33,7 +33,7 @@ export interface AttendanceTotals {
  */
 @Injectable()
 export class AttendanceQueries {
-  constructor(private readonly repository: AttendanceRepository) {}
+  constructor(private readonly repository: AttendanceAggregates) {}
 
   /**
    * Meals each member who dines attended in a `YYYY-MM` month (the bill's inputs: a member with `dines: false` is
