@@ -2,6 +2,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { Logger } from '@nestjs/common';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { IN_MEMORY } from '../config/app-config';
@@ -20,6 +21,36 @@ import { MessSession, SessionLock } from './mess-session';
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 type Queryable = Pick<PGlite, 'query' | 'exec'>;
+
+/**
+ * A statement sent to the engine, not to the open transaction, by code running inside that transaction. The
+ * transaction holds the engine's one session, so the statement would wait for the transaction's end while the
+ * transaction waits for the statement: the whole service would hang (every later statement queues behind them, and
+ * shutdown with them). Refused at once instead, so that the mistake fails the request and its tests. A statement
+ * that needs the transaction's data goes through the transaction's handle; one that does not, before it or after.
+ */
+export class StatementOutsideTransactionError extends Error {
+  /** How many were raised in this process: the test suites fail a test during which the count grew. */
+  static raised = 0;
+
+  constructor() {
+    StatementOutsideTransactionError.raised++;
+    super(
+      'A statement was sent to the embedded database, outside the transaction that the same work holds open: ' +
+        'it would wait for that transaction for ever. Send it through the transaction, or before or after it.',
+    );
+    this.name = 'StatementOutsideTransactionError';
+  }
+}
+
+/** The transaction the running code is inside, while it is open (its session is then that transaction's). */
+const openTransaction = new AsyncLocalStorage<{ session: EmbeddedSession; open: boolean }>();
+
+/** Throws when the running code holds this session in an open transaction (the statement could never run). */
+function refuseInsideOwnTransaction(session: EmbeddedSession): void {
+  const held = openTransaction.getStore();
+  if (held?.open && held.session === session) throw new StatementOutsideTransactionError();
+}
 
 /**
  * The PGlite client as drizzle sees it, giving the event loop a turn before each statement (in a transaction too),
@@ -43,6 +74,7 @@ function scopedTurns<T extends Queryable>(client: T, shared: EmbeddedSession, wa
       if (property === 'query' || property === 'exec') {
         const run = (target[property] as (...args: unknown[]) => Promise<unknown>).bind(target);
         return async (...args: unknown[]) => {
+          refuseInsideOwnTransaction(shared);
           await nextTurn();
           return shared.lock.run(async () => {
             await shared.arrive(want);
@@ -52,11 +84,20 @@ function scopedTurns<T extends Queryable>(client: T, shared: EmbeddedSession, wa
       }
       if (property === 'transaction') {
         const transaction = (target as unknown as PGlite).transaction.bind(target);
-        return <R>(work: (tx: Queryable) => Promise<R>) =>
-          shared.lock.run(async () => {
+        return async <R>(work: (tx: Queryable) => Promise<R>) => {
+          refuseInsideOwnTransaction(shared);
+          return shared.lock.run(async () => {
             await shared.arrive(want);
-            return transaction((tx) => work(takingTurns(tx)));
+            // Marked open for the work's own async context only, and closed when the transaction ends (work it
+            // started and left running may go on to send statements of its own afterwards).
+            const held = { session: shared, open: true };
+            try {
+              return await openTransaction.run(held, () => transaction((tx) => work(takingTurns(tx))));
+            } finally {
+              held.open = false;
+            }
           });
+        };
       }
       const value: unknown = Reflect.get(target, property, target);
       return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;

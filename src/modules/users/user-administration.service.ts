@@ -1,5 +1,12 @@
 import { actInMessWithin, type DbOrTx } from '../../database/database';
-import { MESS_NOT_FOUND, memberMoved, MessDirectory, MessesRepository, type MessRow } from '../messes';
+import {
+  MESS_NOT_FOUND,
+  memberMoved,
+  MessDirectory,
+  MessesRepository,
+  type MessLabel,
+  type MessRow,
+} from '../messes';
 import { namedMessId } from '../../common/tenancy/mess-scope';
 import { Injectable, Logger } from '@nestjs/common';
 import { type CurrentMember } from '../../common/auth/auth.decorators';
@@ -140,6 +147,7 @@ export class UserAdministrationService {
   ): Promise<{ members: UserRow[]; moved: MovedMember[]; also?: T }> {
     const ids = moves.map((m) => m.userId);
     const targets = [...new Set(moves.map((m) => m.messId))].sort();
+    const names = options.choose ? undefined : await this.messNames();
     const result = await this.repository.transaction(async (tx) => {
       const messes = new Map((await this.messes.lockMany(targets, tx)).map((m) => [m.id, m]));
       if (targets.some((id) => !messes.has(id))) throw notFound(MESS_NOT_FOUND);
@@ -147,7 +155,7 @@ export class UserAdministrationService {
       const approvedIn = await this.repository.approvedIn(targets, tx);
       const chosen = options.choose
         ? await options.choose(tx, { members: locked, messes, approvedIn })
-        : await this.allOrNothing(moves, { members: locked, messes, approvedIn }, options);
+        : this.allOrNothing(moves, { members: locked, messes, approvedIn }, names!, options);
       const byId = new Map(locked.map((m) => [m.id, m]));
       const movers = chosen
         .map((m) => ({ member: byId.get(m.userId)!, to: m.messId }))
@@ -207,11 +215,12 @@ export class UserAdministrationService {
   }
 
   /** The moves by hand: every member named exists (404 naming the first that does not); no mess ends above capacity. */
-  private async allOrNothing(
+  private allOrNothing(
     moves: readonly MemberMove[],
     { members, messes, approvedIn }: LockedForMove,
+    names: ReadonlyMap<string, MessLabel>,
     options: { idInPath?: boolean },
-  ): Promise<MemberMove[]> {
+  ): MemberMove[] {
     throwIfAnyUnknown(
       moves.map((m) => m.userId),
       members,
@@ -227,7 +236,7 @@ export class UserAdministrationService {
     for (const [messId, n] of arriving) {
       const capacity = messes.get(messId)!.capacity;
       if (capacity !== null && (approvedIn.get(messId) ?? 0) + n > capacity)
-        throw conflict(await this.fullMessage(messId));
+        throw conflict(this.fullMessage(names, messId));
     }
     return [...moves];
   }
@@ -239,6 +248,7 @@ export class UserAdministrationService {
    * audit trail and publishes `member.changed`, as one approval does. Returns the members that changed.
    */
   async approveMany(caller: CurrentMember, ids: string[]): Promise<UserRow[]> {
+    const names = await this.messNames();
     const approved = await this.repository.transaction(async (tx) => {
       const messIds = [...new Set((await this.repository.messesOf(ids, tx)).map((m) => m.messId))].sort();
       const messes = new Map<string, MessRow>();
@@ -261,7 +271,7 @@ export class UserAdministrationService {
           capacity !== null &&
           (await this.repository.countApprovedIn(messId, tx)) + joining.length > capacity
         )
-          throw conflict(await this.fullMessage(messId));
+          throw conflict(this.fullMessage(names, messId));
       }
       const after = new Map(
         (
@@ -297,8 +307,17 @@ export class UserAdministrationService {
     return approved.map((a) => a.after);
   }
 
-  private async fullMessage(messId: string): Promise<string> {
-    return `Mess ${(await this.directory.label(messId)).messName} is full`;
+  /**
+   * The messes' names a capacity refusal may need, read before the transaction that could refuse: on the embedded
+   * engine a read outside an open transaction waits for that transaction (its one connection), so the refusal
+   * could never be written inside it (the database layer refuses such a read: StatementOutsideTransactionError).
+   */
+  private messNames(): Promise<ReadonlyMap<string, MessLabel>> {
+    return this.directory.labels();
+  }
+
+  private fullMessage(labels: ReadonlyMap<string, MessLabel>, messId: string): string {
+    return `Mess ${labels.get(messId)?.messName ?? ''} is full`;
   }
 
   async list(query: ListUsersQuery): Promise<{ rows: UserRow[]; total: number }> {
@@ -388,6 +407,7 @@ export class UserAdministrationService {
     // locks it, so an approval and a move into a full mess take turns.
     const messOfMember =
       values.status === 'approved' ? (await this.repository.findById(id))?.messId : undefined;
+    const names = messOfMember ? await this.messNames() : undefined;
     const change = await this.repository.transaction(async (tx) => {
       const mess = messOfMember ? await this.messes.lock(messOfMember, tx) : undefined;
       const { member, approvedAdminIds } = await this.repository.lockForChange(tx, id, {
@@ -398,7 +418,7 @@ export class UserAdministrationService {
       if (mess && member.status !== 'approved') {
         if (member.messId !== mess.id) throw conflict('The member was moved meanwhile; try again');
         if (mess.capacity !== null && (await this.repository.countApprovedIn(mess.id, tx)) >= mess.capacity)
-          throw conflict(await this.fullMessage(mess.id));
+          throw conflict(this.fullMessage(names!, mess.id));
       }
       const role = values.role ?? member.role;
       const status = values.status ?? member.status;
