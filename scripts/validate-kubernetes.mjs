@@ -80,7 +80,10 @@ if (deployment) {
   // worker's graceful stop (10 s in notification-queue.ts), after the preStop pause.
   const statementMs = Number(find('ConfigMap')?.object.data?.DB_STATEMENT_TIMEOUT_MS ?? 10000);
   const preStop = Number(api.lifecycle?.preStop?.exec?.command?.[1] ?? api.lifecycle?.preStop?.sleep?.seconds ?? 0);
-  const drainSeconds = preStop + statementMs / 1000 + 10;
+  // The process's own bound (SHUTDOWN_TIMEOUT_MS, 30 s by default) ends a drain that takes longer: the grace must
+  // cover it too, so that the pod exits by itself rather than by SIGKILL.
+  const shutdownMs = Number(find('ConfigMap')?.object.data?.SHUTDOWN_TIMEOUT_MS ?? 30000);
+  const drainSeconds = preStop + Math.max(statementMs / 1000 + 10, shutdownMs / 1000);
   check(
     pod.terminationGracePeriodSeconds > drainSeconds,
     `Deployment: terminationGracePeriodSeconds (${pod.terminationGracePeriodSeconds}) must exceed the drain (${drainSeconds} s)`,

@@ -21,7 +21,7 @@ async function main(): Promise<void> {
   const logger = new Logger('Main');
   logger.log(`Mess API listening on http://${config.host}:${config.port}/api (docs at /api/docs)`);
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    process.once(signal, () => void shutdown(app, logger, signal));
+    process.once(signal, () => void shutdown(app, logger, signal, config.shutdownTimeoutMs));
   }
 }
 
@@ -30,12 +30,25 @@ async function main(): Promise<void> {
  * SMTP pool, the rate-limit storage) before it closes the HTTP server, so a request still in flight could meet a
  * stopped service (the database itself closes last either way). Here the server stops accepting (new requests on
  * open connections get 503), every request in flight is answered, and only then do the services and the database
- * stop. Exit 0: the pod ended as asked.
+ * stop. Exit 0: the pod ended as asked. Whatever is still running `timeoutMs` after the signal (a client that never
+ * sends the rest of its body, a stuck statement) is abandoned: the log says which step it was in, and the process
+ * exits 1 within the documented bound instead of waiting for Kubernetes's SIGKILL.
  */
-async function shutdown(app: NestFastifyApplication, logger: Logger, signal: NodeJS.Signals): Promise<void> {
+async function shutdown(
+  app: NestFastifyApplication,
+  logger: Logger,
+  signal: NodeJS.Signals,
+  timeoutMs: number,
+): Promise<void> {
   logger.log(`${signal}: no new requests; finishing those in flight`);
+  let step = 'finishing the requests in flight';
+  setTimeout(() => {
+    process.stderr.write(`Shutdown did not finish within ${timeoutMs} ms (still ${step}); exiting\n`);
+    process.exit(1);
+  }, timeoutMs).unref();
   try {
     await app.getHttpAdapter().close();
+    step = 'stopping the services and the database';
     await app.close();
     logger.log('Stopped cleanly');
     process.exit(0);

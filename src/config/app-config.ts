@@ -121,6 +121,8 @@ export abstract class AppConfig {
     embeddedMaxQueue: number;
   };
   declare readonly readyTimeoutMs: number;
+  /** After SIGTERM, the most the process takes to stop: work still running then is abandoned and it exits 1. */
+  declare readonly shutdownTimeoutMs: number;
   /** METRICS_TOKEN: when set, GET /api/metrics/prometheus asks for `Authorization: Bearer <it>`; else it is public. */
   declare readonly metricsToken: string | undefined;
   declare readonly bcryptCost: number;
@@ -292,6 +294,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       embeddedMaxQueue: int('EMBEDDED_MAX_QUEUE', 256, 1, 100_000),
     },
     readyTimeoutMs: int('READY_TIMEOUT_MS', 1_500, 100, 60_000),
+    shutdownTimeoutMs: int('SHUTDOWN_TIMEOUT_MS', 30_000, 1_000, 600_000),
     metricsToken: str('METRICS_TOKEN'),
     bcryptCost: int('BCRYPT_COST', 10, 10, 15),
     bcryptConcurrency: int('BCRYPT_CONCURRENCY', Math.max(1, availableParallelism() - 1), 1, 64),

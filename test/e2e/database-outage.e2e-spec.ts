@@ -103,8 +103,14 @@ describe('A PostgreSQL server that stops answering', () => {
       const live = await timed(() => t!.get('/live'));
       expect([live[0].status, live[1]]).toEqual([200, expect.any(Number)]);
       expect(live[1]).toBeLessThan(500);
-      // Readiness fails, and its log says so once for the outage, not once per poll.
-      for (let i = 0; i < 5; i += 1) expect((await t!.get('/ready')).status).toBe(503);
+      // Readiness fails, with Retry-After as every route's 503 (and /health), and its log says so once for the
+      // outage, not once per poll.
+      for (let i = 0; i < 5; i += 1) {
+        const ready = await t!.get('/ready');
+        expect([ready.status, ready.headers['retry-after']]).toEqual([503, '2']);
+      }
+      const health = await t!.get('/health');
+      expect([health.status, health.headers['retry-after']]).toEqual([503, '2']);
       expect(logs.of('Outages').filter((l) => l.level === 'warn')).toHaveLength(1);
       // 503s are counted in the outage, not each logged; nothing was an unhandled 500.
       expect(logs.of('Errors')).toEqual([]);

@@ -150,3 +150,47 @@ describe('The server process on SIGTERM', () => {
     expect(Date.now() - signalledAt).toBeLessThan(10_000);
   }, 30_000);
 });
+
+describe('The server process on SIGTERM with a request that never finishes', () => {
+  let service: ServiceProcess | undefined;
+  const BOUND_MS = 2_000;
+
+  beforeAll(async () => {
+    await buildIfStale();
+    service = await ServiceProcess.start(
+      { DATA_DIR: 'memory://', SHUTDOWN_TIMEOUT_MS: String(BOUND_MS), LOG_LEVEL: 'info' },
+      'stuck',
+    );
+  }, 300_000);
+  afterAll(async () => {
+    await service?.kill('SIGKILL');
+  });
+
+  it('exits within SHUTDOWN_TIMEOUT_MS, saying what it was still doing', async () => {
+    // A client that announces a body and never sends all of it: the request stays in flight for ever (Node's own
+    // request timeout is 5 minutes), so closing the HTTP server waits for it.
+    const { connect } = await import('node:net');
+    const socket = connect(service!.port, '127.0.0.1');
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    socket.write(
+      'POST /api/auth/login HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n' +
+        'Content-Length: 1000\r\n\r\n{"email":',
+    );
+    socket.on('error', () => undefined);
+    await sleep(200);
+    const signalledAt = Date.now();
+    const exit = await Promise.race([
+      service!.kill('SIGTERM'),
+      sleep(BOUND_MS + 8_000).then(() => 'still running'),
+    ]);
+    socket.destroy();
+    expect([exit, service!.output]).toEqual([
+      { code: 1, signal: null },
+      expect.stringContaining(
+        `Shutdown did not finish within ${BOUND_MS} ms (still finishing the requests in flight)`,
+      ),
+    ]);
+    // Not a timing claim: a bound with room for a busy machine, far below the 5 minutes it waited before.
+    expect(Date.now() - signalledAt).toBeLessThan(BOUND_MS + 8_000);
+  }, 60_000);
+});

@@ -44,7 +44,12 @@ export const unavailable = (error: string) => new ApiError(HttpStatus.SERVICE_UN
 
 /** A body that must reach the client exactly as given (health probes report their own shape). */
 export class RawBodyError extends HttpException {
-  constructor(status: number, body: object) {
+  /** `retryAfter`: seconds for the Retry-After header (a 503 of a dependency that is away). */
+  constructor(
+    status: number,
+    body: object,
+    readonly retryAfter?: number,
+  ) {
     super(body, status);
   }
 }

@@ -47,7 +47,11 @@ export class AllExceptionsFilter implements ExceptionFilter {
     exception: unknown,
     request?: FastifyRequest,
   ): { status: number; body: ErrorBody; retryAfter?: number } {
-    if (exception instanceof GuardError || exception instanceof RawBodyError) {
+    if (exception instanceof RawBodyError) {
+      const body = exception.getResponse() as ErrorBody;
+      return { status: exception.getStatus(), body, retryAfter: exception.retryAfter };
+    }
+    if (exception instanceof GuardError) {
       return { status: exception.getStatus(), body: exception.getResponse() as ErrorBody };
     }
     // Raised by Fastify before a route runs (body too large, malformed JSON, unsupported media type). Nest's

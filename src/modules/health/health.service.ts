@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { HealthCheckService } from '@nestjs/terminus';
 import { timingSafeEqual } from 'node:crypto';
 import { RawBodyError, unauthorized } from '../../common/errors/api-error';
+import { DATABASE_RETRY_AFTER_SECONDS } from '../../common/errors/database-errors';
 import { PrometheusMetrics } from '../../common/stats/prometheus';
 import { RequestMetrics } from '../../common/stats/request-metrics';
 import { CacheStats, JobQueueStats, RateLimitStats } from '../../common/stats/service-stats';
@@ -49,7 +50,7 @@ export class HealthService {
       cache: this.cacheSummary(),
       overall: up ? 'healthy' : 'unhealthy',
     };
-    if (!up) throw new RawBodyError(503, body);
+    if (!up) throw new RawBodyError(503, body, DATABASE_RETRY_AFTER_SECONDS);
     return body;
   }
 
@@ -110,7 +111,8 @@ export class HealthService {
       return await this.health.check(checks);
     } catch (error) {
       const body = (error as { getResponse?: () => object }).getResponse?.() ?? { status: 'error' };
-      throw new RawBodyError(503, body);
+      // As every route's 503 of a dependency that is away: when to ask again.
+      throw new RawBodyError(503, body, DATABASE_RETRY_AFTER_SECONDS);
     }
   }
 
