@@ -91,7 +91,9 @@ DECLARE
   patterns text[];
   likes text[];
   any_pattern text;
+  removals text[];
   t record;
+  statement text;
   assignments text;
   haystack text;
   n integer;
@@ -109,6 +111,7 @@ BEGIN
   likes := ARRAY(SELECT '%' || replace(replace(replace(v, '\', '\\'), '%', '\%'), '_', '\_') || '%'
                    FROM unnest(found_values) AS v);
   any_pattern := '(' || array_to_string(patterns, '|') || ')';
+  removals := array_fill(''::text, ARRAY[cardinality(found_values)]);
 
   PERFORM set_config('app.ledger_erasure', 'on', true);
   UPDATE account_entries SET note = NULL
@@ -139,10 +142,16 @@ BEGIN
            'concat_ws('' '', ' || string_agg(format('%I::text', e.name), ', ') || ')'
       INTO assignments, haystack
       FROM erasure_columns(t.oid) AS e;
-    EXECUTE format('UPDATE %I.%I SET %s WHERE %s ILIKE ANY ($1) AND %s ~* $2',
-                   t.nspname, t.relname, assignments, haystack, haystack)
-      USING likes, any_pattern, patterns, replacements;
-    GET DIAGNOSTICS n = ROW_COUNT;
+    statement := format('UPDATE %I.%I SET %s WHERE %s ILIKE ANY ($1) AND %s ~* $2',
+                        t.nspname, t.relname, assignments, haystack, haystack);
+    BEGIN
+      EXECUTE statement USING likes, any_pattern, patterns, replacements;
+      GET DIAGNOSTICS n = ROW_COUNT;
+    EXCEPTION WHEN check_violation THEN
+      -- A text at its column's limit that the pseudonym would lengthen: in this table the name is removed instead.
+      EXECUTE statement USING likes, any_pattern, patterns, removals;
+      GET DIAGNOSTICS n = ROW_COUNT;
+    END;
     changed := changed + n;
   END LOOP;
   PERFORM set_config('app.personal_erasure', 'off', true);

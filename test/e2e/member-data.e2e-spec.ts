@@ -569,6 +569,17 @@ describe("A member's data: the notice, the export and erasure", () => {
           tags: ['mess', pseudonym],
         },
       ]);
+      // A text the pseudonym would make too long for its column's limit loses the name instead.
+      await asOwner(
+        database,
+        'create table future_short (id serial primary key, body text check (char_length(body) <= 12))',
+      );
+      await asOwner(database, `insert into future_short (body) values ('Hi Ravi Rao!')`);
+      await asOwner(
+        database,
+        `select erase_personal_text(gen_random_uuid(), 'Ravi Rao', '{}', '${pseudonym}', true)`,
+      );
+      expect((await asOwner(database, 'select body from future_short')).rows).toEqual([{ body: 'Hi !' }]);
       // Erasure's setting lets a closed month's text through, never its figures.
       await expect(
         asOwner(
