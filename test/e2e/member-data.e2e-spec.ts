@@ -1,6 +1,7 @@
+import { formatRupees } from '../../src/common/money/money';
 import { Database } from '../../src/database/database';
 import { messSetup, TestApp } from '../support/app';
-import { fixClock } from '../support/notifications';
+import { fixClock, notificationsOf } from '../support/notifications';
 import { asOwner } from '../support/owner-sql';
 
 type Member = Awaited<ReturnType<TestApp['member']>>;
@@ -88,10 +89,31 @@ describe("A member's data: the notice, the export and erasure", () => {
       gammaMonth: await read('/analytics/months/2030-02?mess=gamma', admin),
       alphaStatement: await read(`/accounts/${personId}/statement?from=2030-01&to=2030-03&mess=alpha`, admin),
       gammaStatement: await read(`/accounts/${personId}/statement?from=2030-01&to=2030-03&mess=gamma`, admin),
-      alphaAccounts: await read('/accounts?mess=alpha', admin),
-      gammaAccounts: await read('/accounts?mess=gamma', admin),
+      alphaAccounts: others(await read('/accounts?mess=alpha', admin)),
+      gammaAccounts: others(await read('/accounts?mess=gamma', admin)),
     };
   };
+
+  /** An accounts list without the person's line and the count (an erased person is in no list of dues). */
+  const others = (list: any) => ({
+    accounts: (list.accounts as { userId: { _id: string } }[]).filter((a) => a.userId._id !== personId),
+    totals: list.totals,
+  });
+
+  /** Where staff free text and a manager's alert name the person (checked before the erasure, gone after). */
+  const namedBy = async () =>
+    (
+      (await asOwner(
+        t.app.get(Database),
+        `select (select count(*) from notifications n join users u on u.id = n.user_id
+                  where n.type = 'DISCREPANCY_ALERT' and u.role = 'manager'
+                    and n.content like '%${PERSON.fullName}%')::int as alerts,
+                (select count(*) from leaves where decision_note like '%${PERSON.fullName}%'
+                    and decision_note like '%${PERSON.email}%')::int as notes,
+                (select count(*) from expenses where description like '%${PERSON.fullName}%'
+                    and description like '%${PERSON.phone}%')::int as expenses`,
+      )) as { rows: { alerts: number; notes: number; expenses: number }[] }
+    ).rows[0];
 
   /** The person's balance in a mess, paid to zero with a recorded payment. */
   const settle = async (mess: string, treasurer: Member, date: string) => {
@@ -172,7 +194,13 @@ describe("A member's data: the notice, the export and erasure", () => {
     );
     expectStatus(dinner, 201);
     ids.attendance.push(dinner.body.attendance?._id ?? dinner.body._id);
-    const expense = { category: 'Gas', amount: 300, description: 'Cylinder', date: '2030-01-10' };
+    // Staff free text naming the person, with their phone.
+    const expense = {
+      category: 'Gas',
+      amount: 300,
+      description: `Cylinder fetched by ${PERSON.fullName} (${PERSON.phone})`,
+      date: '2030-01-10',
+    };
     expect((await t.post('/expenses', expense, { token: alphaManager.token })).status).toBe(201);
     const extra = await t.post(
       '/extras',
@@ -188,6 +216,13 @@ describe("A member's data: the notice, the export and erasure", () => {
     );
     expectStatus(leave, 201);
     ids.leaves.push(leave.body.leave._id);
+    // A decision note naming them, with their email.
+    const rejected = await t.put(
+      `/leaves/${leave.body.leave._id}/reject?mess=alpha`,
+      { reason: `${PERSON.fullName} has exams; wrote from ${PERSON.email}` },
+      { token: admin },
+    );
+    expectStatus(rejected, 200);
 
     clock.set(ist('2030-01-10', '15:00'));
     const feedback = await t.post(
@@ -197,11 +232,12 @@ describe("A member's data: the notice, the export and erasure", () => {
     );
     expectStatus(feedback, 201);
     ids.feedback.push(feedback.body.feedback._id);
-    // A mark after the meal: audited, with the member by id.
+    // A mark after the meal: audited, with the member by id; the admin marks it, so Alpha's manager is alerted
+    // (DISCREPANCY_ALERT, naming the member).
     const late = await t.post(
-      '/attendance',
+      '/attendance?mess=alpha',
       { userId: personId, date: '2030-01-10', mealType: 'Breakfast', status: 'present' },
-      { token: alphaManager.token },
+      { token: admin },
     );
     expectStatus(late, 201);
     ids.attendance.push(late.body.attendance?._id ?? late.body._id);
@@ -407,7 +443,13 @@ describe("A member's data: the notice, the export and erasure", () => {
     const noConfirm = await t.post(`/users/${personId}/erase`, {}, { token: admin });
     expect([noConfirm.status, noConfirm.body.details?.[0]?.field]).toEqual([400, 'confirm']);
     const unsettled = await t.post(`/users/${personId}/erase`, { confirm: true }, { token: admin });
-    expect([unsettled.status, unsettled.body.error]).toEqual([409, 'Settle the account first']);
+    // Naming the mess and the balance in rupees (Gamma's February charge is unpaid).
+    const gammaBalance = (await t.get(`/accounts/${personId}?mess=gamma`, { token: admin })).body.balance;
+    expect(gammaBalance).toBeGreaterThan(0);
+    expect([unsettled.status, unsettled.body.error]).toEqual([
+      409,
+      `Settle the account first: the balance in Gamma (gamma) is ${formatRupees(Math.round(gammaBalance * 100))}`,
+    ]);
     const adminId = (await t.get('/users?role=admin', { token: admin })).body.users[0]._id;
     const lastAdmin = await t.post(`/users/${adminId}/erase`, { confirm: true }, { token: admin });
     expectStatus(lastAdmin, 409);
@@ -418,6 +460,9 @@ describe("A member's data: the notice, the export and erasure", () => {
 
     beforeAll(async () => {
       await settle('gamma', gammaTreasurer, '2030-03-01');
+      await notificationsOf(t).triggers.idle();
+      // Named, before the erasure, in a manager's alert, a leave's decision note and an expense's description.
+      expect(await namedBy()).toEqual({ alerts: 1, notes: 1, expenses: 1 });
       before = await figures();
       // A trail row as an older version might have written it, with the person's values in its snapshot.
       await asOwner(
@@ -427,6 +472,19 @@ describe("A member's data: the notice, the export and erasure", () => {
                   jsonb_build_object('contact', jsonb_build_array(email, phone), 'kept', 42),
                   jsonb_build_object('note', 'Room ' || room || ' of ' || full_name, 'status', status)
              from users where id = '${personId}'`,
+      );
+      // A table a future module adds (created as migrations create tables, so the service may write it), naming the
+      // person in prose, JSON and a list: no code of erasure knows it.
+      await asOwner(
+        t.app.get(Database),
+        'create table future_module_notes (id serial primary key, body text not null, detail jsonb, tags text[])',
+      );
+      await asOwner(
+        t.app.get(Database),
+        `insert into future_module_notes (body, detail, tags) values (
+           'Ask ${PERSON.fullName} (${PERSON.email}) about the menu',
+           '{"by": {"name": "${PERSON.fullName}", "phone": "+91${PERSON.phone}"}, "count": 3}',
+           array['mess', '${PERSON.fullName}'])`,
       );
       erased = await t.post(`/users/${personId}/erase`, { confirm: true }, { token: admin });
     }, 60_000);
@@ -470,6 +528,66 @@ describe("A member's data: the notice, the export and erasure", () => {
       const after = await figures();
       for (const key of Object.keys(before))
         expect([key, numbers((after as Record<string, unknown>)[key])]).toEqual([key, numbers(before[key])]);
+    });
+
+    it('lists them in no accounts list, however settled', async () => {
+      for (const mess of ['alpha', 'gamma']) {
+        for (const query of ['', '&status=settled']) {
+          const res = await t.get(`/accounts?mess=${mess}${query}`, { token: admin });
+          expectStatus(res, 200);
+          const listed = (res.body.accounts as { userId: { _id: string } }[]).map((a) => a.userId._id);
+          expect({ mess, query, listed: listed.includes(personId) }).toEqual({ mess, query, listed: false });
+          expect(res.body.pagination.total).toBe(listed.length);
+        }
+      }
+    });
+
+    it('names them in no alert, decision note or expense any more: the pseudonym instead', async () => {
+      expect(await namedBy()).toEqual({ alerts: 0, notes: 0, expenses: 0 });
+      const pseudonym = `Former member ${personId.slice(0, 6)}`;
+      const { rows } = (await asOwner(
+        t.app.get(Database),
+        `select (select string_agg(content, '|') from notifications where type = 'DISCREPANCY_ALERT') as alert,
+                (select string_agg(decision_note, '|') from leaves where decision_note <> '') as note,
+                (select string_agg(description, '|') from expenses where description like 'Cylinder fetched%') as expense`,
+      )) as { rows: { alert: string; note: string; expense: string }[] };
+      expect(rows[0].alert).toContain(pseudonym);
+      expect(rows[0].note).toBe(`${pseudonym} has exams; wrote from `);
+      expect(rows[0].expense).toBe(`Cylinder fetched by ${pseudonym} ()`);
+    });
+
+    it("replaces them in a future module's table too, and a closed month's figures stay refused", async () => {
+      const database = t.app.get(Database);
+      const pseudonym = `Former member ${personId.slice(0, 6)}`;
+      const { rows } = (await asOwner(database, 'select body, detail, tags from future_module_notes')) as {
+        rows: unknown[];
+      };
+      expect(rows).toEqual([
+        {
+          body: `Ask ${pseudonym} () about the menu`,
+          detail: { by: { name: pseudonym, phone: '' }, count: 3 },
+          tags: ['mess', pseudonym],
+        },
+      ]);
+      // A text the pseudonym would make too long for its column's limit loses the name instead.
+      await asOwner(
+        database,
+        'create table future_short (id serial primary key, body text check (char_length(body) <= 12))',
+      );
+      await asOwner(database, `insert into future_short (body) values ('Hi Ravi Rao!')`);
+      await asOwner(
+        database,
+        `select erase_personal_text(gen_random_uuid(), 'Ravi Rao', '{}', '${pseudonym}', true)`,
+      );
+      expect((await asOwner(database, 'select body from future_short')).rows).toEqual([{ body: 'Hi !' }]);
+      // Erasure's setting lets a closed month's text through, never its figures.
+      await expect(
+        asOwner(
+          database,
+          `do $$ begin perform set_config('app.personal_erasure', 'on', true);
+             update expenses set amount_paise = amount_paise + 1 where date = '2030-01-10'; end $$`,
+        ),
+      ).rejects.toThrow(/Month 2030-01 is closed/);
     });
 
     it('lists them nowhere but the erased, names them in no audit row, reminder, dues line or export', async () => {

@@ -190,7 +190,7 @@ export class AccountsRepository {
   }
 
   /**
-   * The accounts list: every approved member and anyone else with entries, with balance and the date of the latest
+   * The accounts list: every approved member and anyone else with entries (never an erased member), with balance and the date of the latest
    * payment not reversed, largest due first; one page, how many match, and the due and credit totals of them all.
    */
   async accounts(
@@ -222,7 +222,8 @@ export class AccountsRepository {
       this.database.db.select({ id: accountEntries.userId }).from(accountEntries),
     ).as('listed');
     const balance = sql<number>`coalesce(${balances.balance}, 0)`;
-    const filters: SQL[] = [];
+    // An erased member is in no list of dues (extension 2.3), whatever their entries.
+    const filters: SQL[] = [sql`not ${memberDirectory.erased}`];
     if (status === 'due') filters.push(sql`${balance} > 0`);
     if (status === 'credit') filters.push(sql`${balance} < 0`);
     if (status === 'settled') filters.push(sql`${balance} = 0`);

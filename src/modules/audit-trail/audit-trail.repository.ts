@@ -1,7 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { and, asc, count, desc, eq, gt, gte, lt, or, sql, SQL } from 'drizzle-orm';
-import { textArray } from '../../database/sql-arrays';
-import { rowsOf } from '../../database/sql-rows';
 import { Database, DbOrTx } from '../../database/database';
 import { AuditEntity, AuditEventRow, auditEvents, NewAuditEventRow } from './audit.schema';
 
@@ -48,17 +46,6 @@ export class AuditTrailRepository {
       .where(and(aboutThem, after === undefined ? undefined : gt(auditEvents.id, after)))
       .orderBy(asc(auditEvents.id))
       .limit(limit + 1);
-  }
-
-  /**
-   * Erasure (decision 0010), in its transaction, in the mess it acts in: every string of a snapshot that holds one
-   * of `values` becomes null, through the one function the trail's guard lets do that. Returns the rows changed.
-   */
-  async eraseValues(tx: DbOrTx, memberId: string, values: string[]): Promise<number> {
-    const result = await tx.execute(
-      sql`select erase_from_audit_trail(${memberId}::uuid, ${textArray(values)}) as changed`,
-    );
-    return Number(rowsOf<{ changed: number }>(result)[0]?.changed ?? 0);
   }
 
   /**

@@ -125,11 +125,6 @@ export class AuditTrail {
     return memberRecordsPage(rows, MEMBER_PAGE_SIZE, (page) => page);
   }
 
-  /** Erasure, in its transaction, in the mess `tx` acts in: the person's values removed from every snapshot. */
-  eraseValues(tx: DbOrTx, memberId: string, values: string[]): Promise<number> {
-    return this.repository.eraseValues(tx, memberId, values);
-  }
-
   /** A page of the trail, newest first, with the actors as ids; and the count of all matches. */
   page(filter: AuditPageFilter): Promise<{ rows: AuditEventRow[]; total: number }> {
     return this.repository.page(filter);

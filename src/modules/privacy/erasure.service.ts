@@ -3,14 +3,14 @@ import { type CurrentMember } from '../../common/auth/auth.decorators';
 import { conflict, notFound } from '../../common/errors/api-error';
 import { actInMessWithin } from '../../database/database';
 import { AccountsMemberData } from '../accounts';
-import { AuditTrail } from '../audit-trail';
 import { BillingMemberData } from '../billing';
 import { FeedbackMemberData } from '../feedback';
 import { LeaveMemberData } from '../leave';
-import { PastMesses } from '../messes';
+import { MessDirectory, PastMesses } from '../messes';
 import { NotificationsMemberData } from '../notifications';
 import { pseudonymOf, UserAdministrationService, UsersService, type UserRow } from '../users';
 import { type ErasureRequestWithName, ErasureRequestsRepository } from './erasure-requests.repository';
+import { PersonalTextRepository } from './personal-text.repository';
 import { PrivacyErrors } from './privacy.errors';
 import type { ErasureRequestRow, ErasureRequestStatus } from './privacy.schema';
 
@@ -29,8 +29,9 @@ export class ErasureService {
     private readonly feedback: FeedbackMemberData,
     private readonly leave: LeaveMemberData,
     private readonly notifications: NotificationsMemberData,
-    private readonly trail: AuditTrail,
     private readonly billing: BillingMemberData,
+    private readonly personalText: PersonalTextRepository,
+    private readonly messes: MessDirectory,
   ) {}
 
   /** A member asks for their erasure: 409 while one of theirs is pending. */
@@ -52,10 +53,13 @@ export class ErasureService {
   }
 
   /**
-   * Erases a member: 409 `Settle the account first` while their balance in any mess they belonged to is not zero,
-   * 409 for the last approved admin; otherwise, in one transaction, each module empties what it holds of theirs in
-   * each of those messes (feedback comments, leave reasons, claim notes, notifications' texts), the audit trail loses
-   * every value of theirs, their preferences and request reasons go, and the users module pseudonymises the row.
+   * Erases a member: 409 `Settle the account first: the balance in <mess> (<slug>) is ₹…` while their balance in
+   * any mess they belonged to is not zero, 409 for the last approved admin; otherwise, in one transaction, each
+   * module empties the member's own free text in each of those messes (feedback comments, leave reasons, claim
+   * notes, their notifications' texts, their name in frozen bills as it was), then one pass over every text column
+   * of every table replaces their name by the pseudonym and removes their other values wherever anyone wrote them
+   * (the audit trail's and the ledger's by their guards' one removal); their preferences and request reasons go, and
+   * the users module pseudonymises the row and takes them off the rolls after today.
    */
   async erase(caller: CurrentMember, id: string): Promise<UserRow> {
     const member = await this.member(id);
@@ -66,7 +70,8 @@ export class ErasureService {
       if (!messIds.includes(locked.messId)) messIds.push(locked.messId);
       for (const messId of messIds) {
         await actInMessWithin(tx, messId);
-        if ((await this.accounts.balanceOf(id, tx)) !== 0) throw conflict(PrivacyErrors.settleFirst);
+        const balance = await this.accounts.balanceOf(id, tx);
+        if (balance !== 0) throw conflict(PrivacyErrors.settleFirst(await this.messes.label(messId), balance));
       }
       const values = [
         locked.fullName,
@@ -79,14 +84,22 @@ export class ErasureService {
         locked.idpId,
       ];
       const personal = values.filter((v): v is string => typeof v === 'string' && v.trim().length > 0);
-      for (const messId of messIds) {
+      const person = {
+        id,
+        fullName: locked.fullName,
+        removed: personal.filter((v) => v !== locked.fullName),
+        pseudonym: pseudonymOf(id),
+      };
+      for (const [i, messId] of messIds.entries()) {
         await actInMessWithin(tx, messId);
+        // The member's own free text (kept by id, whatever it says) and their names as they were.
         await this.feedback.erase(tx, id);
         await this.leave.erase(tx, id);
         await this.accounts.erase(tx, id, personal);
         await this.notifications.erase(tx, id);
-        await this.billing.erase(tx, id, pseudonymOf(id));
-        await this.trail.eraseValues(tx, id, personal);
+        await this.billing.erase(tx, id, person.pseudonym);
+        // Their values wherever anyone wrote them: every table of this mess, and the deployment's tables once.
+        await this.personalText.erase(tx, person, i === 0);
       }
       await this.notifications.erasePreferences(tx, id);
       await this.requests.completeFor(tx, id, caller.id);

@@ -92,11 +92,14 @@ export class PrivacyController {
   @ApiOperation({
     summary: 'Erase a member: pseudonymised in one transaction, the books kept to the paisa (admin)',
     description:
-      'Refused (409) while their balance in any mess they belonged to is not zero, for the last approved admin, ' +
-      'and for a member already erased. Otherwise the member can no longer log in and every token of theirs is ' +
+      'Refused (409) while their balance in any mess they belonged to is not zero (naming the mess and the ' +
+      'balance), for the last approved admin, and for a member already erased. Otherwise the member can no longer log in and every token of theirs is ' +
       'refused; `fullName` becomes `Former member <first 6 characters of the _id>`; email (free for a new ' +
       'registration), phone, college id, room, identity-provider subject, notification preferences, feedback ' +
-      'comments, leave reasons and claim notes are removed, and every audit snapshot value of theirs becomes null. ' +
+      'comments, leave reasons and claim notes are removed, every audit snapshot value of theirs becomes null, and ' +
+      'their name becomes the pseudonym (their email and phone removed) in every text the service stored, ' +
+      "others' notifications, decision notes and descriptions included. They leave the daily rate's rolls after " +
+      'the day of the erasure. ' +
       'Marks, ratings, leave dates, extras, account entries and claims stay, so every bill, statement and total is ' +
       'unchanged. A pending request of theirs becomes `done`. They are then listed only by `GET /users?status=erased`.',
   })
@@ -106,7 +109,7 @@ export class PrivacyController {
     [404, 'User not found'],
     [
       409,
-      PrivacyErrors.settleFirst,
+      PrivacyErrors.settleFirst({ messName: 'Boys Hostel 1', slug: 'boys-h1' }, 125050),
       'The last approved admin cannot be erased',
       'The member is already erased',
     ],

@@ -12,6 +12,7 @@ import { UsersModule } from '../users';
 import { ErasureRequestsRepository } from './erasure-requests.repository';
 import { ErasureService } from './erasure.service';
 import { MemberDataExport } from './member-data-export';
+import { PersonalTextRepository } from './personal-text.repository';
 import { PrivacyController } from './privacy.controller';
 import { TermsModule } from '../terms';
 
@@ -34,6 +35,6 @@ import { TermsModule } from '../terms';
     UsersModule,
   ],
   controllers: [PrivacyController],
-  providers: [ErasureRequestsRepository, ErasureService, MemberDataExport],
+  providers: [ErasureRequestsRepository, ErasureService, MemberDataExport, PersonalTextRepository],
 })
 export class PrivacyModule {}

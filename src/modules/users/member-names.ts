@@ -14,10 +14,11 @@ export const memberNames = new QueryBuilder()
   .as('member_names');
 
 /**
- * Every member with an account to show: id, name and whether they are an approved member now of the mess the
- * statement runs for (the accounts list shows those, and anyone else who has entries in the mess, which row-level
- * security keeps to it). `users` is not under row-level security, so the mess is named here, as that security names
- * it: the connection's `app.mess`. With the mess they belong to now. Read-only, like `memberNames`.
+ * Every member with an account to show: id, name, whether they are an approved member now of the mess the statement
+ * runs for (the accounts list shows those, and anyone else who has entries in the mess, which row-level security
+ * keeps to it) and whether they are erased (listed nowhere). `users` is not under row-level security, so the mess is
+ * named here, as that security names it: the connection's `app.mess`. With the mess they belong to now. Read-only,
+ * like `memberNames`.
  */
 export const memberDirectory = new QueryBuilder()
   .select({
@@ -28,6 +29,8 @@ export const memberDirectory = new QueryBuilder()
       sql<boolean>`${users.status} = 'approved' and ${users.messId} = current_setting('${sql.raw(MESS_SETTING)}')::uuid`.as(
         'approved',
       ),
+    /** Erased (extension 2.3): kept for the books, in no list. */
+    erased: sql<boolean>`${users.status} = 'erased'`.as('erased'),
   })
   .from(users)
   .as('member_directory');

@@ -51,6 +51,16 @@ export class MembershipPeriods {
       .where(and(eq(membershipPeriods.userId, userId), isNull(membershipPeriods.endedAt)));
   }
 
+  /**
+   * Ends the member's open stretch in `messId` at the end of today (the next local midnight): erasure (extension
+   * 2.3) keeps the day of the erasure on the rolls and none after.
+   */
+  endAfterToday(tx: DbOrTx, userId: string, messId: string): Promise<void> {
+    const tz = this.config.messTimezone;
+    const today = localParts(this.clock.now(), tz).date;
+    return this.end(tx, userId, messId, zonedInstant(addDays(today, 1), '00:00', tz));
+  }
+
   /** `begin` for many members joining `messId`, in one statement. */
   async beginMany(
     tx: DbOrTx,

@@ -75,8 +75,9 @@ export class UserAdministrationService {
    * first, for the last-admin rule), `alsoWithin` run with it (the other modules' values, the balance check), then
    * the row pseudonymised: `Former member <6>`, no email (a placeholder that names nobody, so the address is free),
    * phone, college id, room, identity-provider subject, password or notice; `erased`, every token ended; and one
-   * `user`/`erased` audit row in the member's mess with no personal value. Published after commit: their tokens
-   * are read again on every replica. 404 for nobody, 409 for the last approved admin or one already erased.
+   * `user`/`erased` audit row in the member's mess with no personal value; off the rolls after today (their open
+   * stretch ends at the next midnight). Published after commit: their tokens are read again on every replica and the
+   * bills forget them (`member.changed`). 404 for nobody, 409 for the last approved admin or one already erased.
    */
   async erase(
     caller: CurrentMember,
@@ -92,6 +93,8 @@ export class UserAdministrationService {
       if (approvedAdminIds.includes(id) && approvedAdminIds.length <= 1)
         throw conflict('The last approved admin cannot be erased');
       await alsoWithin(tx, member);
+      // Off the rolls of their mess (the daily rate) after today: nothing may take an erased member off later.
+      await this.periods.endAfterToday(tx, id, member.messId);
       const row = (await this.repository.updateAndRevokeTokens(
         id,
         {
