@@ -1096,7 +1096,7 @@ export interface paths {
         };
         /**
          * The back-test: past meals forecast as of the evening before, against what came (manager; admin passes)
-         * @description Each meal with a menu from `from` to `to` (past dates; default the 28 days before today; at most 92 days): the forecast made from what was known before that date (none of its own marks) and the actual (its present marks). `wape` = Σ|forecast − actual| ÷ Σ actual, `bias` = Σ(forecast − actual) ÷ Σ actual (fractions, 4 decimals; null when nobody came), and `baseline` the same WAPE for "the same meal seven days earlier". 400 naming `from`/`to` for a date that is not past or a bad range.
+         * @description Each meal with a menu from `from` to `to` (past dates; default the 28 days before today; at most 92 days): what the service said the evening before (the last forecast it answered before the meal's day began in the mess's time zone, by this route or the hourly one of tomorrow's; `madeAt` when), or, when it answered none, the forecast recomputed from what was known before that date (none of its own marks; `madeAt` null), and the actual (its present marks). `wape` = Σ|forecast − actual| ÷ Σ actual, `bias` = Σ(forecast − actual) ÷ Σ actual (fractions, 4 decimals; null when nobody came), and `baseline` the same WAPE for "the same meal seven days earlier". 400 naming `from`/`to` for a date that is not past or a bad range.
          */
         get: operations["getForecastAccuracy"];
         put?: never;
@@ -2029,10 +2029,16 @@ export interface components {
              */
             date: string;
             /**
-             * @description What the forecast said the evening before
+             * @description What the service said the evening before: the last forecast it answered before the meal's day began (the forecast route's, or the hourly one of tomorrow's), else what it would have said, recomputed from what was known before that date
              * @example 312
              */
             forecast: number;
+            /**
+             * Format: date-time
+             * @description When that forecast was answered; null when none was before the day began (recomputed)
+             * @example 2025-03-13T15:30:00.000Z
+             */
+            madeAt: string | null;
             /** @example Lunch */
             mealType: string;
         };
