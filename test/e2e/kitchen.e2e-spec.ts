@@ -277,6 +277,19 @@ describe('Kitchen', () => {
         const res = await put(date, meal, { leftoverKg: 1 });
         expect([date, meal, res.status, fields(res)]).toEqual([date, meal, 400, expected]);
       }
+      // A bad path and a bad body: one 400 names every field of both, each with its own message.
+      for (const [date, meal, body, expected] of [
+        ['2025-02-30', 'Lunch', { leftoverKg: -1 }, ['date', 'leftoverKg']],
+        [yesterday, 'Supper', { leftoverKg: 1, preparedPlates: 1.5 }, ['mealType', 'preparedPlates']],
+        ['yesterday', 'Supper', {}, ['date', 'leftoverKg', 'mealType']],
+        ['yesterday', 'Lunch', { leftoverKg: 1, extra: true }, ['date', 'extra']],
+      ] as const) {
+        const res = await put(date, meal, body);
+        expect([date, meal, body, res.status, fields(res)]).toEqual([date, meal, body, 400, expected]);
+        expect(res.body).toMatchObject({ success: false, error: 'Validation failed' });
+        const mealType = res.body.details.find((d: { field: string }) => d.field === 'mealType');
+        if (mealType) expect(mealType.message).toBe('mealType must be one of Breakfast, Lunch, Dinner');
+      }
       const notYet = await put(addDays(today, 1), 'Breakfast', { leftoverKg: 1 });
       expect([notYet.status, notYet.body.error]).toEqual([
         409,

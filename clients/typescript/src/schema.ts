@@ -1138,7 +1138,7 @@ export interface paths {
         get?: never;
         /**
          * Record a meal's waste: what was prepared and thrown away (manager; admin passes)
-         * @description One record per meal: a second `PUT` replaces it (both audited, entity `waste`). `leftoverKg` 0 to 10,000 with at most three decimals; `preparedPlates` 0 to 100,000. 400 naming each bad field (the date, the meal type: a configured meal time), 409 for a meal that has not started yet.
+         * @description One record per meal: a second `PUT` replaces it (both audited, entity `waste`). `leftoverKg` 0 to 10,000 with at most three decimals; `preparedPlates` 0 to 100,000. One 400 names every bad field of the path and the body at once (the date: a real date; the meal type: a configured meal time), 409 for a meal that has not started yet.
          */
         put: operations["recordWaste"];
         post?: never;

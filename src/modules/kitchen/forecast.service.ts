@@ -127,7 +127,10 @@ export class ForecastService implements OnModuleDestroy {
    * The last forecast answered of each meal between two dates before its day began in the mess's time zone, by
    * `date|mealType`. A row kept before only such answers were may hold an answer of the day itself: left out.
    */
-  private async answeredBefore(from: string, to: string): Promise<Map<string, { expected: number; madeAt: Date }>> {
+  private async answeredBefore(
+    from: string,
+    to: string,
+  ): Promise<Map<string, { expected: number; madeAt: Date }>> {
     const kept = await this.repository.forecastsBetween(from, to);
     return new Map(
       kept
