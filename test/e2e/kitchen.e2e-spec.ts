@@ -4,7 +4,6 @@ import { ForecastSchedule } from '../../src/modules/kitchen';
 import { ForecastService } from '../../src/modules/kitchen/forecast.service';
 import { KitchenRepository } from '../../src/modules/kitchen/kitchen.repository';
 import { messSetup, TestApp } from '../support/app';
-import { fixClock, restoreClock } from '../support/notifications';
 import { insertSimulatedMess } from '../support/kitchen-history';
 import { actualsOf, simulateMess, type SimulatedMess } from '../support/kitchen-simulator';
 
@@ -449,84 +448,6 @@ describe('Kitchen', () => {
       for (let i = 0; i < 200 && (await perDiner()) !== after; i += 1)
         await new Promise((resolve) => setImmediate(resolve));
       expect(await perDiner()).toBe(after);
-    });
-  });
-
-  // Last: it moves the app's clock (and changes yesterday's lunch).
-  describe('the back-test against what the service said', () => {
-    it("reports the answer given before the meal's day began, here from a kept model out of date", async () => {
-      const main = (await t.get('/messes/main', { token: admin })).body.mess._id as string;
-      const tomorrow = addDays(today, 1);
-      const last = addDays(today, 3);
-      for (let date = tomorrow; date <= last; date = addDays(date, 1)) {
-        for (const mealType of MEALS) {
-          const menu = await t.post(
-            '/meals',
-            { date, mealType, dishes: ['Dal', 'Rice'] },
-            { token: manager.token },
-          );
-          expect([date, mealType, menu.status]).toEqual([date, mealType, 201]);
-        }
-      }
-      // A model kept for today, and current.
-      expect((await t.get('/kitchen/forecast', { token: manager.token })).status).toBe(200);
-      await inMess(main, () => t.app.get(ForecastService).settled());
-      // Yesterday's lunch: 60 members marked absent; the kept model has not heard it yet when the kitchen asks.
-      const res = await t.post(
-        '/attendance/bulk',
-        {
-          date: yesterday,
-          mealType: 'Lunch',
-          marks: mess.members.slice(20, 80).map((m) => ({ userId: m.id, status: 'absent' })),
-        },
-        { token: manager.token },
-      );
-      expect(res.status).toBeLessThan(300);
-      const current = () =>
-        inMess(main, async () => (await t.app.get(KitchenRepository).keptModel())?.current);
-      for (let i = 0; i < 200 && (await current()); i += 1)
-        await new Promise((resolve) => setImmediate(resolve));
-      expect(await current()).toBe(false);
-      const at = (date: string, time: string) => new Date(`${date}T${time}:00+05:30`);
-      const clock = fixClock(t, at(today, '21:00'));
-      try {
-        // This evening: the next three days, answered from the model as it stands (fitted again after it).
-        const asked = await t.get(`/kitchen/forecast?from=${tomorrow}&to=${last}`, { token: manager.token });
-        expect(asked.status).toBe(200);
-        await inMess(main, () => t.app.get(ForecastService).settled());
-        // Tomorrow morning's forecast of tomorrow is an answer of the day itself: not the evening before's.
-        clock.set(at(tomorrow, '07:00'));
-        const morning = await t.get(`/kitchen/forecast?from=${tomorrow}&to=${tomorrow}`, {
-          token: manager.token,
-        });
-        expect(morning.status).toBe(200);
-        await inMess(main, () => t.app.get(ForecastService).settled());
-        clock.set(at(addDays(last, 1), '09:00'));
-        const accuracy = await t.get(`/kitchen/forecast/accuracy?from=${tomorrow}&to=${last}`, {
-          token: manager.token,
-        });
-        expect(accuracy.status).toBe(200);
-        const said = (asked.body.forecasts as { date: string; mealType: string; expected: number }[]).map(
-          (f) => ({
-            date: f.date,
-            mealType: f.mealType,
-            forecast: f.expected,
-            madeAt: at(today, '21:00').toISOString(),
-          }),
-        );
-        expect(
-          (accuracy.body.days as { date: string; mealType: string; forecast: number; madeAt: string }[]).map(
-            ({ date, mealType, forecast, madeAt }) => ({ date, mealType, forecast, madeAt }),
-          ),
-        ).toEqual(said);
-        // A meal nobody asked about before its day is forecast afresh as of the evening before (madeAt null).
-        const before = await t.get(`/kitchen/forecast/accuracy?from=${yesterday}&to=${yesterday}`, {
-          token: manager.token,
-        });
-        expect(before.body.days.map((d: { madeAt: unknown }) => d.madeAt)).toEqual([null, null, null]);
-      } finally {
-        restoreClock(t);
-      }
     });
   });
 
