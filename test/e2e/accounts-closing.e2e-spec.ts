@@ -49,7 +49,7 @@ describe('Member accounts: closing a month', () => {
     expect(closed.status).toBe(200);
     expect(closed.body.method).toBe('proportional');
     const frozen = new Map<string, number>(
-      closed.body.shares.map((s: { userId: string; share: number }) => [s.userId, s.share]),
+      closed.body.shares.map((s: { userId: { _id: string }; share: number }) => [s.userId._id, s.share]),
     );
     expect([...frozen.values()].sort()).toEqual([1500.17, 3000.34, 4500.5]);
     for (const m of [a, b, c]) {
@@ -173,7 +173,7 @@ describe('Member accounts: closing a month', () => {
     expect(closed.status).toBe(200);
     expect(closed.body.allocated).toBe(10000);
     const shares = new Map<string, number>(
-      closed.body.shares.map((s: { userId: string; share: number }) => [s.userId, s.share]),
+      closed.body.shares.map((s: { userId: { _id: string }; share: number }) => [s.userId._id, s.share]),
     );
     expect([...shares.values()].reduce((x, y) => x + paise(y), 0)).toBe(1_000_000);
 

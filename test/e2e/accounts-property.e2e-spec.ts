@@ -82,8 +82,8 @@ describe('Month charges (property)', () => {
         const charged = new Map(rows.map((r) => [r.user_id, Number(r.amount)]));
         const total = rows.reduce((sum, r) => sum + Number(r.amount), 0);
         expect(total).toBe(Math.round(closed.body.allocated * 100));
-        for (const share of closed.body.shares as { userId: string; share: number }[]) {
-          expect(charged.get(share.userId) ?? 0).toBe(Math.round(share.share * 100));
+        for (const share of closed.body.shares as { userId: { _id: string }; share: number }[]) {
+          expect(charged.get(share.userId._id) ?? 0).toBe(Math.round(share.share * 100));
         }
         expect(rows.length).toBe(
           (closed.body.shares as { share: number }[]).filter((s) => s.share > 0).length,

@@ -78,9 +78,30 @@ describe('Analytics and the monthly bill', () => {
       closed: false,
     });
     expect(spec.shares).toEqual([
-      { userId: a.id, fullName: 'A Member', meals: 3, share: 1500, extras: 0, total: 1500 },
-      { userId: b.id, fullName: 'B Member', meals: 2, share: 1000, extras: 0, total: 1000 },
-      { userId: c.id, fullName: 'C Member', meals: 1, share: 500, extras: 0, total: 500 },
+      {
+        userId: { _id: a.id, fullName: 'A Member' },
+        fullName: 'A Member',
+        meals: 3,
+        share: 1500,
+        extras: 0,
+        total: 1500,
+      },
+      {
+        userId: { _id: b.id, fullName: 'B Member' },
+        fullName: 'B Member',
+        meals: 2,
+        share: 1000,
+        extras: 0,
+        total: 1000,
+      },
+      {
+        userId: { _id: c.id, fullName: 'C Member' },
+        fullName: 'C Member',
+        meals: 1,
+        share: 500,
+        extras: 0,
+        total: 500,
+      },
     ]);
     const proportional = await shares('2025-03', 'proportional');
     expect(proportional).toMatchObject({ totalExpenses: 9000, allocated: 9000, unallocated: 0 });
@@ -89,7 +110,9 @@ describe('Analytics and the monthly bill', () => {
       'B Member': [2, 3000],
       'C Member': [1, 1500],
     });
-    expect(proportional.shares.find((s: { userId: string }) => s.userId === d.id)).toBeUndefined();
+    expect(
+      proportional.shares.find((s: { userId: { _id: string } }) => s.userId._id === d.id),
+    ).toBeUndefined();
   });
 
   it('handles a month without expenses and a month without meals without dividing by zero', async () => {
@@ -102,7 +125,14 @@ describe('Analytics and the monthly bill', () => {
       unallocated: 0,
     });
     expect(april.shares).toEqual([
-      { userId: b.id, fullName: 'B Member', meals: 1, share: 0, extras: 0, total: 0 },
+      {
+        userId: { _id: b.id, fullName: 'B Member' },
+        fullName: 'B Member',
+        meals: 1,
+        share: 0,
+        extras: 0,
+        total: 0,
+      },
     ]);
     expect(
       (
@@ -302,9 +332,9 @@ describe('Analytics and the monthly bill', () => {
     const [header, ...lines] = csv.body.slice(1).trim().split('\r\n');
     expect(header).toBe('month,member_id,full_name,meals,share_inr,extras_inr,total_inr,method,closed');
     expect(lines.map((l: string) => l.split(','))).toEqual(
-      frozen.shares.map((s: { userId: string; fullName: string; meals: number; share: number }) => [
+      frozen.shares.map((s: { userId: { _id: string }; fullName: string; meals: number; share: number }) => [
         '2025-03',
-        s.userId,
+        s.userId._id,
         s.fullName,
         String(s.meals),
         s.share.toFixed(2),
@@ -433,5 +463,19 @@ describe('Analytics and the monthly bill', () => {
     expect(after.hits).toBeGreaterThan(before.hits);
     expect(after.hitRate).toMatch(/^\d+\.\d{2}%$/);
     expect((await t.get('/health/cache')).body.info.cache.hits).toBe(after.hits);
+  });
+
+  it('names each member of the bill the same way under every method: userId {_id, fullName}, fullName kept', async () => {
+    // The daily rate's lines are checked the same way in daily-rate.e2e-spec.ts.
+    const names = new Map([a, b, c, d].map((m) => [m.id, m.fullName]));
+    for (const method of ['spec', 'proportional']) {
+      const lines = (await shares('2025-03', method)).shares as { userId: unknown; fullName: string }[];
+      expect(lines.length).toBe(3);
+      for (const line of lines) {
+        const { _id } = line.userId as { _id: string };
+        expect([method, line.userId]).toEqual([method, { _id, fullName: line.fullName }]);
+        expect(line.fullName).toBe(names.get(_id));
+      }
+    }
   });
 });

@@ -216,7 +216,7 @@ describe('The contract file and the generated client', () => {
         }),
       );
       expect(mine.meals).toBe(1);
-      expect(mine.share).toBe(bill.shares.find((s) => s.userId === students[1].id)?.share);
+      expect(mine.share).toBe(bill.shares.find((s) => s.userId._id === students[1].id)?.share);
 
       const { error, response } = await students[1].client.GET('/api/analytics/shares', {
         params: { query: { month } },

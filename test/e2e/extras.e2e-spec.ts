@@ -10,7 +10,7 @@ const CATALOGUE = [
 ];
 
 interface BillLine {
-  userId: string;
+  userId: { _id: string; fullName: string };
   fullName: string;
   meals: number;
   share: number;
@@ -245,12 +245,12 @@ describe('Extras', () => {
     expect(toD.body.details[0].field).toBe('userId');
 
     const open = await bill('2025-03');
-    const byId = new Map(open.shares.map((s) => [s.userId, s]));
+    const byId = new Map(open.shares.map((s) => [s.userId._id, s]));
     expect(byId.has(d.id)).toBe(false);
     expect(byId.get(a.id)).toMatchObject({ meals: 3, extras: 51.5 });
     expect(byId.get(b.id)).toMatchObject({ meals: 2, extras: 31.5 });
     expect(byId.get(c.id)).toEqual({
-      userId: c.id,
+      userId: { _id: c.id, fullName: 'C Guest Only' },
       fullName: 'C Guest Only',
       meals: 0,
       share: 0,
@@ -284,7 +284,7 @@ describe('Extras', () => {
       'closed',
     ]);
     expect(rows.map((r) => [r[1], Number(r[4]), Number(r[5]), Number(r[6])])).toEqual(
-      open.shares.map((s) => [s.userId, s.share, s.extras, s.total]),
+      open.shares.map((s) => [s.userId._id, s.share, s.extras, s.total]),
     );
 
     // the close charges each member share + extras, and freezes the extras with the bill
@@ -292,7 +292,7 @@ describe('Extras', () => {
     expect(closed.status).toBe(200);
     let charged = 0;
     for (const line of open.shares) {
-      const account = await t.get(`/accounts/${line.userId}`, { token: treasurer.token });
+      const account = await t.get(`/accounts/${line.userId._id}`, { token: treasurer.token });
       const charges = account.body.entries.filter(
         (e: { kind: string; month: string }) => e.kind === 'charge' && e.month === '2025-03',
       );
@@ -342,7 +342,7 @@ describe('Extras', () => {
     // two eggs at ₹14 (the catalogue's price since the test above)
     expect((await record({ userId: d.id, date: '2025-04-01', item: 'Egg', quantity: 2 })).status).toBe(201);
     const lines = async () =>
-      new Map((await bill('2025-04')).shares.map((s) => [s.userId, [s.share, s.extras]]));
+      new Map((await bill('2025-04')).shares.map((s) => [s.userId._id, [s.share, s.extras]]));
     const dining = await lines();
     expect(dining).toEqual(
       new Map([
@@ -404,13 +404,13 @@ describe('Extras', () => {
 
     const frozen = await bill('2025-05');
     expect(
-      new Map(frozen.shares.filter((s) => s.extras > 0).map((s) => [s.userId, paise(s.extras)])),
+      new Map(frozen.shares.filter((s) => s.extras > 0).map((s) => [s.userId._id, paise(s.extras)])),
     ).toEqual(expected);
     const listed = await t.get('/extras?month=2025-05&limit=100', { token: treasurer.token });
     expect(listed.body.pagination.total).toBe(recorded.length);
     let charged = 0;
     for (const line of frozen.shares) {
-      const account = await t.get(`/accounts/${line.userId}`, { token: treasurer.token });
+      const account = await t.get(`/accounts/${line.userId._id}`, { token: treasurer.token });
       const charges = account.body.entries.filter(
         (e: { kind: string; month: string }) => e.kind === 'charge' && e.month === '2025-05',
       );

@@ -276,6 +276,19 @@ describe('Kitchen', () => {
         const res = await put(date, meal, { leftoverKg: 1 });
         expect([date, meal, res.status, fields(res)]).toEqual([date, meal, 400, expected]);
       }
+      // A bad path and a bad body: one 400 names every field of both, each with its own message.
+      for (const [date, meal, body, expected] of [
+        ['2025-02-30', 'Lunch', { leftoverKg: -1 }, ['date', 'leftoverKg']],
+        [yesterday, 'Supper', { leftoverKg: 1, preparedPlates: 1.5 }, ['mealType', 'preparedPlates']],
+        ['yesterday', 'Supper', {}, ['date', 'leftoverKg', 'mealType']],
+        ['yesterday', 'Lunch', { leftoverKg: 1, extra: true }, ['date', 'extra']],
+      ] as const) {
+        const res = await put(date, meal, body);
+        expect([date, meal, body, res.status, fields(res)]).toEqual([date, meal, body, 400, expected]);
+        expect(res.body).toMatchObject({ success: false, error: 'Validation failed' });
+        const mealType = res.body.details.find((d: { field: string }) => d.field === 'mealType');
+        if (mealType) expect(mealType.message).toBe('mealType must be one of Breakfast, Lunch, Dinner');
+      }
       const notYet = await put(addDays(today, 1), 'Breakfast', { leftoverKg: 1 });
       expect([notYet.status, notYet.body.error]).toEqual([
         409,
@@ -384,8 +397,10 @@ describe('Kitchen', () => {
       expect(res.status).toBeLessThan(300);
       // The listener runs after the response: wait for it to mark the kept model out of date (bounded).
       const main = (await t.get('/messes/main', { token: admin })).body.mess._id as string;
-      const current = () => inMess(main, async () => (await t.app.get(KitchenRepository).keptModel())?.current);
-      for (let i = 0; i < 200 && (await current()); i += 1) await new Promise((resolve) => setImmediate(resolve));
+      const current = () =>
+        inMess(main, async () => (await t.app.get(KitchenRepository).keptModel())?.current);
+      for (let i = 0; i < 200 && (await current()); i += 1)
+        await new Promise((resolve) => setImmediate(resolve));
       expect(await current()).toBe(false);
       // The next forecast answers from the model as it stands and fits it again after the response; once that
       // fit is done, the forecast is a fresh fit's.
@@ -408,7 +423,11 @@ describe('Kitchen', () => {
       const logged = async () =>
         (await t.get(`/kitchen/waste?month=${month}`, { token: manager.token })).body.summary
           .perDinerGrams as number | null;
-      const put = await t.put(`/kitchen/waste/${yesterday}/Breakfast`, { leftoverKg: 25 }, { token: manager.token });
+      const put = await t.put(
+        `/kitchen/waste/${yesterday}/Breakfast`,
+        { leftoverKg: 25 },
+        { token: manager.token },
+      );
       expect(put.status).toBe(200);
       const before = await logged();
       expect(await perDiner()).toBe(before);

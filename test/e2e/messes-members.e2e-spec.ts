@@ -179,8 +179,8 @@ describe('Messes: members', () => {
 
     const northBill = await t.get('/analytics/shares?month=2030-03', { token: northManager.token });
     const mainBill = await t.get('/analytics/shares?month=2030-03', { token: main.token });
-    const row = (bill: { body: { shares: { userId: string; meals: number }[] } }) =>
-      bill.body.shares.find((s) => s.userId === mover.id);
+    const row = (bill: { body: { shares: { userId: { _id: string }; meals: number }[] } }) =>
+      bill.body.shares.find((s) => s.userId._id === mover.id);
     expect(row(northBill)?.meals).toBe(2);
     expect(row(mainBill)?.meals).toBe(1);
     // The member reads their own records of the mess they left.

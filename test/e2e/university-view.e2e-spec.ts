@@ -423,8 +423,8 @@ describe("The university's view (property)", () => {
                 const charges = (account.entries as Entry[]).filter(
                   (e) => e.kind === 'charge' && e.month === ym,
                 );
-                const line = (closed.shares as { userId: string; total: number }[]).find(
-                  (s) => s.userId === member.id,
+                const line = (closed.shares as { userId: { _id: string }; total: number }[]).find(
+                  (s) => s.userId._id === member.id,
                 );
                 const memberCharged = charges.reduce((sum, e) => sum + paise(e.amount), 0);
                 expect(memberCharged).toBe(paise(line?.total ?? 0));

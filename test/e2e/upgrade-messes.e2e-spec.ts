@@ -330,10 +330,13 @@ async function expectSameAnswers(t: TestApp): Promise<void> {
   // The bills: January's frozen one as it was closed, February's computed from its inputs.
   const bill = async (month: string, method: string) => {
     const body = await get(`/analytics/shares?month=${month}&method=${method}`, treasurer);
-    return { ...body, shares: [...body.shares].sort((a: any, b: any) => a.userId.localeCompare(b.userId)) };
+    return {
+      ...body,
+      shares: [...body.shares].sort((a: any, b: any) => a.userId._id.localeCompare(b.userId._id)),
+    };
   };
   const line = (userId: string, meals: number, share: number, extras = 0) => ({
-    userId,
+    userId: { _id: userId, fullName: NAMES[userId] },
     fullName: NAMES[userId],
     meals,
     share,

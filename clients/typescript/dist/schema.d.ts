@@ -500,7 +500,7 @@ export interface paths {
         };
         /**
          * The month's bill: every active member's meals and share
-         * @description Without `method`, the mess's `chargeMethod` (default proportional): what a close charges, so what a member sees is what they are charged. method=spec is the contract literally: (total / active members) × (member meals / all meals); its shares add up to total / active members, the rest is `unallocated`. method=proportional: total × member meals / all meals, which recovers the whole total. Shares are rounded to the paisa with the leftover paise assigned to the largest remainders, so allocated + unallocated = totalExpenses exactly. Each line also gives the member's `extras` of the month and `total` = share + extras (what a close charges); members with extras and no meals follow with share 0; `totalBilled` = allocated + `totalExtras`. Every present mark and every extra is billed, whoever dines now: a member who stops dining keeps the meals and extras of when they dined, and nobody can mark present (or record extras for) a member with `dines: false`, so the admin and the like are never on the bill. method=daily (extension 2.3; 400 naming `method` without the mess's `dailyRate`): each member on the mess's rolls (from the day of their approval or move in to the day before their move out or rejection, while they dine) is charged `days × dailyRate − Σ rebates`, one rebate per approved leave = round(its full leave days in the month, after the band and the term cap, × rate × percent / 100) half up to the paisa; a leave day is a day all of whose meals the leave covers, and the band is chosen by all the leave's full days. The lines (by name) then give `userId: {_id, fullName}`, `days`, `leaveDays`, `rebatedDays`, `rebate`, `share`, `extras`, `total`, and the bill `dailyRate` and `surplus` = Σ share − totalExpenses (negative: a deficit).
+         * @description Without `method`, the mess's `chargeMethod` (default proportional): what a close charges, so what a member sees is what they are charged. method=spec is the contract literally: (total / active members) × (member meals / all meals); its shares add up to total / active members, the rest is `unallocated`. method=proportional: total × member meals / all meals, which recovers the whole total. Shares are rounded to the paisa with the leftover paise assigned to the largest remainders, so allocated + unallocated = totalExpenses exactly. Each line also gives the member's `extras` of the month and `total` = share + extras (what a close charges); members with extras and no meals follow with share 0; `totalBilled` = allocated + `totalExtras`. Every present mark and every extra is billed, whoever dines now: a member who stops dining keeps the meals and extras of when they dined, and nobody can mark present (or record extras for) a member with `dines: false`, so the admin and the like are never on the bill. method=daily (extension 2.3; 400 naming `method` without the mess's `dailyRate`): each member on the mess's rolls (from the day of their approval or move in to the day before their move out or rejection, while they dine) is charged `days × dailyRate − Σ rebates`, one rebate per approved leave = round(its full leave days in the month, after the band and the term cap, × rate × percent / 100) half up to the paisa; a leave day is a day all of whose meals the leave covers, and the band is chosen by all the leave's full days. The lines (by name) then give `days`, `leaveDays`, `rebatedDays`, `rebate`, `share`, `extras`, `total`, and the bill `dailyRate` and `surplus` = Σ share − totalExpenses (negative: a deficit). Under every method each line names its member as `userId: {_id, fullName}` (the contract nests people in lists) and again as `fullName`.
          */
         get: operations["listShares"];
         put?: never;
@@ -520,7 +520,7 @@ export interface paths {
         };
         /**
          * The bill as CSV (UTF-8 with BOM, one row per member), for spreadsheets
-         * @description Downloads as `mess-bill-<month>-<method>.csv` (Content-Disposition: attachment). Without `method`, the mess's `chargeMethod` (default proportional): what a close charges, so what a member sees is what they are charged. method=spec is the contract literally: (total / active members) × (member meals / all meals); its shares add up to total / active members, the rest is `unallocated`. method=proportional: total × member meals / all meals, which recovers the whole total. Shares are rounded to the paisa with the leftover paise assigned to the largest remainders, so allocated + unallocated = totalExpenses exactly. Each line also gives the member's `extras` of the month and `total` = share + extras (what a close charges); members with extras and no meals follow with share 0; `totalBilled` = allocated + `totalExtras`. Every present mark and every extra is billed, whoever dines now: a member who stops dining keeps the meals and extras of when they dined, and nobody can mark present (or record extras for) a member with `dines: false`, so the admin and the like are never on the bill. method=daily (extension 2.3; 400 naming `method` without the mess's `dailyRate`): each member on the mess's rolls (from the day of their approval or move in to the day before their move out or rejection, while they dine) is charged `days × dailyRate − Σ rebates`, one rebate per approved leave = round(its full leave days in the month, after the band and the term cap, × rate × percent / 100) half up to the paisa; a leave day is a day all of whose meals the leave covers, and the band is chosen by all the leave's full days. The lines (by name) then give `userId: {_id, fullName}`, `days`, `leaveDays`, `rebatedDays`, `rebate`, `share`, `extras`, `total`, and the bill `dailyRate` and `surplus` = Σ share − totalExpenses (negative: a deficit).
+         * @description Downloads as `mess-bill-<month>-<method>.csv` (Content-Disposition: attachment). Without `method`, the mess's `chargeMethod` (default proportional): what a close charges, so what a member sees is what they are charged. method=spec is the contract literally: (total / active members) × (member meals / all meals); its shares add up to total / active members, the rest is `unallocated`. method=proportional: total × member meals / all meals, which recovers the whole total. Shares are rounded to the paisa with the leftover paise assigned to the largest remainders, so allocated + unallocated = totalExpenses exactly. Each line also gives the member's `extras` of the month and `total` = share + extras (what a close charges); members with extras and no meals follow with share 0; `totalBilled` = allocated + `totalExtras`. Every present mark and every extra is billed, whoever dines now: a member who stops dining keeps the meals and extras of when they dined, and nobody can mark present (or record extras for) a member with `dines: false`, so the admin and the like are never on the bill. method=daily (extension 2.3; 400 naming `method` without the mess's `dailyRate`): each member on the mess's rolls (from the day of their approval or move in to the day before their move out or rejection, while they dine) is charged `days × dailyRate − Σ rebates`, one rebate per approved leave = round(its full leave days in the month, after the band and the term cap, × rate × percent / 100) half up to the paisa; a leave day is a day all of whose meals the leave covers, and the band is chosen by all the leave's full days. The lines (by name) then give `days`, `leaveDays`, `rebatedDays`, `rebate`, `share`, `extras`, `total`, and the bill `dailyRate` and `surplus` = Σ share − totalExpenses (negative: a deficit). Under every method each line names its member as `userId: {_id, fullName}` (the contract nests people in lists) and again as `fullName`.
          */
         get: operations["downloadSharesCsv"];
         put?: never;
@@ -1096,7 +1096,7 @@ export interface paths {
         };
         /**
          * The back-test: past meals forecast as of the evening before, against what came (manager; admin passes)
-         * @description Each meal with a menu from `from` to `to` (past dates; default the 28 days before today; at most 92 days): the forecast made from what was known before that date (none of its own marks) and the actual (its present marks). `wape` = Σ|forecast − actual| ÷ Σ actual, `bias` = Σ(forecast − actual) ÷ Σ actual (fractions, 4 decimals; null when nobody came), and `baseline` the same WAPE for "the same meal seven days earlier". 400 naming `from`/`to` for a date that is not past or a bad range.
+         * @description Each meal with a menu from `from` to `to` (past dates; default the 28 days before today; at most 92 days): what the service said the evening before (the last forecast it answered before the meal's day began in the mess's time zone, by this route or the hourly one of tomorrow's; `madeAt` when), or, when it answered none, the forecast recomputed from what was known before that date (none of its own marks; `madeAt` null), and the actual (its present marks). `wape` = Σ|forecast − actual| ÷ Σ actual, `bias` = Σ(forecast − actual) ÷ Σ actual (fractions, 4 decimals; null when nobody came), and `baseline` the same WAPE for "the same meal seven days earlier". 400 naming `from`/`to` for a date that is not past or a bad range.
          */
         get: operations["getForecastAccuracy"];
         put?: never;
@@ -1137,7 +1137,7 @@ export interface paths {
         get?: never;
         /**
          * Record a meal's waste: what was prepared and thrown away (manager; admin passes)
-         * @description One record per meal: a second `PUT` replaces it (both audited, entity `waste`). `leftoverKg` 0 to 10,000 with at most three decimals; `preparedPlates` 0 to 100,000. 400 naming each bad field (the date, the meal type: a configured meal time), 409 for a meal that has not started yet.
+         * @description One record per meal: a second `PUT` replaces it (both audited, entity `waste`). `leftoverKg` 0 to 10,000 with at most three decimals; `preparedPlates` 0 to 100,000. One 400 names every bad field of the path and the body at once (the date: a real date; the meal type: a configured meal time), 409 for a meal that has not started yet.
          */
         put: operations["recordWaste"];
         post?: never;
@@ -2029,10 +2029,16 @@ export interface components {
              */
             date: string;
             /**
-             * @description What the forecast said the evening before
+             * @description What the service said the evening before: the last forecast it answered before the meal's day began (the forecast route's, or the hourly one of tomorrow's), else what it would have said, recomputed from what was known before that date
              * @example 312
              */
             forecast: number;
+            /**
+             * Format: date-time
+             * @description When that forecast was answered; null when none was before the day began (recomputed)
+             * @example 2025-03-13T15:30:00.000Z
+             */
+            madeAt: string | null;
             /** @example Lunch */
             mealType: string;
         };
@@ -3602,6 +3608,7 @@ export interface components {
             days?: number;
             /** @description The member's extras of the month, rupees (priced when recorded) */
             extras: number;
+            /** @description The member's name again (`userId.fullName`), kept for existing clients */
             fullName: string;
             /** @description Daily rate only: full days of approved leave in the month, on the rolls */
             leaveDays?: number;
@@ -3615,11 +3622,8 @@ export interface components {
             share: number;
             /** @description share + extras, rupees: what a close charges the member under this method */
             total: number;
-            /** @description The member's id; under the daily rate (extension 2.3) `{_id, fullName}` */
-            userId: string | {
-                _id: string;
-                fullName: string;
-            };
+            /** @description The member, nested as the contract nests people in lists: the same under every method */
+            userId: components["schemas"]["MemberRefDto"];
         };
         MemoryDto: {
             heapTotal: number;

@@ -11,6 +11,6 @@ import { requestContext } from './request-context';
  */
 export function registerRequestContext(fastify: FastifyInstance): void {
   fastify.addHook('preHandler', (request, _reply, done) => {
-    requestContext.run({ requestId: request.id }, done);
+    requestContext.run({ requestId: request.id, path: request.params as Record<string, string> }, done);
   });
 }

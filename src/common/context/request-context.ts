@@ -11,6 +11,8 @@ export interface RequestContext {
   messId?: string;
   /** Whether the request named its mess (`mess`): lists across messes (admin's users) then filter by it. */
   messNamed?: boolean;
+  /** The route's path parameters as sent (`:date`, `:mealType`): a body's checks name a bad one beside its fields. */
+  path?: Readonly<Record<string, string>>;
 }
 
 const storage = new AsyncLocalStorage<RequestContext>();

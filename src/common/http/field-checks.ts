@@ -4,10 +4,15 @@ import type { FieldError } from '../errors/api-error';
 /**
  * A check of a request body that needs more than its DTO can know (the mess's configured expense categories): a
  * provider the validation pipe runs beside the DTO's own rules, so one 400 names every bad field at once. It
- * receives the body as sent and the fields the DTO rules already refused, which it leaves alone.
+ * receives the body as sent, the fields the DTO rules already refused, which it leaves alone, and the route's path
+ * parameters as sent (a check of the path, `:date` and `:mealType`, names them beside the body's fields).
  */
 export interface FieldCheck {
-  problems(body: Record<string, unknown>, refused: ReadonlySet<string>): Promise<FieldError[]>;
+  problems(
+    body: Record<string, unknown>,
+    refused: ReadonlySet<string>,
+    path: Readonly<Record<string, string>>,
+  ): Promise<FieldError[]>;
 }
 
 const CHECKS = Symbol('field checks');

@@ -1,5 +1,6 @@
 import { type ArgumentMetadata, Injectable, ValidationPipe } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
+import { requestContext } from '../context/request-context';
 import { ApiError, badRequest, type FieldError } from '../errors/api-error';
 import { checksOf } from './field-checks';
 import { validationExceptionFactory } from '../errors/validation';
@@ -20,8 +21,8 @@ const DECIMAL = /^-?\d{1,16}(\.\d{1,16})?$/;
  * - a query that arrived malformed (bad percent-encoding, text that is not well-formed Unicode) is a 400;
  * - every query parameter is one value: `a=1&a=2` is a 400 naming `a` (no route takes a list in its query);
  * - a query value that became a number must have been written in decimal.
- * And a body's DTO may declare checks that need the app (`@CheckedBy`): they run beside its rules, and one 400 names
- * every bad field of both.
+ * And a body's DTO may declare checks that need the app (`@CheckedBy`): they run beside its rules (and see the route's
+ * path parameters), and one 400 names every bad field of both, the path's among them.
  */
 @Injectable()
 export class RequestValidationPipe extends ValidationPipe {
@@ -71,10 +72,11 @@ export class RequestValidationPipe extends ValidationPipe {
       problems = [...error.details];
     }
     const refused = new Set(problems.map((p) => p.field));
+    const path = requestContext.current()?.path ?? {};
     for (const check of checks) {
       const found = await this.moduleRef
         .get(check, { strict: false })
-        .problems(value as Record<string, unknown>, refused);
+        .problems(value as Record<string, unknown>, refused, path);
       problems.push(...found);
     }
     if (problems.length) throw badRequest('Validation failed', problems);

@@ -181,14 +181,17 @@ export function toBillDto(view: BillView): BillDto {
     totalBilled: toRupees(bill.allocatedPaise + extrasPaise),
     closed: view.closed,
     computedAt: view.computedAt,
-    shares: billLines(bill, view.extras).map((line) => ({
-      userId: line.userId,
-      fullName: view.names.get(line.userId) ?? '',
-      meals: line.meals,
-      share: toRupees(line.sharePaise),
-      extras: toRupees(line.extrasPaise),
-      total: toRupees(line.totalPaise),
-    })),
+    shares: billLines(bill, view.extras).map((line) => {
+      const fullName = view.names.get(line.userId) ?? '';
+      return {
+        userId: { _id: line.userId, fullName },
+        fullName,
+        meals: line.meals,
+        share: toRupees(line.sharePaise),
+        extras: toRupees(line.extrasPaise),
+        total: toRupees(line.totalPaise),
+      };
+    }),
   };
 }
 

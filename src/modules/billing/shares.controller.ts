@@ -31,8 +31,9 @@ const METHODS_DESCRIPTION =
   'dine) is charged `days × dailyRate − Σ rebates`, one rebate per approved leave = round(its full leave days in ' +
   'the month, after the band and the term cap, × rate × percent / 100) half up to the paisa; a leave day is a day ' +
   "all of whose meals the leave covers, and the band is chosen by all the leave's full days. The lines (by name) " +
-  'then give `userId: {_id, fullName}`, `days`, `leaveDays`, `rebatedDays`, `rebate`, `share`, `extras`, `total`, ' +
-  'and the bill `dailyRate` and `surplus` = Σ share − totalExpenses (negative: a deficit).';
+  'then give `days`, `leaveDays`, `rebatedDays`, `rebate`, `share`, `extras`, `total`, and the bill `dailyRate` ' +
+  'and `surplus` = Σ share − totalExpenses (negative: a deficit). Under every method each line names its member ' +
+  'as `userId: {_id, fullName}` (the contract nests people in lists) and again as `fullName`.';
 
 /** The month's bill: every member's share, the caller's own line, the CSV; under /analytics as the contract has it. */
 @ApiTags('Analytics')

@@ -24,6 +24,8 @@ export interface AccuracyDay {
   mealType: string;
   forecast: number;
   actual: number;
+  /** When the forecast reported was answered (before the meal's day began); null: none was, it is recomputed. */
+  madeAt: Date | null;
 }
 
 export interface AccuracyReport {
@@ -58,7 +60,8 @@ export class ForecastService implements OnModuleDestroy {
 
   /** Each configured meal of each date from `from` to `to` (default today and 6 days on), by date then meal time. */
   async forecast(query: { from?: string; to?: string }): Promise<MealForecast[]> {
-    const today = this.records.today(this.clock.now());
+    const now = this.clock.now();
+    const today = this.records.today(now);
     const from = query.from ?? (query.to !== undefined && query.to < today ? query.to : today);
     const to = query.to ?? addDays(from, 6);
     const errors: FieldError[] = [];
@@ -74,10 +77,12 @@ export class ForecastService implements OnModuleDestroy {
     const forecasts: MealForecast[] = [];
     for (let date = from; date <= to; date = addDays(date, 1))
       forecasts.push(...forecaster.forecastDate(date, today));
+    // Kept: the answers given before their meal's day began (the back-test's "evening before", tomorrow's plates).
     await this.repository.storeForecasts(
       forecasts
-        .filter((f) => f.date >= today)
+        .filter((f) => f.date > today)
         .map(({ date, mealType, expected, low, high }) => ({ date, mealType, expected, low, high })),
+      now,
     );
     return forecasts;
   }
@@ -116,6 +121,22 @@ export class ForecastService implements OnModuleDestroy {
     // members' first meals before the window, and fits a little otherwise.
     if (from >= today) await this.repository.storeModel(forecaster.fittedAt(today), changes);
     return forecaster;
+  }
+
+  /**
+   * The last forecast answered of each meal between two dates before its day began in the mess's time zone, by
+   * `date|mealType`. A row kept before only such answers were may hold an answer of the day itself: left out.
+   */
+  private async answeredBefore(
+    from: string,
+    to: string,
+  ): Promise<Map<string, { expected: number; madeAt: Date }>> {
+    const kept = await this.repository.forecastsBetween(from, to);
+    return new Map(
+      kept
+        .filter((row) => row.madeAt < this.records.dayBegins(row.date))
+        .map((row) => [`${row.date}|${row.mealType}`, { expected: row.expected, madeAt: row.madeAt }]),
+    );
   }
 
   /** Fits the mess's model as of today from the window before it and keeps it (the hourly job; the background). */
@@ -179,17 +200,28 @@ export class ForecastService implements OnModuleDestroy {
       });
     }
     if (errors.length) throw badRequest('Validation failed', errors);
-    const records = await this.records.read(addDays(from, -DEFAULT_TUNING.windowDays), to);
+    const [records, answered] = await Promise.all([
+      this.records.read(addDays(from, -DEFAULT_TUNING.windowDays), to),
+      this.answeredBefore(from, to),
+    ]);
     const forecaster = new KitchenForecaster(records);
     const menus = new Set(records.menus.map((m) => `${m.date}|${m.mealType}`));
     const days: AccuracyDay[] = [];
     const baseline: { forecast: number; actual: number }[] = [];
     for (let date = from; date <= to; date = addDays(date, 1)) {
-      // As of the evening before: "today" is the next day, so none of the date's own marks are read.
+      // What the service answered before the day began, else as of the evening before: "today" is the next day,
+      // so none of the date's own marks are read.
       for (const f of forecaster.forecastDate(date, addDays(date, 1))) {
         if (!menus.has(`${date}|${f.mealType}`)) continue;
         const actual = forecaster.actualOf(date, f.mealType);
-        days.push({ date, mealType: f.mealType, forecast: f.expected, actual });
+        const said = answered.get(`${date}|${f.mealType}`);
+        days.push({
+          date,
+          mealType: f.mealType,
+          forecast: said?.expected ?? f.expected,
+          actual,
+          madeAt: said?.madeAt ?? null,
+        });
         baseline.push({ forecast: forecaster.actualOf(addDays(date, -7), f.mealType), actual });
       }
     }

@@ -39,10 +39,7 @@ export class KitchenRecordsReader {
       marksFrom !== undefined && marksFrom <= last
         ? this.attendance.marksBetween(marksFrom > first ? marksFrom : first, last)
         : Promise.resolve([]),
-      this.leave.approvedOverlapping(
-        mealSpan(first, { startTime: '00:00', endTime: '00:00' }, zone).start,
-        mealSpan(addDays(last, 1), { startTime: '00:00', endTime: '00:00' }, zone).start,
-      ),
+      this.leave.approvedOverlapping(this.dayBegins(first), this.dayBegins(addDays(last, 1))),
       this.meals.menusBetween(first, last),
     ]);
     const leaveSlots: KitchenRecords['leaveSlots'][number][] = [];
@@ -66,6 +63,11 @@ export class KitchenRecordsReader {
       leaveSlots,
       menus,
     };
+  }
+
+  /** The instant `date` begins (its midnight) in the mess's time zone. */
+  dayBegins(date: string): Date {
+    return mealSpan(date, { startTime: '00:00', endTime: '00:00' }, this.config.messTimezone).start;
   }
 
   /** Today in the mess's time zone. */

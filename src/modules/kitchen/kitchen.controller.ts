@@ -6,6 +6,7 @@ import { AccuracyQuery, ForecastQuery, RecordWasteDto, WasteMonthQuery } from '.
 import {
   AccuracyDto,
   ForecastListDto,
+  toAccuracyDayResponse,
   toForecastResponse,
   toWasteResponse,
   WasteEnvelopeDto,
@@ -53,8 +54,10 @@ export class KitchenController {
       'The back-test: past meals forecast as of the evening before, against what came (manager; admin passes)',
     description:
       'Each meal with a menu from `from` to `to` (past dates; default the 28 days before today; at most 92 days): ' +
-      'the forecast made from what was known before that date (none of its own marks) and the actual (its present ' +
-      'marks). `wape` = Σ|forecast − actual| ÷ Σ actual, `bias` = Σ(forecast − actual) ÷ Σ actual (fractions, 4 ' +
+      "what the service said the evening before (the last forecast it answered before the meal's day began in the " +
+      "mess's time zone, by this route or the hourly one of tomorrow's; `madeAt` when), or, when it answered none, " +
+      'the forecast recomputed from what was known before that date (none of its own marks; `madeAt` null), and ' +
+      'the actual (its present marks). `wape` = Σ|forecast − actual| ÷ Σ actual, `bias` = Σ(forecast − actual) ÷ Σ actual (fractions, 4 ' +
       'decimals; null when nobody came), and `baseline` the same WAPE for "the same meal seven days earlier". 400 ' +
       'naming `from`/`to` for a date that is not past or a bad range.',
   })
@@ -62,7 +65,7 @@ export class KitchenController {
   @ApiRoleAuth(400)
   async getForecastAccuracy(@Query() query: AccuracyQuery): Promise<AccuracyDto> {
     const { days, summary } = await this.forecasts.accuracy(query);
-    return { success: true, days, summary };
+    return { success: true, days: days.map(toAccuracyDayResponse), summary };
   }
 
   @Put('waste/:date/:mealType')
@@ -71,8 +74,9 @@ export class KitchenController {
     summary: "Record a meal's waste: what was prepared and thrown away (manager; admin passes)",
     description:
       'One record per meal: a second `PUT` replaces it (both audited, entity `waste`). `leftoverKg` 0 to 10,000 ' +
-      'with at most three decimals; `preparedPlates` 0 to 100,000. 400 naming each bad field (the date, the meal ' +
-      'type: a configured meal time), 409 for a meal that has not started yet.',
+      'with at most three decimals; `preparedPlates` 0 to 100,000. One 400 names every bad field of the path and ' +
+      'the body at once (the date: a real date; the meal type: a configured meal time), 409 for a meal that has ' +
+      'not started yet.',
   })
   @ApiParam({ name: 'date', example: '2025-03-14' })
   @ApiParam({ name: 'mealType', example: 'Lunch' })

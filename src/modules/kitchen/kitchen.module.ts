@@ -14,6 +14,7 @@ import { KitchenQueries } from './kitchen.queries';
 import { KitchenRecordsReader } from './kitchen-records';
 import { KitchenRepository } from './kitchen.repository';
 import { WasteCountListener } from './waste-count.listener';
+import { WasteMealCheck } from './waste-meal.check';
 import { WasteService } from './waste.service';
 
 /** Cooking for the right number: the forecast of plates per meal, its back-test, and the waste log. */
@@ -35,6 +36,7 @@ import { WasteService } from './waste.service';
     ForecastSchedule,
     ForecastModelListener,
     WasteService,
+    WasteMealCheck,
     WasteCountListener,
     KitchenQueries,
   ],

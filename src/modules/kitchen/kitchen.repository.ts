@@ -5,7 +5,7 @@ import { Database, DbOrTx } from '../../database/database';
 import type { FittedModel } from './forecast-model';
 import { kitchenForecasts, kitchenModels, kitchenWaste, NewWasteRow, WasteRow } from './kitchen.schema';
 
-/** A meal's forecast as stored for the university's view. */
+/** A meal's forecast as kept: the university's view (tomorrow's) and the back-test (the evening before's). */
 export interface StoredForecast {
   date: string;
   mealType: string;
@@ -66,21 +66,40 @@ export class KitchenRepository {
       .orderBy(asc(kitchenWaste.date), asc(kitchenWaste.mealType));
   }
 
-  /** Keeps the latest forecast of each meal (today and later). */
-  async storeForecasts(rows: StoredForecast[]): Promise<void> {
+  /**
+   * Keeps a forecast answered before its meal's day began, made at `madeAt` (the app's clock): each meal keeps the
+   * last such answer (an answer made earlier, committing later, leaves it).
+   */
+  async storeForecasts(rows: StoredForecast[], madeAt: Date): Promise<void> {
     if (!rows.length) return;
     await this.db
       .insert(kitchenForecasts)
-      .values(rows)
+      .values(rows.map((row) => ({ ...row, madeAt })))
       .onConflictDoUpdate({
         target: [kitchenForecasts.messId, kitchenForecasts.date, kitchenForecasts.mealType],
         set: {
           expected: sql`excluded.expected`,
           low: sql`excluded.low`,
           high: sql`excluded.high`,
-          madeAt: sql`now()`,
+          madeAt: sql`excluded.made_at`,
         },
+        setWhere: sql`${kitchenForecasts.madeAt} <= excluded.made_at`,
       });
+  }
+
+  /** The kept forecasts of the meals between two dates, with when each was made. */
+  forecastsBetween(from: string, to: string): Promise<(StoredForecast & { madeAt: Date })[]> {
+    return this.db
+      .select({
+        date: kitchenForecasts.date,
+        mealType: kitchenForecasts.mealType,
+        expected: kitchenForecasts.expected,
+        low: kitchenForecasts.low,
+        high: kitchenForecasts.high,
+        madeAt: kitchenForecasts.madeAt,
+      })
+      .from(kitchenForecasts)
+      .where(and(gte(kitchenForecasts.date, from), lte(kitchenForecasts.date, to)));
   }
 
   /**

@@ -53,8 +53,10 @@ export const kitchenWaste = pgTable(
 );
 
 /**
- * The forecasts made for today and later, as last made (by the forecast route, or the evening's tick for
- * tomorrow): what the university's view shows without forecasting every mess on each request.
+ * Each meal's last forecast answered before its day began (by the forecast route, or the hourly tick for tomorrow),
+ * `made_at` by the app's clock: what the university's view shows of tomorrow without forecasting every mess on each
+ * request, and what the back-test reports for a past meal (what the service said the evening before). A row kept
+ * before only such answers were (an answer of the meal's own day) has a `made_at` on or after its day's start.
  */
 export const kitchenForecasts = pgTable(
   'kitchen_forecasts',

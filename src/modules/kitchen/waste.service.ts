@@ -6,7 +6,7 @@ import { isCalendarDate, localParts, mealSpan, monthBounds, monthOf } from '../.
 import { AppConfig } from '../../config/app-config';
 import { AttendanceQueries } from '../attendance';
 import { AuditTrail } from '../audit-trail';
-import { MessConfigService } from '../mess-config';
+import { type MealTime, MessConfigService } from '../mess-config';
 import { UsersService } from '../users';
 import { MEAL_NOT_STARTED } from './kitchen.errors';
 import { KitchenRepository } from './kitchen.repository';
@@ -49,8 +49,12 @@ export class WasteService {
     private readonly config: AppConfig,
   ) {}
 
-  /** 400 naming a bad date or meal type (both when both are); 409 before the meal starts. */
-  async record(caller: CurrentMember, date: string, mealType: string, input: WasteInput): Promise<WasteRow> {
+  /**
+   * What is wrong with a meal named by its date and meal type: a date that is not a real calendar date, a meal
+   * type that is not a configured meal time (both when both are). The route's body check names them beside the
+   * body's fields (WasteMealCheck); `record` checks them again.
+   */
+  async mealProblems(date: string, mealType: string): Promise<{ meal?: MealTime; errors: FieldError[] }> {
     const { mealTimes } = await this.messConfig.settings();
     const meal = mealTimes.find((m) => m.name === mealType);
     const errors: FieldError[] = [];
@@ -63,6 +67,12 @@ export class WasteService {
         message: `mealType must be one of ${mealTimes.map((m) => m.name).join(', ')}`,
       });
     }
+    return { meal, errors };
+  }
+
+  /** 400 naming a bad date or meal type (both when both are); 409 before the meal starts. */
+  async record(caller: CurrentMember, date: string, mealType: string, input: WasteInput): Promise<WasteRow> {
+    const { meal, errors } = await this.mealProblems(date, mealType);
     if (errors.length || !meal) throw badRequest('Validation failed', errors);
     if (mealSpan(date, meal, this.config.messTimezone).start > this.clock.now())
       throw conflict(MEAL_NOT_STARTED);

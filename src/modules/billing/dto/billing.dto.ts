@@ -18,20 +18,19 @@ export class SharesQuery {
   method?: ShareMethod;
 }
 
+class MemberRefDto {
+  @ApiProperty() _id: string;
+  @ApiProperty() fullName: string;
+}
+
 export class MemberShareDto {
   @ApiProperty({
-    oneOf: [
-      { type: 'string' },
-      {
-        type: 'object',
-        properties: { _id: { type: 'string' }, fullName: { type: 'string' } },
-        required: ['_id', 'fullName'],
-      },
-    ],
-    description: "The member's id; under the daily rate (extension 2.3) `{_id, fullName}`",
+    type: MemberRefDto,
+    description: 'The member, nested as the contract nests people in lists: the same under every method',
   })
-  userId: string | { _id: string; fullName: string };
-  @ApiProperty() fullName: string;
+  userId: MemberRefDto;
+  @ApiProperty({ description: "The member's name again (`userId.fullName`), kept for existing clients" })
+  fullName: string;
   @ApiProperty({ description: 'Meals marked present in the month' }) meals: number;
   @ApiProperty({ description: 'Rupees, to the paisa; 0 for a member with extras and no meals' })
   share: number;
@@ -126,11 +125,6 @@ export class MonthStatusResponse {
 }
 
 export class MonthsQuery extends PageQuery(12, 100) {}
-
-class MemberRefDto {
-  @ApiProperty() _id: string;
-  @ApiProperty() fullName: string;
-}
 
 class MonthStateDto {
   @ApiProperty({ example: '2025-03' }) month: string;

@@ -9,8 +9,10 @@ import {
   ValidatorConstraint,
   type ValidatorConstraintInterface,
 } from 'class-validator';
+import { CheckedBy } from '../../../common/http/field-checks';
 import { DateField, MonthField, Optional, TextField } from '../../../common/http/fields';
 import { LEFTOVER_GRAMS_MAX, PREPARED_PLATES_MAX, WASTE_NOTE_MAX } from '../kitchen.schema';
+import { WasteMealCheck } from '../waste-meal.check';
 
 export class ForecastQuery {
   @DateField({ optional: true, description: 'The first date (default today)' })
@@ -51,6 +53,8 @@ class WholeGramsConstraint implements ValidatorConstraintInterface {
 
 const LEFTOVER_KG_MAX = LEFTOVER_GRAMS_MAX / 1000;
 
+/** The body of `PUT /kitchen/waste/:date/:mealType`; its path is checked with it (one 400 names both). */
+@CheckedBy(WasteMealCheck)
 export class RecordWasteDto {
   @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: PREPARED_PLATES_MAX, example: 420 })
   @Optional()

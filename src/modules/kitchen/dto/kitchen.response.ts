@@ -1,5 +1,6 @@
 import { ApiExtraModels, ApiProperty, getSchemaPath } from '@nestjs/swagger';
 import type { MealForecast } from '../forecast-model';
+import type { AccuracyDay } from '../forecast.service';
 import type { WasteRow } from '../kitchen.schema';
 
 export class DeclaredDto {
@@ -49,9 +50,32 @@ export class ForecastListDto {
 export class AccuracyDayDto {
   @ApiProperty({ format: 'date', example: '2025-03-14' }) date: string;
   @ApiProperty({ example: 'Lunch' }) mealType: string;
-  @ApiProperty({ example: 312, description: 'What the forecast said the evening before' }) forecast: number;
+  @ApiProperty({
+    example: 312,
+    description:
+      "What the service said the evening before: the last forecast it answered before the meal's day began (the " +
+      "forecast route's, or the hourly one of tomorrow's), else what it would have said, recomputed from what was " +
+      'known before that date',
+  })
+  forecast: number;
   @ApiProperty({ example: 305, description: 'Present marks' }) actual: number;
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    example: '2025-03-13T15:30:00.000Z',
+    description: 'When that forecast was answered; null when none was before the day began (recomputed)',
+  })
+  madeAt: string | null;
 }
+
+export const toAccuracyDayResponse = (day: AccuracyDay): AccuracyDayDto => ({
+  date: day.date,
+  mealType: day.mealType,
+  forecast: day.forecast,
+  actual: day.actual,
+  madeAt: day.madeAt?.toISOString() ?? null,
+});
 
 export class BaselineDto {
   @ApiProperty({ example: 'same meal last week' }) method: string;
