@@ -5314,8 +5314,11 @@ export interface components {
             opensAt: string;
             /** @description 32 hex characters drawn at the allocation; null until then (see docs/lottery.md) */
             seed: string | null;
-            /** @enum {string} */
-            status: "scheduled" | "open" | "allocated" | "applied" | "cancelled";
+            /**
+             * @description From the clock at read time: `scheduled` before `opensAt`, `open` until `closesAt`, `closed` from then until the lottery has run; then `allocated`, `applied`, or `cancelled`
+             * @enum {string}
+             */
+            status: "scheduled" | "open" | "closed" | "allocated" | "applied" | "cancelled";
             /** @example 2026-27 odd semester */
             term: string;
         };
@@ -12226,7 +12229,7 @@ export interface operations {
     listWindows: {
         parameters: {
             query?: {
-                status?: "scheduled" | "open" | "allocated" | "applied" | "cancelled";
+                status?: "scheduled" | "open" | "closed" | "allocated" | "applied" | "cancelled";
                 /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };

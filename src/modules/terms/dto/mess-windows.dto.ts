@@ -100,7 +100,13 @@ export class WindowDto {
   @ApiProperty({ format: 'date', example: '2026-08-01' }) effectiveFrom: string;
   @ApiProperty({ example: 3 }) maxPreferences: number;
   @ApiProperty({ type: [WindowMessDto] }) messes: WindowMessDto[];
-  @ApiProperty({ enum: WINDOW_STATUSES }) status: WindowStatus;
+  @ApiProperty({
+    enum: WINDOW_STATUSES,
+    description:
+      'From the clock at read time: `scheduled` before `opensAt`, `open` until `closesAt`, `closed` from then until ' +
+      'the lottery has run; then `allocated`, `applied`, or `cancelled`',
+  })
+  status: WindowStatus;
   @ApiProperty({
     type: String,
     nullable: true,
