@@ -4774,7 +4774,7 @@ export interface components {
             date: string;
             /** @enum {string} */
             direction: "debit" | "credit";
-            /** @description A month's charge: its lines as the PDF and CSV print them (meals × rate, each extra) */
+            /** @description A month's charge: its lines as the PDF and CSV print them (meals × rate, or days × the daily rate and each leave: its rebate, or an amount-0 line saying why it rebates nothing; each extra) */
             items?: components["schemas"]["ChargeItemDto"][];
             /** @enum {string} */
             kind: "charge" | "payment" | "adjustment" | "reversal" | "opening";
