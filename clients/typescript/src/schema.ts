@@ -14338,7 +14338,7 @@ export interface operations {
                         attendance?: Record<string, never>[];
                         /** @description As `GET /audit` lists them, with `before`/`after`: about the person or their records */
                         auditEvents?: Record<string, never>[];
-                        /** @description Their ranked choices in each window of a term (`windowId`, `term`, `preferences` as mess ids, `updatedAt`), each with their allocation line once drawn (`position`, `hash`, `toMessId`, `rank`, `outcome`) or null */
+                        /** @description Their ranked choices in each window of a term (`windowId`, `term`, `preferences` as `GET /mess-windows/{id}/choice` shows them, `[{_id, slug, messName}]`, `updatedAt`), each with their allocation line once drawn (`position`, `hash`, `toMessId`, `rank`, `outcome`) or null */
                         choices?: Record<string, never>[];
                         /** Format: date-time */
                         exportedAt: string;
@@ -14351,7 +14351,10 @@ export interface operations {
                         /** @description As `GET /leaves` shows one */
                         leaves?: Record<string, never>[];
                         memberships: {
-                            /** Format: date-time */
+                            /**
+                             * Format: date-time
+                             * @description The approval into the first mess (registration if never approved), else the move
+                             */
                             from?: string;
                             mess?: components["schemas"]["UserMessDto"];
                             /** Format: date-time */
@@ -14890,7 +14893,7 @@ export interface operations {
                         attendance?: Record<string, never>[];
                         /** @description As `GET /audit` lists them, with `before`/`after`: about the person or their records */
                         auditEvents?: Record<string, never>[];
-                        /** @description Their ranked choices in each window of a term (`windowId`, `term`, `preferences` as mess ids, `updatedAt`), each with their allocation line once drawn (`position`, `hash`, `toMessId`, `rank`, `outcome`) or null */
+                        /** @description Their ranked choices in each window of a term (`windowId`, `term`, `preferences` as `GET /mess-windows/{id}/choice` shows them, `[{_id, slug, messName}]`, `updatedAt`), each with their allocation line once drawn (`position`, `hash`, `toMessId`, `rank`, `outcome`) or null */
                         choices?: Record<string, never>[];
                         /** Format: date-time */
                         exportedAt: string;
@@ -14903,7 +14906,10 @@ export interface operations {
                         /** @description As `GET /leaves` shows one */
                         leaves?: Record<string, never>[];
                         memberships: {
-                            /** Format: date-time */
+                            /**
+                             * Format: date-time
+                             * @description The approval into the first mess (registration if never approved), else the move
+                             */
                             from?: string;
                             mess?: components["schemas"]["UserMessDto"];
                             /** Format: date-time */

@@ -220,7 +220,8 @@ export class CloseEnvelopeDto {
   allocation: Omit<AllocationEnvelopeDto, 'success'>;
 }
 
-const label = (messId: string, labels: ReadonlyMap<string, MessLabel>): MessLabelDto => {
+/** A mess as the window routes show it (a placeholder for an id that is not a mess). */
+export const label = (messId: string, labels: ReadonlyMap<string, MessLabel>): MessLabelDto => {
   const l = labels.get(messId);
   return { _id: messId, slug: l?.slug ?? '', messName: l?.messName ?? '' };
 };
