@@ -422,6 +422,20 @@ describe('The daily rate (extension 2.3)', () => {
       },
     ]);
     expect(items.reduce((s, i) => s + paise(i.amount), 0)).toBe(paise(charge.amount));
+    // A leave below every band is printed with why it rebates nothing (and is no rebate of the breakdown).
+    const asha = (
+      await t.get(`/accounts/${m.Asha.id}/statement?from=2026-03&to=2026-03`, { token: treasurer.token })
+    ).body.entries[0];
+    expect(asha.breakdown.daily.rebates).toEqual([]);
+    expect(asha.items.slice(1)).toEqual([
+      {
+        particulars:
+          'Leave 2026-03-03 Breakfast to 2026-03-04 Dinner, 2 days: below the first band, no rebate',
+        quantity: 0,
+        unitPrice: null,
+        amount: 0,
+      },
+    ]);
 
     const csv = await t.get(url, { token: treasurer.token, headers: { accept: 'text/csv' } });
     expect(csv.status).toBe(200);
@@ -515,6 +529,43 @@ describe('The daily rate (extension 2.3)', () => {
     expect(rows.annexe).toMatchObject({ totalExpenses: 0, due: 0 });
     expect(rows.third).toMatchObject({ totalExpenses: 0, due: 0 });
     expect(view.body.totals).toMatchObject({ totalExpenses: 20000, due: 24955.41 });
+  });
+
+  it('prints why a leave that began before the member joined counts fewer days', async () => {
+    // Indu is on no rolls (approved and off dining the same day) when her leave of 7–14 April is recorded, and
+    // joins the rolls on 10 April: the leave's 8 days choose its band (100 %), its 5 days on the rolls are rebated.
+    m.Indu = await t.member('student', { fullName: 'Indu' });
+    expect((await t.put(`/users/${m.Indu.id}/dines`, { dines: false }, { token: admin })).status).toBe(200);
+    await leave('Indu', { startDate: '2026-04-07', endDate: '2026-04-14' });
+    fixClock(t, ist('2026-04-10', '10:00'));
+    expect((await t.put(`/users/${m.Indu.id}/dines`, { dines: true }, { token: admin })).status).toBe(200);
+    fixClock(t, ist('2026-05-01', '10:00'));
+    expect(
+      (await t.post('/analytics/months/2026-04/close', undefined, { token: treasurer.token })).status,
+    ).toBe(200);
+    const url = `/accounts/${m.Indu.id}/statement?from=2026-04&to=2026-04`;
+    const [charge] = (await t.get(url, { token: treasurer.token })).body.entries;
+    const rebate = {
+      particulars:
+        'Rebate: leave 2026-04-07 Breakfast to 2026-04-14 Dinner (8 leave days, 3 before joining the mess count ' +
+        'nothing), 5 days × ₹123.45 × 100 % = -₹617.25',
+      quantity: 5,
+      unitPrice: null,
+      amount: -617.25,
+    };
+    expect(charge.items).toEqual([
+      {
+        particulars: 'Days on the rolls: 21 × ₹123.45 = ₹2,592.45',
+        quantity: 21,
+        unitPrice: 123.45,
+        amount: 2592.45,
+      },
+      rebate,
+    ]);
+    expect(charge.amount).toBe(1975.2);
+    const csv = await t.get(url, { token: treasurer.token, headers: { accept: 'text/csv' } });
+    const itemRows = parseCsv(csv.body.slice(1)).filter((r) => r[2] === 'charge_item');
+    expect(itemRows.map((r) => r[3])).toEqual([charge.items[0].particulars, rebate.particulars]);
   });
 
   it('answers anew at once when the rate or the bands change (JSON and CSV)', async () => {

@@ -169,6 +169,8 @@ describe("A member's data: the notice, the export and erasure", () => {
     const registered = await t.post('/auth/register', { ...register, acceptNotice: NOTICE.version });
     expectStatus(registered, 201);
     personId = registered.body.userId;
+    // Approved half an hour after registering: the membership starts at the approval.
+    clock.set(ist('2030-01-10', '08:30'));
     expect((await t.put(`/users/${personId}/approve`, undefined, { token: admin })).status).toBe(200);
     personToken = await t.login(PERSON.email, PERSON.password);
     loggedOutToken = await t.login(PERSON.email, PERSON.password);
@@ -381,11 +383,16 @@ describe("A member's data: the notice, the export and erasure", () => {
     const text = typeof res.body === 'string' ? res.body : JSON.stringify(res.body);
     const data = JSON.parse(text);
     expect(data.user).toMatchObject({ _id: personId, email: PERSON.email, fullName: PERSON.fullName });
-    expect(
-      data.memberships.map((m: { mess: { slug: string }; to: unknown }) => [m.mess.slug, m.to === null]),
-    ).toEqual([
-      ['alpha', false],
-      ['gamma', true],
+    // The first membership from the approval, not the registration; the move (as the trail has it) ends it.
+    const [alphaId, gammaId] = choice.preferences;
+    const moved = data.memberships[0]?.to as string;
+    expect(data.memberships).toEqual([
+      {
+        mess: { _id: alphaId, slug: 'alpha', messName: 'Alpha' },
+        from: ist('2030-01-10', '08:30').toISOString(),
+        to: expect.any(String),
+      },
+      { mess: { _id: gammaId, slug: 'gamma', messName: 'Gamma' }, from: moved, to: null },
     ]);
     const idsOf = (list: { _id: string }[]) => list.map((r) => r._id).sort();
     expect(idsOf(data.attendance)).toEqual([...ids.attendance].sort());
@@ -405,7 +412,11 @@ describe("A member's data: the notice, the export and erasure", () => {
       {
         windowId: choice.windowId,
         term: '2030 even semester',
-        preferences: choice.preferences,
+        // As GET /mess-windows/:id/choice shows them.
+        preferences: [
+          { _id: alphaId, slug: 'alpha', messName: 'Alpha' },
+          { _id: gammaId, slug: 'gamma', messName: 'Gamma' },
+        ],
         updatedAt: expect.any(String),
         allocation: null,
       },

@@ -120,6 +120,28 @@ describe('Mess configuration', () => {
     });
   });
 
+  it('says each missing field is required, all of them in one 400', async () => {
+    const res = await t.post('/auth/admin/setup', {}, { token: admin });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({
+      success: false,
+      error: 'Validation failed',
+      details: ['messName', 'email', 'phone', 'expenseCategories', 'mealTimes'].map((field) => ({
+        field,
+        message: `${field} is required`,
+      })),
+    });
+    const nested = await t.post(
+      '/auth/admin/setup',
+      { ...valid, mealTimes: [{ name: 'Lunch' }] },
+      { token: admin },
+    );
+    expect(nested.body.details).toEqual([
+      { field: 'mealTimes.0.startTime', message: 'mealTimes.0.startTime is required' },
+      { field: 'mealTimes.0.endTime', message: 'mealTimes.0.endTime is required' },
+    ]);
+  });
+
   it('says why a null optional field is refused', async () => {
     const res = await t.post('/auth/admin/setup', { ...valid, monthlyBudget: null }, { token: admin });
     expect(res.status).toBe(400);

@@ -193,6 +193,11 @@ describe('Mess windows: choosing a mess for a term', () => {
     // A tick just before the close does nothing.
     await tickAt(ist('2030-03-12', '17:59'));
     expect((await t.get(`/mess-windows/${windowId}`, { token: admin })).body.window.status).toBe('open');
+    // Past closesAt, before the lottery's tick: closed, not open.
+    fixClock(t, ist('2030-03-12', '18:00'));
+    expect((await t.get(`/mess-windows/${windowId}`, { token: admin })).body.window.status).toBe('closed');
+    const closed = (await t.get('/mess-windows?status=closed', { token: admin })).body.windows;
+    expect(closed.map((w: { _id: string }) => w._id)).toContain(windowId);
     await tickAt(ist('2030-03-12', '18:00'));
     const window = (await t.get(`/mess-windows/${windowId}`, { token: admin })).body.window;
     expect(window.status).toBe('applied'); // effectiveFrom (1 March) has come: moved at the allocation

@@ -80,6 +80,73 @@ describe('Messes', () => {
     expect(list).toEqual(['main', expect.stringMatching(/^girls$/), 'hostel-7']);
   });
 
+  it('names every bad field in one 400: repeated bands and start months beside the field rules', async () => {
+    const rebateBands = [
+      { minDays: 3, percent: 50 },
+      { minDays: 3, percent: 60 },
+    ];
+    const body = messSetup({
+      slug: 'Bad Slug',
+      email: 'not-an-email',
+      chargeMethod: 'daily',
+      rebateBands,
+      termStartMonths: [4, 4],
+    });
+    body.mealTimes = [
+      { name: 'Lunch', startTime: '14:00', endTime: '12:00' },
+      { name: ' lunch', startTime: '19:00', endTime: '21:00' },
+    ];
+    const res = await t.post('/messes', body, { token: admin });
+    expect(res.status).toBe(400);
+    expect(res.body.details.map((d: { field: string }) => d.field).sort()).toEqual([
+      'dailyRate',
+      'email',
+      'mealTimes.0.endTime',
+      'mealTimes.1.name',
+      'rebateBands.1.minDays',
+      'slug',
+      'termStartMonths.1',
+    ]);
+    expect(res.body.details).toEqual(
+      expect.arrayContaining([
+        { field: 'rebateBands.1.minDays', message: 'minDays 3 is repeated' },
+        { field: 'termStartMonths.1', message: 'month 4 is repeated' },
+        { field: 'mealTimes.1.name', message: 'meal name "lunch" is repeated' },
+      ]),
+    );
+    // A field its own rules refuse is not checked again: one entry for the band, none for the months.
+    const refused = await t.post(
+      '/messes',
+      messSetup({
+        slug: 'fine-slug',
+        rebateBands: [
+          { minDays: 3, percent: 50 },
+          { minDays: 3, percent: 101 },
+        ],
+        termStartMonths: [4, 4, 13],
+      }),
+      { token: admin },
+    );
+    expect(refused.body.details.map((d: { field: string }) => d.field).sort()).toEqual([
+      'rebateBands.1.minDays',
+      'rebateBands.1.percent',
+      'termStartMonths',
+    ]);
+    expect((await t.get('/messes')).body.messes.map((m: { slug: string }) => m.slug)).not.toContain(
+      'fine-slug',
+    );
+    // PATCH too: a bad field and a repeated band in one 400.
+    const patch = await t.patch(
+      '/auth/admin/config',
+      { rebateDaysPerTerm: -1, rebateBands },
+      { token: admin },
+    );
+    expect(patch.body.details.map((d: { field: string }) => d.field).sort()).toEqual([
+      'rebateBands.1.minDays',
+      'rebateDaysPerTerm',
+    ]);
+  });
+
   it('holds slug and UPI fields to the spec wherever they are set: POST /messes, setup, PUT and PATCH config', async () => {
     type Body = Record<string, unknown>;
     const routes: [string, (body: Body) => Promise<{ status: number; body: { details?: unknown } }>][] = [

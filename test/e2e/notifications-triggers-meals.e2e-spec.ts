@@ -449,7 +449,7 @@ describe('Notification triggers: menus, headcounts, reminders, confirmations and
     expect(menuMails()[before].subject).toContain(`Menu changed: Dinner on ${day}`);
   });
 
-  it('non-diners are not reminded: no MEAL_REMINDER, ATTENDANCE_CONFIRMATION or DISCREPANCY_ALERT for dines: false', async () => {
+  it('non-diners are not reminded: no MEAL_REMINDER, ATTENDANCE_CONFIRMATION, DISCREPANCY_ALERT or menu MEAL_UPDATE for dines: false', async () => {
     const { manager, student } = members;
     const nonDiningManager = await member('manager', 'email');
     const nonDiningStudent = await member('student', 'email');
@@ -474,6 +474,15 @@ describe('Notification triggers: menus, headcounts, reminders, confirmations and
     expect(await onDay(nonDiningManager, 'MEAL_REMINDER')).toHaveLength(0);
     expect(await onDay(student, 'ATTENDANCE_CONFIRMATION')).toHaveLength(1);
     expect(await onDay(nonDiningStudent, 'ATTENDANCE_CONFIRMATION')).toHaveLength(0);
+
+    // nor told of the menu: a menu published goes to the members who dine
+    await publishMenu(day, 'Lunch', ['Poha', 'Chai']);
+    await n.settle();
+    const menu = async (m: Member) =>
+      (await onDay(m, 'MEAL_UPDATE')).filter((x) => x.title === `Menu published: Lunch on ${day}`);
+    expect(await menu(student)).toHaveLength(1);
+    expect(await menu(nonDiningStudent)).toHaveLength(0);
+    expect(await menu(nonDiningManager)).toHaveLength(0);
 
     // a mark after the meal: the dining managers are alerted, the non-dining one is not
     const past = addDays(today(), -9);

@@ -145,6 +145,103 @@ describe('Paying the mess: bank statements as the banks export them', () => {
     expect(await payments()).toBe(before + 2);
   });
 
+  it("ICICI's Detailed Statement: Withdrawal / Deposit Amount (INR ) columns, a blank first column, legends", async () => {
+    await claim(asha, 3250.5, '633112345641');
+    await claim(ravi, 1000, '633112345642');
+    const before = await payments();
+    const res = await upload(sample('icici-detailed.csv'));
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      success: true,
+      rows: 4,
+      matched: 1,
+      alreadyRecorded: 0,
+      skipped: 1,
+      matchedLines: [
+        { line: 11, utr: '633112345641', amount: 3250.5, claimId: claims['633112345641'], member: who(asha) },
+      ],
+      unmatched: [
+        { line: 13, utr: '633112345642', amount: 900, reason: 'amount differs', claimedAmount: 1000 },
+        { line: 14, utr: '633112345643', amount: 500, reason: 'no claim' },
+      ],
+    });
+    expect(await payments()).toBe(before + 1);
+    const again = await upload(sample('icici-detailed.csv'));
+    expect(again.body).toMatchObject({ rows: 4, matched: 0, alreadyRecorded: 1, skipped: 1 });
+    expect(await payments()).toBe(before + 1);
+  });
+
+  it("ICICI's Detailed Statement as Excel: the same layout in a workbook, amounts as numbers", async () => {
+    await claim(meera, 1500, '633112345651');
+    await claim(ravi, 620.75, '633112345652');
+    const workbook = new Workbook();
+    const sheet = workbook.addWorksheet('OpTransactionHistory');
+    const preamble = [
+      [],
+      [null, 'DETAILED STATEMENT'],
+      [],
+      [null, 'Transactions List - HOSTEL 7 MESS (INR) - 012305012345'],
+      [],
+      [null, 'Transaction Date from 01/11/2026 to 30/11/2026'],
+      [null, 'Account Number', '012305012345'],
+      [],
+    ];
+    for (const row of preamble) sheet.addRow(row);
+    sheet.addRow([
+      null,
+      'S No.',
+      'Value Date',
+      'Transaction Date',
+      'Cheque Number',
+      'Transaction Remarks',
+      'Withdrawal Amount (INR )',
+      'Deposit Amount (INR )',
+      'Balance (INR )',
+    ]);
+    sheet.addRow([
+      null,
+      1,
+      '27/11/2026',
+      '27/11/2026',
+      '-',
+      'UPI/633112345651/Mess fee/meera@okicici/ICICI Bank/ICI5f4e3d2c1b0a',
+      0,
+      1500,
+      21500,
+    ]);
+    sheet.addRow([null, 2, '27/11/2026', '27/11/2026', '-', 'NEFT-VEGETABLE VENDOR-NOV', 4000, 0, 17500]);
+    sheet.addRow([
+      null,
+      3,
+      '28/11/2026',
+      '28/11/2026',
+      '-',
+      'UPI/633112345652/mess/ravi.k@ybl/Yes Bank Ltd/ICI9a8b7c6d5e4f',
+      0,
+      620.75,
+      18120.75,
+    ]);
+    sheet.addRow([]);
+    sheet.addRow([null, 'Legends Used in Account Statement']);
+    const xlsx = Buffer.from(await workbook.xlsx.writeBuffer());
+    const before = await payments();
+    const res = await upload(xlsx, XLSX);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      success: true,
+      rows: 3,
+      matched: 2,
+      alreadyRecorded: 0,
+      skipped: 1,
+      matchedLines: [
+        { line: 10, utr: '633112345651', amount: 1500, claimId: claims['633112345651'], member: who(meera) },
+        { line: 12, utr: '633112345652', amount: 620.75, claimId: claims['633112345652'], member: who(ravi) },
+      ],
+      unmatched: [],
+    });
+    expect(await payments()).toBe(before + 2);
+  });
+
   it("Excel: SBI's layout in a workbook's first sheet (dates as dates, numbers as numbers); lines are its rows", async () => {
     await claim(asha, 410, '633112345631');
     await claim(ravi, 2999.99, '633112345632');

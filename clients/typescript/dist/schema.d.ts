@@ -4778,7 +4778,7 @@ export interface components {
             date: string;
             /** @enum {string} */
             direction: "debit" | "credit";
-            /** @description A month's charge: its lines as the PDF and CSV print them (meals × rate, each extra) */
+            /** @description A month's charge: its lines as the PDF and CSV print them (meals × rate, or days × the daily rate and each leave: its rebate, or an amount-0 line saying why it rebates nothing; each extra) */
             items?: components["schemas"]["ChargeItemDto"][];
             /** @enum {string} */
             kind: "charge" | "payment" | "adjustment" | "reversal" | "opening";
@@ -5318,8 +5318,11 @@ export interface components {
             opensAt: string;
             /** @description 32 hex characters drawn at the allocation; null until then (see docs/lottery.md) */
             seed: string | null;
-            /** @enum {string} */
-            status: "scheduled" | "open" | "allocated" | "applied" | "cancelled";
+            /**
+             * @description From the clock at read time: `scheduled` before `opensAt`, `open` until `closesAt`, `closed` from then until the lottery has run; then `allocated`, `applied`, or `cancelled`
+             * @enum {string}
+             */
+            status: "scheduled" | "open" | "closed" | "allocated" | "applied" | "cancelled";
             /** @example 2026-27 odd semester */
             term: string;
         };
@@ -5441,7 +5444,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description The mess bank account's statement as the bank exports it: CSV (`text/csv`: UTF-8, a BOM allowed, CRLF or LF, `,` separated, quoted fields) or an Excel workbook (`.xlsx`, its first sheet; at most 1 MiB). Up to 30 lines before the header (the first row naming a date column and an amount or credit column) and any footer after the last transaction. Columns, matched ignoring case, spaces and a trailing dot: the date from `date`, `txn date`, `transaction date`, `tran date` or `value date` (a transaction date preferred); the amount from `credit`, `deposit`, `deposit amt.`, `deposit amount`, `cr amount`, or `amount` / `transaction amount(inr)` with a `cr/dr` or `type` column; the UTR from `utr`, `reference`, `ref no`, `ref no.`, `ref no./cheque no.`, `chq./ref.no.`, `cheque/ref no`, or else the 12-digit reference in the narration (`description`, `narration`, `particulars`, `remarks`, `transaction remarks`); a reference zero-padded past 12 digits is read as its last 12. Only credits count: debit rows and rows without a credit are `skipped`. Dates YYYY-MM-DD, DD/MM/YYYY, DD-MM-YYYY, DD/MM/YY, DD Mon YYYY, DD-Mon-YY(YY); amounts in rupees (thousands separators allowed); at most 5000 transaction rows. */
+        /** @description The mess bank account's statement as the bank exports it: CSV (`text/csv`: UTF-8, a BOM allowed, CRLF or LF, `,` separated, quoted fields) or an Excel workbook (`.xlsx`, its first sheet; at most 1 MiB). Up to 30 lines before the header (the first row naming a date column and an amount or credit column) and any footer after the last transaction. Columns, matched ignoring case, spaces, a currency suffix (`(INR)`, `(₹)`, `(Rs.)`, `in INR`) and a trailing dot: the date from `date`, `txn date`, `transaction date`, `tran date` or `value date` (a transaction date preferred); the amount from `credit`, `deposit`, `deposit amt.`, `deposit amount`, `cr amount`, or `amount` / `transaction amount(inr)` with a `cr/dr` or `type` column; the UTR from `utr`, `reference`, `ref no`, `ref no.`, `ref no./cheque no.`, `chq./ref.no.`, `cheque/ref no`, or else the 12-digit reference in the narration (`description`, `narration`, `particulars`, `remarks`, `transaction remarks`); a reference zero-padded past 12 digits is read as its last 12. Only credits count: debit rows and rows without a credit are `skipped`. Dates YYYY-MM-DD, DD/MM/YYYY, DD-MM-YYYY, DD/MM/YY, DD Mon YYYY, DD-Mon-YY(YY); amounts in rupees (thousands separators allowed); at most 5000 transaction rows. */
         requestBody: {
             content: {
                 "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
@@ -12230,7 +12233,7 @@ export interface operations {
     listWindows: {
         parameters: {
             query?: {
-                status?: "scheduled" | "open" | "allocated" | "applied" | "cancelled";
+                status?: "scheduled" | "open" | "closed" | "allocated" | "applied" | "cancelled";
                 /** @description The mess to act in: an _id or a slug. Left out: the caller's own mess (unauthenticated: the first mess). Naming another mess is 403 except for an admin, or for a member reading their own records (their account and statement, marks, share, extras, leave) of a mess they belonged to; unknown: 404. */
                 mess?: components["parameters"]["Mess"];
             };
@@ -14338,7 +14341,7 @@ export interface operations {
                         attendance?: Record<string, never>[];
                         /** @description As `GET /audit` lists them, with `before`/`after`: about the person or their records */
                         auditEvents?: Record<string, never>[];
-                        /** @description Their ranked choices in each window of a term (`windowId`, `term`, `preferences` as mess ids, `updatedAt`), each with their allocation line once drawn (`position`, `hash`, `toMessId`, `rank`, `outcome`) or null */
+                        /** @description Their ranked choices in each window of a term (`windowId`, `term`, `preferences` as `GET /mess-windows/{id}/choice` shows them, `[{_id, slug, messName}]`, `updatedAt`), each with their allocation line once drawn (`position`, `hash`, `toMessId`, `rank`, `outcome`) or null */
                         choices?: Record<string, never>[];
                         /** Format: date-time */
                         exportedAt: string;
@@ -14351,7 +14354,10 @@ export interface operations {
                         /** @description As `GET /leaves` shows one */
                         leaves?: Record<string, never>[];
                         memberships: {
-                            /** Format: date-time */
+                            /**
+                             * Format: date-time
+                             * @description The approval into the first mess (registration if never approved), else the move
+                             */
                             from?: string;
                             mess?: components["schemas"]["UserMessDto"];
                             /** Format: date-time */
@@ -14890,7 +14896,7 @@ export interface operations {
                         attendance?: Record<string, never>[];
                         /** @description As `GET /audit` lists them, with `before`/`after`: about the person or their records */
                         auditEvents?: Record<string, never>[];
-                        /** @description Their ranked choices in each window of a term (`windowId`, `term`, `preferences` as mess ids, `updatedAt`), each with their allocation line once drawn (`position`, `hash`, `toMessId`, `rank`, `outcome`) or null */
+                        /** @description Their ranked choices in each window of a term (`windowId`, `term`, `preferences` as `GET /mess-windows/{id}/choice` shows them, `[{_id, slug, messName}]`, `updatedAt`), each with their allocation line once drawn (`position`, `hash`, `toMessId`, `rank`, `outcome`) or null */
                         choices?: Record<string, never>[];
                         /** Format: date-time */
                         exportedAt: string;
@@ -14903,7 +14909,10 @@ export interface operations {
                         /** @description As `GET /leaves` shows one */
                         leaves?: Record<string, never>[];
                         memberships: {
-                            /** Format: date-time */
+                            /**
+                             * Format: date-time
+                             * @description The approval into the first mess (registration if never approved), else the move
+                             */
                             from?: string;
                             mess?: components["schemas"]["UserMessDto"];
                             /** Format: date-time */

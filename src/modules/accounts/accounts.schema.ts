@@ -66,6 +66,10 @@ export interface ChargeDailyItems {
   days: number;
   ratePaise: number;
   daysPaise: number;
+  /**
+   * Each leave with full days in the month on the rolls, by start date; those with amountPaise 0 rebate nothing and
+   * are printed with why (charges closed before those were kept list only the leaves that rebate something).
+   */
   rebates: {
     leaveId: string;
     startDate: string;
@@ -77,6 +81,12 @@ export interface ChargeDailyItems {
     rebatedDays: number;
     percent: number;
     amountPaise: number;
+    /** All the leave's full days (what chose its band), and whether that is below every band. */
+    leaveDays?: number;
+    belowBands?: boolean;
+    /** Its full days in the month before the member was on the rolls, and its other days off them. */
+    beforeJoiningDays?: number;
+    offRollsDays?: number;
   }[];
   rebatePaise: number;
 }

@@ -172,7 +172,7 @@ export class PaymentsController {
       '`,` separated, quoted fields) or an Excel workbook (`.xlsx`, its first sheet; at most ' +
       `${XLSX_BODY_LIMIT_BYTES / 1024 / 1024} MiB). Up to 30 lines before the header (the first row naming a date ` +
       'column and an amount or credit column) and any footer after the last transaction. Columns, matched ignoring ' +
-      'case, spaces and a trailing dot: the date from `date`, `txn date`, `transaction date`, `tran date` or ' +
+      'case, spaces, a currency suffix (`(INR)`, `(₹)`, `(Rs.)`, `in INR`) and a trailing dot: the date from `date`, `txn date`, `transaction date`, `tran date` or ' +
       '`value date` (a transaction date preferred); the amount from `credit`, `deposit`, `deposit amt.`, ' +
       '`deposit amount`, `cr amount`, or `amount` / `transaction amount(inr)` with a `cr/dr` or `type` column; the ' +
       'UTR from `utr`, `reference`, `ref no`, `ref no.`, `ref no./cheque no.`, `chq./ref.no.`, `cheque/ref no`, or ' +

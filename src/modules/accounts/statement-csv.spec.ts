@@ -134,6 +134,22 @@ describe('the bank statement CSV', () => {
     expect(columnKey('Transaction Amount(INR)')).toBe(columnKey('transaction amount(inr)'));
   });
 
+  it('compares column names without a currency suffix', () => {
+    for (const name of [
+      'Deposit Amount (INR )',
+      'Deposit Amount (INR)',
+      'deposit amount(inr)',
+      'Deposit Amount (₹)',
+      'Deposit Amount (Rs.)',
+      'Deposit Amount (RS)',
+      'Deposit Amount in INR',
+      'Deposit Amount in Rs.',
+    ])
+      expect(columnKey(name)).toBe(columnKey('deposit amount'));
+    expect(columnKey('Transaction Amount(INR)')).toBe(columnKey('transaction amount'));
+    expect(columnKey('Remarks in Hindi')).toBe('remarksinhindi');
+  });
+
   it("reads a spreadsheet cell's value as text", () => {
     expect(cellText(new Date(Date.UTC(2026, 10, 24)))).toBe('2026-11-24');
     expect(cellText(633112345603)).toBe('633112345603');

@@ -1,5 +1,5 @@
 import type { ChargeItems } from './accounts.schema';
-import { chargeItemLines } from './statement-documents';
+import { chargeItemLines } from './charge-item-lines';
 
 const meals = (items: Partial<ChargeItems>): string =>
   chargeItemLines({
@@ -89,5 +89,63 @@ describe('chargeItemLines: the meals line is an equation that holds', () => {
     expect(meals({ meals: 3, ratePerMealPaise: 150_000, mealsPaise: 450_000 })).toBe(
       'Meals: 3 × ₹1,500.00 per meal = ₹4,500.00',
     );
+  });
+});
+
+describe('chargeItemLines: a charge by the daily rate', () => {
+  const leave = { leaveId: 'l', startMealType: 'Breakfast', endMealType: 'Dinner', amountPaise: 0 };
+  const daily = (rebates: NonNullable<ChargeItems['daily']>['rebates']) =>
+    chargeItemLines({
+      method: 'daily',
+      meals: 0,
+      ratePerMealPaise: null,
+      mealsPaise: 0,
+      extras: [],
+      extrasPaise: 0,
+      daily: { days: 21, ratePaise: 12_000, daysPaise: 252_000, rebates, rebatePaise: 0 },
+    })
+      .slice(1)
+      .map((l) => [l.particulars, l.amountPaise]);
+
+  it('prints a leave that rebates nothing with why: below every band, a 0 % band, past the cap', () => {
+    const none = { ...leave, startDate: '2026-03-03', endDate: '2026-03-04', rebatedDays: 0 };
+    expect(
+      daily([
+        { ...none, days: 2, percent: 0, leaveDays: 2, belowBands: true },
+        { ...none, days: 1, percent: 0, leaveDays: 3, belowBands: false },
+        { ...none, days: 4, percent: 75, leaveDays: 4, belowBands: false },
+      ]),
+    ).toEqual([
+      ['Leave 2026-03-03 Breakfast to 2026-03-04 Dinner, 2 days: below the first band, no rebate', 0],
+      ['Leave 2026-03-03 Breakfast to 2026-03-04 Dinner, 3 days: a 0 % band, no rebate', 0],
+      ["Leave 2026-03-03 Breakfast to 2026-03-04 Dinner, 4 days: past the term's cap, no rebate", 0],
+    ]);
+  });
+
+  it('says why a leave counts fewer days: before joining the mess, off its rolls, under the cap', () => {
+    const rebate = { ...leave, startDate: '2026-04-07', endDate: '2026-04-14', percent: 100 };
+    expect(
+      daily([
+        { ...rebate, days: 5, rebatedDays: 5, amountPaise: 60_000, leaveDays: 8, beforeJoiningDays: 3 },
+        { ...rebate, days: 4, rebatedDays: 1, amountPaise: 12_000, offRollsDays: 1 },
+        { ...rebate, days: 2, rebatedDays: 0, leaveDays: 5, beforeJoiningDays: 3, belowBands: true },
+      ]),
+    ).toEqual([
+      [
+        'Rebate: leave 2026-04-07 Breakfast to 2026-04-14 Dinner (8 leave days, 3 before joining the mess count ' +
+          'nothing), 5 days × ₹120.00 × 100 % = -₹600.00',
+        -60_000,
+      ],
+      [
+        "Rebate: leave 2026-04-07 Breakfast to 2026-04-14 Dinner (5 leave days, 1 off the mess's rolls count " +
+          "nothing, 1 under the term's cap), 1 day × ₹120.00 × 100 % = -₹120.00",
+        -12_000,
+      ],
+      [
+        'Leave 2026-04-07 Breakfast to 2026-04-14 Dinner (5 leave days, 3 before joining the mess count nothing), ' +
+          '5 days: below the first band, no rebate',
+        0,
+      ],
+    ]);
   });
 });

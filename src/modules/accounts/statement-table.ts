@@ -24,8 +24,15 @@ export type StatementRow =
   | { line: number; kind: 'skipped' }
   | { line: number; kind: 'bad'; field: StatementField; utr: string | null; amountPaise: number | null };
 
-/** A column's name as compared: lower case, without spaces and without a trailing dot. */
-export const columnKey = (name: string): string => name.toLowerCase().replace(/\s+/g, '').replace(/\.$/, '');
+/** A currency suffix on a column's name (spaces removed): `(INR)`, `(INR )`, `(₹)`, `(Rs.)`, `in INR`. */
+const CURRENCY_SUFFIX = /(?:\((?:inr|₹|rs\.?)\)|in(?:inr|₹|rs\.?))$/;
+
+/**
+ * A column's name as compared: lower case, without spaces, a currency suffix or a trailing dot (ICICI's
+ * `Deposit Amount (INR )` is `deposit amount`).
+ */
+export const columnKey = (name: string): string =>
+  name.toLowerCase().replace(/\s+/g, '').replace(CURRENCY_SUFFIX, '').replace(/\.$/, '');
 
 const keys = (names: string[]) => names.map(columnKey);
 

@@ -243,6 +243,33 @@ describe('The daily rate, by hand', () => {
     expect(july.rebates.map((r) => [r.leaveId, r.rebatedDays, r.amountPaise])).toEqual([['c', 4, 37035]]);
   });
 
+  it('keeps the leaves that rebate nothing, and counts the days before joining and off the rolls apart', () => {
+    // On the rolls 10–19 and from 25 March: a 2-day leave below every band; a leave of 7–14 March (8 days, 100 %)
+    // 3 days of which came before joining; one of 18–26 March with 5 days off the rolls.
+    const rolls = (date: string) => (date >= '2026-03-10' && date < '2026-03-20') || date >= '2026-03-25';
+    const joiner: DailyMember = { ...member, onRolls: rolls };
+    const leaves = [
+      leave('a', '2026-03-07', '2026-03-14'),
+      leave('b', '2026-03-16', '2026-03-17'),
+      leave('c', '2026-03-18', '2026-03-26'),
+    ];
+    const [share] = computeDailyBill('2026-03', 0, [joiner], leaves, { ...rules, daysPerTerm: 0 }).shares;
+    expect(
+      share.rebates.map((r) => [
+        r.leaveId,
+        r.daysInMonth,
+        r.rebatedDays,
+        r.belowBands,
+        r.beforeJoiningDays,
+        r.offRollsDays,
+      ]),
+    ).toEqual([
+      ['a', 5, 5, false, 3, 0],
+      ['b', 2, 0, true, 0, 0],
+      ['c', 4, 4, false, 0, 5],
+    ]);
+  });
+
   it('bands a leave crossing months by all its days, and rebates each month its own days, rounded half up', () => {
     const leaves = [leave('x', '2026-03-29', '2026-04-03')];
     const march = computeDailyBill('2026-03', 0, [member], leaves, { ...rules, daysPerTerm: 0 }).shares[0];

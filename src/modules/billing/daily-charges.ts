@@ -61,6 +61,12 @@ export interface DailyRebate {
   rebatedDays: number;
   percent: number;
   amountPaise: number;
+  /** Whether the leave is shorter than every band (it rebates nothing). */
+  belowBands: boolean;
+  /** Its full days in the month before the member's first day on the rolls: they count nothing. */
+  beforeJoiningDays: number;
+  /** Its other full days in the month off the rolls (after leaving, not dining): they count nothing. */
+  offRollsDays: number;
 }
 
 export interface DailyShare extends MemberShare {
@@ -138,14 +144,34 @@ export function computeDailyBill(
     );
     let used = 0;
     const rebates: DailyRebate[] = [];
+    // The member's first day on the rolls in the term, looked for only when a leave has a day off them (rare).
+    let joined: string | undefined;
+    const beforeJoining = (day: string): boolean => {
+      if (joined === undefined) {
+        joined = last;
+        for (let date = termStart; date < last; date = addDays(date, 1))
+          if (member.onRolls(date)) {
+            joined = date;
+            break;
+          }
+      }
+      return day < joined;
+    };
     for (const leave of own) {
       const band = bandOf(rules.bands, leave.fullDays.length);
       const percent = band?.percent ?? 0;
       let daysInMonth = 0;
       let rebatedDays = 0;
+      let beforeJoiningDays = 0;
+      let offRollsDays = 0;
       for (const day of leave.fullDays) {
-        if (day < termStart || day > last || !member.onRolls(day)) continue;
+        if (day < termStart || day > last) continue;
         const inMonth = day >= first;
+        if (!member.onRolls(day)) {
+          if (inMonth && beforeJoining(day)) beforeJoiningDays += 1;
+          else if (inMonth) offRollsDays += 1;
+          continue;
+        }
         if (inMonth) daysInMonth += 1;
         if (percent === 0) continue;
         if (rules.daysPerTerm > 0 && used >= rules.daysPerTerm) continue;
@@ -164,6 +190,9 @@ export function computeDailyBill(
         rebatedDays,
         percent,
         amountPaise: rebatePaise(rebatedDays, rules.ratePaise, percent),
+        belowBands: band === undefined,
+        beforeJoiningDays,
+        offRollsDays,
       });
     }
     if (days === 0) continue;

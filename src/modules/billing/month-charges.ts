@@ -112,20 +112,22 @@ export function chargeItems(
         days: dailyShare?.days ?? 0,
         ratePaise: bill.ratePaise,
         daysPaise: dailyShare?.grossPaise ?? 0,
-        // Only the leaves that rebate something are items of the charge.
-        rebates: (dailyShare?.rebates ?? [])
-          .filter((r) => r.amountPaise > 0)
-          .map((r) => ({
-            leaveId: r.leaveId,
-            startDate: r.startDate,
-            endDate: r.endDate,
-            startMealType: r.startMealType,
-            endMealType: r.endMealType,
-            days: r.daysInMonth,
-            rebatedDays: r.rebatedDays,
-            percent: r.percent,
-            amountPaise: r.amountPaise,
-          })),
+        // Every leave with days in the month, so that the statement says why one rebates nothing or counts fewer days.
+        rebates: (dailyShare?.rebates ?? []).map((r) => ({
+          leaveId: r.leaveId,
+          startDate: r.startDate,
+          endDate: r.endDate,
+          startMealType: r.startMealType,
+          endMealType: r.endMealType,
+          days: r.daysInMonth,
+          rebatedDays: r.rebatedDays,
+          percent: r.percent,
+          amountPaise: r.amountPaise,
+          leaveDays: r.leaveDays,
+          belowBands: r.belowBands,
+          beforeJoiningDays: r.beforeJoiningDays,
+          offRollsDays: r.offRollsDays,
+        })),
         rebatePaise: dailyShare?.rebatePaise ?? 0,
       }
     : undefined;

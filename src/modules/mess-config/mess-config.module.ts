@@ -7,11 +7,19 @@ import { MessConfigRepository } from './mess-config.repository';
 import { MessConfigService } from './mess-config.service';
 import { ConfiguredExpenseCategory } from './expense-category.check';
 import { MessCatalogue } from './mess-catalogue.service';
+import { MessFieldsCheck, MessFieldsPatchCheck } from './mess-fields.check';
 
 @Module({
   imports: [AuditTrailModule, PrivacyNoticeModule],
   controllers: [MessConfigController, MessesController],
-  providers: [MessConfigRepository, MessConfigService, MessCatalogue, ConfiguredExpenseCategory],
+  providers: [
+    MessConfigRepository,
+    MessConfigService,
+    MessCatalogue,
+    ConfiguredExpenseCategory,
+    MessFieldsCheck,
+    MessFieldsPatchCheck,
+  ],
   exports: [MessConfigService, ConfiguredExpenseCategory],
 })
 export class MessConfigModule {}

@@ -1,4 +1,4 @@
-import { badRequest, FieldError } from '../../common/errors/api-error';
+import { badRequest } from '../../common/errors/api-error';
 import { decimalTextToPaise, toPaise, toRupees } from '../../common/money/money';
 import { normalizeIndianPhone } from '../../common/phone/phone';
 import { MessConfigDto, SetupMessDto } from './dto/mess-config.dto';
@@ -11,6 +11,7 @@ import {
   RebateBand,
 } from './mess-config.schema';
 import { UNCONFIGURED_NAME } from '../messes';
+import { messFieldProblems } from './mess-field-rules';
 
 /*
  * The configuration's shapes: the defaults, a setup body as a row, a row as the API and the audit trail show it, and
@@ -104,62 +105,9 @@ export const values = (body: SetupMessDto) => ({
   extraItems: (body.extraItems ?? []).map((i) => ({ name: i.name, pricePaise: toPaise(i.price)! })),
 });
 
-/** Rules across fields that the DTO cannot say: start before end, no duplicate names or categories. */
-export function validateSemantics(
-  body: Pick<
-    SetupMessDto,
-    | 'mealTimes'
-    | 'expenseCategories'
-    | 'extraItems'
-    | 'chargeMethod'
-    | 'dailyRate'
-    | 'rebateBands'
-    | 'termStartMonths'
-  >,
-): void {
-  const details: FieldError[] = [];
-  if (body.chargeMethod === 'daily' && (body.dailyRate === undefined || body.dailyRate === null)) {
-    details.push({ field: 'dailyRate', message: "dailyRate is required when chargeMethod is 'daily'" });
-  }
-  const minDays = new Set<number>();
-  (body.rebateBands ?? []).forEach((band, i) => {
-    if (minDays.has(band.minDays)) {
-      details.push({ field: `rebateBands.${i}.minDays`, message: `minDays ${band.minDays} is repeated` });
-    }
-    minDays.add(band.minDays);
-  });
-  const months = new Set<number>();
-  (body.termStartMonths ?? []).forEach((month, i) => {
-    if (months.has(month))
-      details.push({ field: `termStartMonths.${i}`, message: `month ${month} is repeated` });
-    months.add(month);
-  });
-  const names = new Set<string>();
-  body.mealTimes.forEach((meal, i) => {
-    if (meal.startTime >= meal.endTime) {
-      details.push({ field: `mealTimes.${i}.endTime`, message: 'endTime must be after startTime' });
-    }
-    const key = meal.name.toLowerCase();
-    if (names.has(key))
-      details.push({ field: `mealTimes.${i}.name`, message: `meal name "${meal.name}" is repeated` });
-    names.add(key);
-  });
-  const categories = new Set<string>();
-  body.expenseCategories.forEach((category, i) => {
-    const key = category.toLowerCase();
-    if (categories.has(key)) {
-      details.push({ field: `expenseCategories.${i}`, message: `category "${category}" is repeated` });
-    }
-    categories.add(key);
-  });
-  const items = new Set<string>();
-  (body.extraItems ?? []).forEach((item, i) => {
-    const key = item.name.toLowerCase();
-    if (items.has(key)) {
-      details.push({ field: `extraItems.${i}.name`, message: `item "${item.name}" is repeated` });
-    }
-    items.add(key);
-  });
+/** The rules across fields that the DTO cannot say (mess-field-rules.ts): a 400 naming each field they refuse. */
+export function validateSemantics(body: SetupMessDto): void {
+  const details = messFieldProblems(body as unknown as Record<string, unknown>);
   if (details.length) throw badRequest('Validation failed', details);
 }
 

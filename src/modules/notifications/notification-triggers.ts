@@ -28,7 +28,7 @@ import { PendingWork } from './pending-work';
  * |-------------------|-------------------------------|----------------------------------------------|
  * | EXPENSE_ADDED     | expense recorded              | managers and treasurers, but not the recorder |
  * | BUDGET_EXCEEDED   | expense recorded or changed   | managers, treasurers and admins; once a month |
- * | MEAL_UPDATE       | menu published, changed or withdrawn | every member but the publisher; today onward |
+ * | MEAL_UPDATE       | menu published, changed or withdrawn | members who dine but the publisher; today onward |
  * | DISCREPANCY_ALERT | attendance marked or changed  | dining managers but the one who marked; one per bulk |
  */
 @Injectable()
@@ -155,8 +155,8 @@ export class NotificationTriggers {
   }
 
   /**
-   * MEAL_UPDATE to every member but the publisher, for menus of today or later (a past menu is history): when a
-   * menu is published, changed or withdrawn. Keyed on the menu's version (its updatedAt), so every change is
+   * MEAL_UPDATE to every member who dines but the publisher, for menus of today or later (a past menu is history):
+   * when a menu is published, changed or withdrawn (a member with `dines: false` does not eat what it says). Keyed on the menu's version (its updatedAt), so every change is
    * announced, back-and-forth ones too (Dal → Rajma → Dal is three), while a change handled twice is sent once. A
    * re-save that leaves the announced content as it was announces nothing.
    */
@@ -175,7 +175,7 @@ export class NotificationTriggers {
     const said = createHash('sha256').update(message.content).digest('hex').slice(0, 12);
     const version =
       change === 'withdrawn' ? 'withdrawn' : `${event.updatedAt ?? this.clock.now().toISOString()}:${said}`;
-    const recipients = await this.notifications.members();
+    const recipients = await this.notifications.diners();
     const created = await this.notifications.notify(
       recipients
         .filter((member) => member.id !== event.actorId)

@@ -9,10 +9,10 @@ import { AuditService } from '../audit';
 import { ExtrasMemberData } from '../extras';
 import { FeedbackMemberData } from '../feedback';
 import { LeaveMemberData } from '../leave';
-import { type MessLabel, MessDirectory, PastMesses } from '../messes';
+import { type MembershipPeriod, type MessLabel, MessDirectory, PastMesses } from '../messes';
 import { NotificationsMemberData } from '../notifications';
 import { TermsMemberData } from '../terms';
-import { toUserResponse, type UserRow } from '../users';
+import { MembershipPeriods, toUserResponse, type UserRow } from '../users';
 
 /** One module's pages of a member's records in the mess the call runs in. */
 type Reader = (userId: string, after?: string) => Promise<MemberRecordsPage<unknown>>;
@@ -38,6 +38,7 @@ export class MemberDataExport {
     private readonly notifications: NotificationsMemberData,
     private readonly audit: AuditService,
     private readonly terms: TermsMemberData,
+    private readonly membershipPeriods: MembershipPeriods,
   ) {}
 
   /** The document as a stream of JSON text; `user` is the member's row as read just before. */
@@ -49,7 +50,7 @@ export class MemberDataExport {
     const labels = await this.messes.labels();
     const label = (messId: string): MessLabel =>
       labels.get(messId) ?? { _id: messId, slug: '', messName: '' };
-    const periods = await this.pastMesses.periods(user.id, user.messId, user.createdAt);
+    const periods = await this.memberships(user);
     const messIds = [...new Set(periods.map((p) => p.messId))];
     const json = (value: unknown) => JSON.stringify(value);
     yield `{"exportedAt":${json(this.clock.now().toISOString())},"user":${json(toUserResponse(user, labels))}`;
@@ -101,6 +102,20 @@ export class MemberDataExport {
     // Term choices (the deployment's tables, not one mess's): one per window, a few.
     const choices = await this.terms.choices(user.id);
     yield `,"preferences":${json(preferences)},"choices":${json(choices)}}`;
+  }
+
+  /**
+   * The messes the member belonged to, oldest first: each move ends one and starts the next; the first starts at
+   * their approval into it (the start of their membership period there), or at registration if never approved.
+   */
+  private async memberships(user: UserRow): Promise<MembershipPeriod[]> {
+    const periods = await this.pastMesses.periods(user.id, user.messId, user.createdAt);
+    const [first, ...later] = periods;
+    const approved = await inMess(first.messId, () => this.membershipPeriods.firstStart(user.id));
+    // Back in that mess later, the first start must be this period's (not a pending member's later return).
+    const back = later.some((p) => p.messId === first.messId);
+    if (approved && (!back || (first.to !== null && approved <= first.to))) first.from = approved;
+    return periods;
   }
 
   /** Each page of one reader in one mess, as JSON text of its records joined by commas (none for an empty page). */

@@ -1,17 +1,19 @@
 import type { MessWindowRow } from './terms.schema';
 
-export const WINDOW_STATUSES = ['scheduled', 'open', 'allocated', 'applied', 'cancelled'] as const;
+export const WINDOW_STATUSES = ['scheduled', 'open', 'closed', 'allocated', 'applied', 'cancelled'] as const;
 export type WindowStatus = (typeof WINDOW_STATUSES)[number];
 
 /**
- * A window's status at `now`: `scheduled` before `opensAt`, `open` from then until the lottery has run (choices are
- * taken only before `closesAt`), `allocated` once it has, `applied` once the moves are made, or `cancelled`.
+ * A window's status at `now`: `scheduled` before `opensAt`, `open` until `closesAt` (while choices are taken),
+ * `closed` from then until the lottery has run (within a minute, or at `POST …/close`), `allocated` once it has,
+ * `applied` once the moves are made, or `cancelled`.
  */
 export function windowStatus(window: MessWindowRow, now: Date): WindowStatus {
   if (window.cancelledAt) return 'cancelled';
   if (window.appliedAt) return 'applied';
   if (window.allocatedAt) return 'allocated';
-  return now < window.opensAt ? 'scheduled' : 'open';
+  if (now < window.opensAt) return 'scheduled';
+  return now < window.closesAt ? 'open' : 'closed';
 }
 
 /** Whether a member may save or withdraw a choice at `now`: in `[opensAt, closesAt)`, before the lottery. */

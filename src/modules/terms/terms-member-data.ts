@@ -1,12 +1,14 @@
 import { Injectable } from '@nestjs/common';
+import { MessDirectory, type MessLabel } from '../messes';
+import { label } from './dto/mess-windows.dto';
 import { TermsRepository } from './terms.repository';
 
 /** A member's ranked choice in one window, and what the lottery gave them (the data export, extension 2.3). */
 export interface MemberTermChoice {
   windowId: string;
   term: string;
-  /** Mess ids, best first. */
-  preferences: string[];
+  /** The messes, best first, as `GET /mess-windows/:id/choice` shows them. */
+  preferences: MessLabel[];
   updatedAt: string;
   /** Their allocation line once drawn: their place in the draw, the mess given (null: none of theirs), the move's outcome. */
   allocation: {
@@ -24,14 +26,18 @@ export interface MemberTermChoice {
  */
 @Injectable()
 export class TermsMemberData {
-  constructor(private readonly repository: TermsRepository) {}
+  constructor(
+    private readonly repository: TermsRepository,
+    private readonly directory: MessDirectory,
+  ) {}
 
   async choices(userId: string): Promise<MemberTermChoice[]> {
     const rows = await this.repository.memberChoices(userId);
+    const labels = await this.directory.labels();
     return rows.map(({ choice, term, line }) => ({
       windowId: choice.windowId,
       term,
-      preferences: choice.preferences,
+      preferences: choice.preferences.map((id) => label(id, labels)),
       updatedAt: choice.updatedAt.toISOString(),
       allocation: line
         ? {

@@ -125,6 +125,20 @@ export class MembershipPeriods {
       );
   }
 
+  /**
+   * When the member's first membership of the mess the code acts in began (their approval or move into it, dining or
+   * not); undefined when they never had one (a member still pending).
+   */
+  async firstStart(userId: string, db: DbOrTx = this.database.db): Promise<Date | undefined> {
+    const [row] = await db
+      .select({ startedAt: membershipPeriods.startedAt })
+      .from(membershipPeriods)
+      .where(eq(membershipPeriods.userId, userId))
+      .orderBy(asc(membershipPeriods.startedAt))
+      .limit(1);
+    return row?.startedAt;
+  }
+
   /** How many days of `month` the member is on the rolls of the mess the code acts in (days to come included). */
   async daysOnRolls(userId: string, month: string, db?: DbOrTx): Promise<number> {
     const { first, last } = monthBounds(month);

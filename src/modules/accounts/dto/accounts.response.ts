@@ -1,7 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { PaginationDto } from '../../../common/http/paging';
 import { toRupees } from '../../../common/money/money';
-import { chargeItemLines, type IssuedStatement } from '../statement-documents';
+import { chargeItemLines, rebatesOf } from '../charge-item-lines';
+import { type IssuedStatement } from '../statement-documents';
 import type { AccountRow } from '../accounts.repository';
 import {
   DIRECTIONS,
@@ -185,7 +186,9 @@ class StatementLineDto extends ListedEntryDto {
   breakdown?: ChargeBreakdownDto | null;
   @ApiPropertyOptional({
     type: [ChargeItemDto],
-    description: "A month's charge: its lines as the PDF and CSV print them (meals × rate, each extra)",
+    description:
+      "A month's charge: its lines as the PDF and CSV print them (meals × rate, or days × the daily rate and " +
+      'each leave: its rebate, or an amount-0 line saying why it rebates nothing; each extra)',
   })
   items?: ChargeItemDto[];
 }
@@ -311,7 +314,7 @@ export function toStatementResponse(s: IssuedStatement): StatementResponse {
                           days: entry.items.daily.days,
                           dailyRate: toRupees(entry.items.daily.ratePaise),
                           daysAmount: toRupees(entry.items.daily.daysPaise),
-                          rebates: entry.items.daily.rebates.map((r) => ({
+                          rebates: rebatesOf(entry.items.daily).map((r) => ({
                             startDate: r.startDate,
                             endDate: r.endDate,
                             startMealType: r.startMealType,

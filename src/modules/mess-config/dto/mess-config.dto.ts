@@ -23,6 +23,8 @@ import {
   TextField,
   WholePaise,
 } from '../../../common/http/fields';
+import { CheckedBy } from '../../../common/http/field-checks';
+import { MessFieldsCheck } from '../mess-fields.check';
 import {
   CHARGE_METHODS,
   type ChargeMethod,
@@ -178,6 +180,8 @@ export class RebateBandDto {
   percent: number;
 }
 
+/** The field rules, and beside them the rules across fields (`MessFieldsCheck`): one 400 names every bad field. */
+@CheckedBy(MessFieldsCheck)
 export class SetupMessDto {
   @TextField(1, 100, { example: 'Hostel 7 Mess' })
   messName: string;

@@ -13,6 +13,8 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { Optional } from '../../../common/http/fields';
+import { CheckedBy } from '../../../common/http/field-checks';
+import { MessFieldsPatchCheck } from '../mess-fields.check';
 import { CAPACITY_MAX, SLUG_PATTERN } from '../../messes';
 import { SetupMessDto } from './mess-config.dto';
 import { PrivacyNoticeDto } from '../../privacy-notice';
@@ -104,6 +106,7 @@ export class ReplaceMessConfigDto extends MessFieldsDto {
  * `PATCH /auth/admin/config`: what is sent changes, what is left out stays. `monthlyBudget`, `markingWindow`,
  * `capacity` and `upi` may be sent as null to remove them.
  */
+@CheckedBy(MessFieldsPatchCheck)
 export class PatchMessConfigDto extends PartialType(ReplaceMessConfigDto) {
   @ApiPropertyOptional({
     type: PrivacyNoticeDto,

@@ -25,7 +25,12 @@ export const MEMBER_DATA_DOCUMENT: ApiResponseOptions = {
               type: 'object',
               properties: {
                 mess: { $ref: '#/components/schemas/UserMessDto' },
-                from: { type: 'string', format: 'date-time' },
+                from: {
+                  type: 'string',
+                  format: 'date-time',
+                  description:
+                    'The approval into the first mess (registration if never approved), else the move',
+                },
                 to: { type: 'string', format: 'date-time', nullable: true },
               },
             },
@@ -47,7 +52,8 @@ export const MEMBER_DATA_DOCUMENT: ApiResponseOptions = {
           },
           preferences: { type: 'object', description: 'As `GET /notifications/preferences` answers' },
           choices: list(
-            'Their ranked choices in each window of a term (`windowId`, `term`, `preferences` as mess ids, `updatedAt`), ' +
+            'Their ranked choices in each window of a term (`windowId`, `term`, `preferences` as ' +
+              '`GET /mess-windows/{id}/choice` shows them, `[{_id, slug, messName}]`, `updatedAt`), ' +
               'each with their allocation line once drawn (`position`, `hash`, `toMessId`, `rank`, `outcome`) or null',
           ),
         },

@@ -100,7 +100,13 @@ export class WindowDto {
   @ApiProperty({ format: 'date', example: '2026-08-01' }) effectiveFrom: string;
   @ApiProperty({ example: 3 }) maxPreferences: number;
   @ApiProperty({ type: [WindowMessDto] }) messes: WindowMessDto[];
-  @ApiProperty({ enum: WINDOW_STATUSES }) status: WindowStatus;
+  @ApiProperty({
+    enum: WINDOW_STATUSES,
+    description:
+      'From the clock at read time: `scheduled` before `opensAt`, `open` until `closesAt`, `closed` from then until ' +
+      'the lottery has run; then `allocated`, `applied`, or `cancelled`',
+  })
+  status: WindowStatus;
   @ApiProperty({
     type: String,
     nullable: true,
@@ -214,7 +220,8 @@ export class CloseEnvelopeDto {
   allocation: Omit<AllocationEnvelopeDto, 'success'>;
 }
 
-const label = (messId: string, labels: ReadonlyMap<string, MessLabel>): MessLabelDto => {
+/** A mess as the window routes show it (a placeholder for an id that is not a mess). */
+export const label = (messId: string, labels: ReadonlyMap<string, MessLabel>): MessLabelDto => {
   const l = labels.get(messId);
   return { _id: messId, slug: l?.slug ?? '', messName: l?.messName ?? '' };
 };
