@@ -14,7 +14,7 @@ async function main(): Promise<void> {
   });
   try {
     await database.migrate();
-    console.log('Migrations applied.');
+    console.log("Migrations applied (or, when DATABASE_URL's login owns nothing and DATABASE_MIGRATION_URL is unset, found applied).");
   } finally {
     await database.close();
   }
