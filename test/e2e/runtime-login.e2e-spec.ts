@@ -207,6 +207,9 @@ const REWRITES = [
       `select distinct usename as user from pg_stat_activity where datname = '${logins.name}' and application_name in ('mess', 'mess-queue')`,
     );
     expect(users).toEqual([{ user: logins.runtime }]);
+    // The queue's maintenance (expiry, deletion, monitoring), as the runtime login: no statement needs ownership.
+    const boss = (notificationsOf(t).queue as unknown as { boss: { supervise(): Promise<void> } }).boss;
+    await expect(boss.supervise()).resolves.toBeUndefined();
   });
 
   it.each([
