@@ -125,7 +125,8 @@ export class NotificationQueue implements OnModuleInit, OnModuleDestroy {
     try {
       await boss.start();
     } catch (error) {
-      if (!separateOwner) throw error;
+      // pg-boss's own check, when it may not migrate: "pg-boss is not installed", "… requires migrations".
+      if (!separateOwner || !/pg-boss/.test((error as Error).message)) throw error;
       throw new Error(
         `The job queue's schema is not installed at this version (${(error as Error).message}): run npm run ` +
           'db:migrate with DATABASE_MIGRATION_URL set to the owner of the tables (docs/operations.md)',
