@@ -249,6 +249,37 @@ const REWRITES = [
     expect(after).toEqual(before);
   });
 
+  it("still lets erasure's one allowed change through, as the runtime login: a person's values removed from the trail", async () => {
+    const admin = await t.adminToken();
+    const person = { email: 'meera@college.edu', password: 'first-password', fullName: 'Meera Iyer' };
+    const registered = await t.post('/auth/register', {
+      ...person,
+      collegeId: 'CS21B077',
+      room: 'C-101',
+      phone: '+91-9876500077',
+    });
+    expect(registered.status).toBe(201);
+    expect(
+      (await t.put(`/users/${registered.body.userId}/approve`, undefined, { token: admin })).status,
+    ).toBe(200);
+    // A trail row as an older version might have written it, with the person's email in its snapshot.
+    await asSuperuser(
+      `insert into audit_events (mess_id, action, entity, entity_id, before, after)
+         values ('${FIRST_MESS_ID}', 'legacy-profile', 'user', '${registered.body.userId}', null,
+                 '{"contact": "${person.email}", "kept": 42}'::jsonb)`,
+    );
+    const erased = await t.post(
+      `/users/${registered.body.userId}/erase`,
+      { confirm: true },
+      { token: admin },
+    );
+    expect(erased.status).toBe(200);
+    const [row] = await asSuperuser<{ after: unknown }>(
+      `select after from audit_events where action = 'legacy-profile' and entity_id = '${registered.body.userId}'`,
+    );
+    expect(row.after).toEqual({ contact: null, kept: 42 });
+  });
+
   it('is a test that can fail: the owner may switch the guard off (the credential the service no longer holds)', async () => {
     const client = new Client({ connectionString: logins.ownerUrl });
     await client.connect();
