@@ -3,7 +3,8 @@
 //    `@kubernetes-models/prometheus-operator` ship (no download at run time).
 // 2. The choices that must match the service's real behaviour (README "Deploy"): probe paths and port, replicas,
 //    non-root with a read-only root file system and /tmp writable, a grace period longer than the drain, the
-//    kustomization listing every manifest but the example.
+//    kustomization listing every manifest but the example; the owner's credential (DATABASE_MIGRATION_URL) given to the
+//    init container that migrates and never to the service's container (decision 0012).
 // Prints one line per problem and exits 1 when there is any.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -100,6 +101,26 @@ if (deployment) {
   const refs = (api.envFrom ?? []).map((e) => e.configMapRef?.name ?? e.secretRef?.name);
   check(refs.includes(find('ConfigMap')?.object.metadata.name), 'Deployment: envFrom the ConfigMap');
   check(refs.includes(find('Secret')?.object.metadata.name), 'Deployment: envFrom the Secret');
+  // The tables' owner migrates in an init container; the service's container never holds its credential.
+  const secrets = objects.filter((o) => o.object.kind === 'Secret').map((o) => o.object);
+  const holdsOwner = (container) =>
+    (container.env ?? []).some((e) => e.name === 'DATABASE_MIGRATION_URL') ||
+    (container.envFrom ?? []).some((e) =>
+      secrets.some((s) => s.metadata.name === e.secretRef?.name && 'DATABASE_MIGRATION_URL' in { ...s.data, ...s.stringData }),
+    );
+  const migrate = (pod.initContainers ?? []).find((c) => c.command?.join(' ').includes('dist/database/migrate.cli.js'));
+  check(migrate, 'Deployment: an init container runs the migrations (node dist/database/migrate.cli.js)');
+  const ownerRef = migrate?.env?.find((e) => e.name === 'DATABASE_MIGRATION_URL')?.valueFrom?.secretKeyRef;
+  check(
+    ownerRef && secrets.some((s) => s.metadata.name === ownerRef.name && ownerRef.key in { ...s.data, ...s.stringData }),
+    'Deployment: the init container takes DATABASE_MIGRATION_URL from a Secret of the templates',
+  );
+  check(
+    migrate?.image === api.image && migrate?.securityContext?.readOnlyRootFilesystem === true,
+    'Deployment: the init container runs the same image, read-only',
+  );
+  for (const container of pod.containers)
+    check(!holdsOwner(container), `Deployment: container ${container.name} must not hold DATABASE_MIGRATION_URL`);
   const labels = deployment.spec.template.metadata.labels;
   for (const kind of ['Service', 'PodDisruptionBudget', 'PodMonitor']) {
     const object = find(kind)?.object;
@@ -116,11 +137,11 @@ if (deployment) {
   );
 }
 
-const secret = find('Secret')?.object;
-check(
-  secret && Object.values({ ...secret.data, ...secret.stringData }).every((v) => v === ''),
-  'Secret template: every value must be empty (no secret in the repository)',
-);
+for (const { object: secret, where } of objects.filter((o) => o.object.kind === 'Secret'))
+  check(
+    Object.values({ ...secret.data, ...secret.stringData }).every((v) => v === ''),
+    `${where}: every value must be empty (no secret in the repository)`,
+  );
 
 const kustomization = find('Kustomization');
 const listed = new Set(kustomization?.object.resources ?? []);

@@ -52,6 +52,28 @@ describe('loadConfig', () => {
     );
   });
 
+  it("takes the owner of the tables apart from the service's login, only beside DATABASE_URL", () => {
+    const config = loadConfig({
+      DATABASE_URL: 'postgres://mess_runtime@db/mess',
+      DATABASE_MIGRATION_URL: 'postgres://mess_owner@db/mess',
+      DATA_DIR: 'memory://',
+    });
+    expect(config.migrationUrl).toBe('postgres://mess_owner@db/mess');
+    expect(
+      loadConfig({ DATABASE_URL: 'postgres://db/mess', DATA_DIR: 'memory://' }).migrationUrl,
+    ).toBeUndefined();
+    expect(
+      problemsOf({ DATABASE_MIGRATION_URL: 'postgres://mess_owner@db/mess', DATA_DIR: 'memory://' }),
+    ).toEqual(["DATABASE_MIGRATION_URL needs DATABASE_URL (the service's own login) beside it"]);
+    expect(
+      problemsOf({
+        DATABASE_URL: 'postgres://db/mess',
+        DATABASE_MIGRATION_URL: 'mysql://x',
+        DATA_DIR: 'memory://',
+      }),
+    ).toEqual(['DATABASE_MIGRATION_URL must start with postgres:// or postgresql://']);
+  });
+
   it('refuses a low-variety JWT secret in production only', () => {
     const production = { NODE_ENV: 'production', DATABASE_URL: 'postgres://db/mess' };
     expect(problemsOf({ ...production, JWT_SECRET: 'x'.repeat(40) })).toEqual([

@@ -70,6 +70,11 @@ export abstract class AppConfig {
   declare readonly databaseUrl: string | undefined;
   /** DATABASE_DIRECT_URL: the server without a pooler (migrations, LISTEN) when `databaseUrl` is a pooler's. */
   declare readonly directUrl: string | undefined;
+  /**
+   * DATABASE_MIGRATION_URL: the login that owns the tables (a direct connection), for the migrations and the job
+   * queue's schema, when `databaseUrl`'s login is another that owns nothing (decision 0012); unset: that one does it.
+   */
+  declare readonly migrationUrl: string | undefined;
   /** DATABASE_POOL_MODE: `transaction` behind a pooler in transaction mode (the mess set per transaction). */
   declare readonly poolMode: 'session' | 'transaction';
   /** Folder of the embedded database and generated secrets; `memory://` keeps everything in memory. */
@@ -193,6 +198,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     problems.push('DATABASE_DIRECT_URL must start with postgres:// or postgresql://');
   }
   if (directUrl && !databaseUrl) problems.push('DATABASE_DIRECT_URL needs DATABASE_URL (the pooled URL) beside it');
+  const migrationUrl = str('DATABASE_MIGRATION_URL');
+  if (migrationUrl && !/^postgres(ql)?:\/\//.test(migrationUrl)) {
+    problems.push('DATABASE_MIGRATION_URL must start with postgres:// or postgresql://');
+  }
+  if (migrationUrl && !databaseUrl) {
+    problems.push('DATABASE_MIGRATION_URL needs DATABASE_URL (the service\'s own login) beside it');
+  }
   const poolMode = str('DATABASE_POOL_MODE') ?? 'session';
   if (poolMode !== 'session' && poolMode !== 'transaction') {
     problems.push(`DATABASE_POOL_MODE must be session or transaction (got "${poolMode}")`);
@@ -252,6 +264,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     databaseUrl,
     /** The server without the pooler (migrations, LISTEN); the pooled URL when unset. */
     directUrl,
+    /** The owner of the tables (migrations, the job queue's schema); DATABASE_URL's login when unset. */
+    migrationUrl,
     poolMode: poolMode as 'session' | 'transaction',
     dataDir,
     jwtSecret: jwtSecret ?? '',

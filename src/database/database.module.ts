@@ -14,6 +14,7 @@ import { openDatabase } from './open-database';
         const database = await openDatabase({
           databaseUrl: config.databaseUrl,
           directUrl: config.directUrl,
+          migrationUrl: config.migrationUrl,
           poolMode: config.poolMode,
           dataDir: config.dataDir,
           poolMax: config.db.poolMax,

@@ -29,6 +29,11 @@ export interface DatabaseOptions {
   databaseUrl?: string;
   /** The server without a pooler in between (migrations, LISTEN), when `databaseUrl` is a pooler's. */
   directUrl?: string;
+  /**
+   * DATABASE_MIGRATION_URL: the login that owns the tables, for the migrations and the job queue's schema, when
+   * `databaseUrl`'s login owns nothing (decision 0012). A direct connection, never a pooler in transaction mode.
+   */
+  migrationUrl?: string;
   /** How statements get their mess: `transaction` behind a pooler in transaction mode (server-database.ts). */
   poolMode?: 'session' | 'transaction';
   dataDir: string;
@@ -50,7 +55,16 @@ export interface PoolStats {
 
 export type DatabaseConnection =
   | { kind: 'embedded'; client: PGlite }
-  | { kind: 'server'; url: string; directUrl: string };
+  | {
+      kind: 'server';
+      url: string;
+      directUrl: string;
+      /**
+       * Known after migrate(): another login owns the tables and installed the job queue's schema, so the queue
+       * runs as the service's login without migrating or granting (decision 0012).
+       */
+      separateOwner: boolean;
+    };
 
 /** The service's connection to PostgreSQL: the embedded engine (PGlite) or a server through a pg pool. */
 export abstract class Database {

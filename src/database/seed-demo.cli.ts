@@ -17,9 +17,12 @@ async function main(): Promise<void> {
   if (!Number.isInteger(months) || months < 1 || months > 60) throw new Error('--months must be 1..60');
   const config = loadConfig();
   const today = localParts(new Date(), config.messTimezone).date;
-  // As the tables' owner (the load truncates and drops indexes, which the service's role may not), migrated first,
-  // with a statement timeout a bulk load does not outlast.
-  const database = await openForBulkLoad({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  // As the tables' owner (the load truncates and drops indexes, which the service's role may not): DATABASE_MIGRATION_URL's
+  // login when the service's owns nothing; migrated first, with a statement timeout a bulk load does not outlast.
+  const database = await openForBulkLoad({
+    databaseUrl: config.migrationUrl ?? config.databaseUrl,
+    dataDir: config.dataDir,
+  });
   try {
     const summary = await seedDemo(database, { members, months, lastMonth: today.slice(0, 7), today });
     console.log(

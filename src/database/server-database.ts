@@ -16,6 +16,9 @@ import {
 import { APP_ROLE, READER_ROLE } from '../common/tenancy/mess-scope';
 import { InMessQuery } from './in-mess-query';
 import { MessSession, messSettingsQuery, messSettingsSql } from './mess-session';
+import { installJobQueueSchema, JOB_QUEUE_SCHEMA } from './job-queue-schema';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 /** What each pooled connection's session is set to (session pool mode). */
 const sessions = new WeakMap<PoolClient, MessSession>();
@@ -123,12 +126,17 @@ class ServerDatabase extends Database {
   readonly db: Db;
   private closing = false;
   private healthy = true;
+  /** Set by migrate(): the tables' owner is another login than the pool's (decision 0012). */
+  private separateOwner = false;
+  private readonly logger = new Logger('Database');
 
   constructor(
     private readonly pool: MessPool,
     private readonly url: string,
     /** Where migrations and LISTEN go: a direct connection when the pool's URL is a pooler's. */
     private readonly directUrl: string,
+    /** DATABASE_MIGRATION_URL: the owner of the tables, when the pool's login is another that owns nothing. */
+    private readonly migrationUrl: string | undefined,
   ) {
     super();
     this.db = drizzlePg({ client: pool }) as unknown as Db;
@@ -158,7 +166,7 @@ class ServerDatabase extends Database {
   }
 
   connection(): DatabaseConnection {
-    return { kind: 'server', url: this.url, directUrl: this.directUrl };
+    return { kind: 'server', url: this.url, directUrl: this.directUrl, separateOwner: this.separateOwner };
   }
 
   poolStats(): PoolStats {
@@ -172,27 +180,96 @@ class ServerDatabase extends Database {
   }
 
   /**
-   * Runs the migrations in one transaction that holds a transaction-level advisory lock (replicas starting at once
-   * wait for each other), on a connection of its own to `directUrl` (or the pool's URL): no session state is used,
-   * so it works through a pooler in transaction mode too. Drizzle's own begin and commit become a savepoint inside.
+   * Brings the database to this version before the service's statements run, as whoever owns the tables:
+   * - DATABASE_MIGRATION_URL set: its login (the owner) migrates, installs the job queue's schema and grants what
+   *   the service's login needs to read; the service's login is then checked (decision 0012);
+   * - else DATABASE_URL's login migrates when it may create in the database (today's single login, which owns it);
+   * - else that login owns nothing and cannot migrate: the owner ran `npm run db:migrate` with
+   *   DATABASE_MIGRATION_URL beforehand (a Kubernetes init container), and the start only checks that it did.
    */
   async migrate(): Promise<void> {
-    const client = new Client({ connectionString: this.directUrl, application_name: 'mess-migrate' });
-    client.on('error', () => undefined);
-    await client.connect();
-    try {
-      await client.query('begin');
-      await client.query('select pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
-      await migratePg(drizzlePg({ client: insideOneTransaction(client) }), { migrationsFolder: MIGRATIONS_FOLDER });
-      await mayTakeServiceRoles(client);
-      await client.query('commit');
-    } catch (error) {
-      await client.query('rollback').catch(() => undefined);
-      throw error;
-    } finally {
-      await client.end().catch(() => undefined);
+    if (this.migrationUrl) {
+      await migrateAs(this.migrationUrl, { owner: 'separate' });
+      await installJobQueueSchema(this.migrationUrl);
+      await this.checkServiceLogin();
+      this.separateOwner = true;
+    } else if (await this.mayCreateInDatabase()) {
+      await migrateAs(this.directUrl, { owner: 'self' });
+    } else {
+      await this.checkMigrated();
+      await this.checkServiceLogin();
+      this.separateOwner = true;
     }
     this.pool.sealed = true;
+  }
+
+  private async mayCreateInDatabase(): Promise<boolean> {
+    return withClient(this.directUrl, async (client) => {
+      const { rows } = await client.query<{ may: boolean }>(
+        `select has_database_privilege(current_database(), 'CREATE') as may`,
+      );
+      return rows[0].may;
+    });
+  }
+
+  /** Fails the start, naming the command, when the owner has not migrated the database to this version. */
+  private async checkMigrated(): Promise<void> {
+    const wanted = lastMigrationMillis();
+    await withClient(this.directUrl, async (client) => {
+      const { rows: who } = await client.query<{ user: string }>('select current_user as user');
+      const user = who[0].user;
+      let last: number;
+      try {
+        const { rows } = await client.query<{ last: string | null }>(
+          'select max(created_at)::text as last from drizzle.__drizzle_migrations',
+        );
+        last = Number(rows[0].last ?? 0);
+      } catch (error) {
+        const code = (error as { code?: string }).code;
+        if (code !== '42P01' && code !== '3F000' && code !== '42501') throw error;
+        last = -1;
+      }
+      if (last >= wanted) return;
+      throw new Error(
+        `The database is not migrated to this version${last < 0 ? ' (its migrations cannot be read)' : ''}, and ` +
+          `DATABASE_URL's login ${user} may not create in it, so cannot migrate it: run ` +
+          'npm run db:migrate with DATABASE_MIGRATION_URL set to the owner of the tables, or set ' +
+          'DATABASE_MIGRATION_URL for the service (docs/operations.md, "A login that owns nothing")',
+      );
+    });
+  }
+
+  /**
+   * The service's login when another owns the tables: it must be a member of both roles (its statements `SET
+   * ROLE`) and inherit mess_app's privileges (the job queue runs as the login itself, on tables granted to
+   * mess_app). A login that owns tables or is a superuser can still switch the history guards off: said, not refused.
+   */
+  private async checkServiceLogin(): Promise<void> {
+    await withClient(this.directUrl, async (client) => {
+      await mayTakeServiceRoles(client);
+      const { rows } = await client.query<{ user: string; inherits: boolean; owns: boolean; superuser: boolean }>(
+        `select current_user as user, pg_has_role(current_user, $1, 'USAGE') as inherits,
+                exists (select 1 from pg_class c join pg_namespace n on n.oid = c.relnamespace
+                         where c.relowner = r.oid and n.nspname in ('public', 'drizzle', $2)) as owns,
+                r.rolsuper as superuser
+           from pg_roles r where r.rolname = current_user`,
+        [APP_ROLE, JOB_QUEUE_SCHEMA],
+      );
+      const login = rows[0];
+      if (!login.inherits) {
+        throw new Error(
+          `The database user ${login.user} does not inherit the privileges of ${APP_ROLE}, which the job queue ` +
+            `runs with: as a superuser, GRANT ${APP_ROLE} TO "${login.user}" WITH INHERIT TRUE (PostgreSQL 16 and ` +
+            `later), or ALTER ROLE "${login.user}" INHERIT`,
+        );
+      }
+      if (login.owns || login.superuser) {
+        this.logger.warn(
+          `DATABASE_URL's login ${login.user} ${login.superuser ? 'is a superuser' : 'owns tables'}: it can switch ` +
+            "the ledger's and the audit trail's guards off; give the service a login that owns nothing (decision 0012)",
+        );
+      }
+    });
   }
 
   async close(): Promise<void> {
@@ -256,6 +333,52 @@ function inItsTransaction(query: unknown, mode: PoolMode): unknown {
   if (mode === 'session' || config.name === undefined) return query;
   const { name: _name, ...unnamed } = config;
   return unnamed;
+}
+
+/**
+ * Runs the migrations in one transaction that holds a transaction-level advisory lock (replicas starting at once
+ * wait for each other), on a connection of its own to `url`: no session state is used, so it works through a pooler
+ * in transaction mode too. Drizzle's own begin and commit become a savepoint inside. The login that also serves
+ * (`owner: 'self'`) must be able to take the service's roles; a separate owner grants the roles read access to the
+ * migrations' record instead, so the service's login can check the database is migrated.
+ */
+async function migrateAs(url: string, options: { owner: 'self' | 'separate' }): Promise<void> {
+  await withClient(url, async (client) => {
+    try {
+      await client.query('begin');
+      await client.query('select pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
+      await migratePg(drizzlePg({ client: insideOneTransaction(client) }), { migrationsFolder: MIGRATIONS_FOLDER });
+      if (options.owner === 'self') await mayTakeServiceRoles(client);
+      else
+        await client.query(
+          `grant usage on schema drizzle to ${READER_ROLE}; grant select on all tables in schema drizzle to ${READER_ROLE}`,
+        );
+      await client.query('commit');
+    } catch (error) {
+      await client.query('rollback').catch(() => undefined);
+      throw error;
+    }
+  });
+}
+
+/** A connection of its own to `url` for `work`, ended afterwards. */
+async function withClient<T>(url: string, work: (client: Client) => Promise<T>): Promise<T> {
+  const client = new Client({ connectionString: url, application_name: 'mess-migrate' });
+  client.on('error', () => undefined);
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/** The `when` of the last committed migration: drizzle records it as the migration's `created_at`. */
+function lastMigrationMillis(): number {
+  const journal = JSON.parse(readFileSync(join(MIGRATIONS_FOLDER, 'meta', '_journal.json'), 'utf8')) as {
+    entries: { when: number }[];
+  };
+  return Math.max(...journal.entries.map((entry) => entry.when));
 }
 
 /**
@@ -341,9 +464,17 @@ export function openServerDatabase(options: DatabaseOptions & { databaseUrl: str
   });
   logger.log(
     `Using PostgreSQL server ${redactUrl(options.databaseUrl)} (pool mode ${mode}` +
-      (options.directUrl ? `; migrations and LISTEN on ${redactUrl(options.directUrl)})` : ')'),
+      (options.directUrl
+        ? `; ${options.migrationUrl ? 'LISTEN' : 'migrations and LISTEN'} on ${redactUrl(options.directUrl)}`
+        : '') +
+      (options.migrationUrl ? `; migrations as ${redactUrl(options.migrationUrl)})` : ')'),
   );
-  return new ServerDatabase(pool, options.databaseUrl, options.directUrl ?? options.databaseUrl);
+  return new ServerDatabase(
+    pool,
+    options.databaseUrl,
+    options.directUrl ?? options.databaseUrl,
+    options.migrationUrl,
+  );
 }
 
 function redactUrl(url: string): string {

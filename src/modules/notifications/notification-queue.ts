@@ -1,4 +1,4 @@
-import { APP_ROLE, currentMessId, inMess } from '../../common/tenancy/mess-scope';
+import { currentMessId, inMess } from '../../common/tenancy/mess-scope';
 import { Outages } from '../../common/outages/outages';
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { sql } from 'drizzle-orm';
@@ -8,6 +8,7 @@ import { FAILED_JOBS_WINDOW_HOURS, JobQueueStats, JobStatusCounts } from '../../
 import { Clock } from '../../common/time/clock';
 import { AppConfig } from '../../config/app-config';
 import { Database, DbOrTx } from '../../database/database';
+import { JOB_QUEUE_SCHEMA, jobQueueGrants } from '../../database/job-queue-schema';
 import { DeliveryService } from './delivery.service';
 import { NotificationsRepository } from './notifications.repository';
 import type { NotificationRow } from './notifications.schema';
@@ -16,7 +17,7 @@ import { retryDeadline } from './routing';
 
 export const DELIVERY_QUEUE = 'notification-delivery';
 /** pg-boss keeps its tables in their own schema, beside the service's. */
-export const QUEUE_SCHEMA = 'pgboss';
+export const QUEUE_SCHEMA = JOB_QUEUE_SCHEMA;
 
 /**
  * A delivery job names its notification and the mess that notification speaks for: the worker runs outside any
@@ -96,6 +97,10 @@ export class NotificationQueue implements OnModuleInit, OnModuleDestroy {
     const connection = this.database.connection();
     const common = { schema: QUEUE_SCHEMA, schedule: false, migrate: true } as const;
     let boss: PgBoss;
+    // When another login owns the tables, it installed the queue's schema and granted its tables with the migrations
+    // (database/job-queue-schema.ts): the queue runs as the service's login, which owns nothing, so it neither
+    // migrates nor rebuilds indexes (DDL); adding and updating the queue's row is DML (decision 0012).
+    const separateOwner = connection.kind === 'server' && connection.separateOwner;
     if (connection.kind === 'embedded') {
       boss = new PgBoss({ ...common, backend: 'pglite', db: pgliteQueueDatabase(connection.client) });
     } else {
@@ -105,6 +110,7 @@ export class NotificationQueue implements OnModuleInit, OnModuleDestroy {
       // waiting on it for ever. Longer than the service's: queue maintenance may legitimately run long.
       const options: ConstructorParameters<typeof PgBoss>[0] & { query_timeout: number } = {
         ...common,
+        ...(separateOwner ? { migrate: false, reindex: false } : {}),
         connectionString: connection.url,
         max: Math.max(2, Math.min(settings.concurrency, 10) + 1),
         application_name: 'mess-queue',
@@ -116,7 +122,16 @@ export class NotificationQueue implements OnModuleInit, OnModuleDestroy {
     boss.on('error', (error: Error) => {
       this.outages.jobFailed(error, 'the job queue', this.logger, 'Job queue error');
     });
-    await boss.start();
+    try {
+      await boss.start();
+    } catch (error) {
+      // pg-boss's own check, when it may not migrate: "pg-boss is not installed", "… requires migrations".
+      if (!separateOwner || !/pg-boss/.test((error as Error).message)) throw error;
+      throw new Error(
+        `The job queue's schema is not installed at this version (${(error as Error).message}): run npm run ` +
+          'db:migrate with DATABASE_MIGRATION_URL set to the owner of the tables (docs/operations.md)',
+      );
+    }
     const queueOptions = {
       retryLimit: Math.max(
         settings.retryLimit,
@@ -138,15 +153,8 @@ export class NotificationQueue implements OnModuleInit, OnModuleDestroy {
     await boss.findJobs(DELIVERY_QUEUE, { key: '-' });
     // The service enqueues inside its own transactions, which run as its role (row-level security, migration
     // 0017): that role writes the queue's tables; the queue's owner (the connecting user) grants it, here where
-    // the queue's schema is known to exist.
-    await boss
-      .getDb()
-      .executeSql(
-        `grant usage on schema ${QUEUE_SCHEMA} to ${APP_ROLE}; ` +
-          `grant select, insert, update, delete on all tables in schema ${QUEUE_SCHEMA} to ${APP_ROLE}; ` +
-          `grant usage, select on all sequences in schema ${QUEUE_SCHEMA} to ${APP_ROLE}; ` +
-          `alter default privileges in schema ${QUEUE_SCHEMA} grant select, insert, update, delete on tables to ${APP_ROLE}`,
-      );
+    // the queue's schema is known to exist. A separate owner granted it with the migrations.
+    if (!separateOwner) await boss.getDb().executeSql(jobQueueGrants());
     this.boss = boss;
     this.stats.attach(() => this.statusCounts());
 

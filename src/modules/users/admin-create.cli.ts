@@ -25,7 +25,12 @@ async function main(): Promise<void> {
   if (password.length < 8 || Buffer.byteLength(password) > 72) {
     throw new Error('The password must be 8 to 72 characters long.');
   }
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const database = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    directUrl: config.directUrl,
+    migrationUrl: config.migrationUrl,
+    dataDir: config.dataDir,
+  });
   try {
     await database.migrate();
     const audit = AuditTrail.over(database);
