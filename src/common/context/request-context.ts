@@ -5,8 +5,10 @@ export interface RequestContext {
   /** The id Fastify gave the request (a well-formed `X-Request-Id` from the caller, or a new UUID): the logs' id. */
   requestId: string;
   /**
-   * The mess the request acts in, decided once by the mess guard (the `mess` parameter or the caller's own mess);
-   * the database layer scopes every statement to it. Unset until then: the first mess.
+   * The mess the request acts in, decided once by the mess guard (the `mess` parameter, the caller's own mess, or
+   * for a public route without a caller the first mess); the database layer scopes every statement to it. Unset
+   * until then: no mess, so a statement on a mess table fails and `currentMessId()` throws `NoMessError`
+   * (decision 0008, sealed by default).
    */
   messId?: string;
   /** Whether the request named its mess (`mess`): lists across messes (admin's users) then filter by it. */

@@ -6,18 +6,28 @@
  * each module builds its payloads beside its own code (e.g. `attendance-events.ts`).
  */
 export interface EventPayloads {
+  /** An expense was recorded: its month's totals changed. */
   'expense.recorded': ExpenseEvent;
+  /** An expense was changed (perhaps moved to another month). */
   'expense.changed': ExpenseEvent;
+  /** An expense was deleted. */
   'expense.deleted': ExpenseEvent;
+  /** A mark was made or changed its status: one per mark, a bulk request's too. */
   'attendance.marked': AttendanceEvent;
   /** After the per-mark events of one bulk request: the whole batch of one meal slot, for listeners that summarise. */
   'attendance.marked-in-bulk': AttendanceBulkEvent;
+  /** A menu was published for a meal slot. */
   'meal.published': MealEvent;
+  /** A published menu was changed. */
   'meal.changed': MealEvent;
+  /** A published menu was withdrawn. */
   'meal.deleted': MealEvent;
   /** Submitted or edited. */
   'feedback.submitted': FeedbackEvent;
-  /** A member's approval status, role or dining changed (who counts as an approved member or a diner). */
+  /**
+   * A member's approval status, role, dining or mess changed, or they were erased (who counts as an approved member
+   * or a diner).
+   */
   'member.changed': MemberEvent;
   /** Any write of a member's row (also name, password, role, status): who a token names must be read again. */
   'member.updated': MemberUpdatedEvent;
@@ -29,6 +39,7 @@ export interface EventPayloads {
   'leave.decided': LeaveEvent;
   /** An extra was recorded for a member: its month's bill changed. */
   'extra.recorded': ExtraEvent;
+  /** An extra was deleted: its month's bill changed. */
   'extra.deleted': ExtraEvent;
   /** A password-reset link was made for a member (asked for, or sent by an admin): it is to be mailed. */
   'auth.password-reset-requested': PasswordResetEvent;
