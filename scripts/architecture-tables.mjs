@@ -16,7 +16,6 @@ import { readModuleGraph } from './module-graph.mjs';
 const defaultRoot = resolve(dirname(new URL(import.meta.url).pathname), '..');
 export const DOC = 'docs/architecture.md';
 export const BLOCKS = ['levels', 'events', 'permissions', 'routes'];
-const API_PREFIX = 'api'; // src/app.ts, API_PREFIX
 const HTTP_METHODS = ['Get', 'Post', 'Put', 'Patch', 'Delete', 'Head', 'Options', 'All'];
 
 const tsFiles = (dir) =>
@@ -230,7 +229,15 @@ const accessOf = (...nodes) => {
   return 'signed in';
 };
 
+/** The global prefix: `API_PREFIX` of src/app.ts. */
+const apiPrefix = (root) => {
+  const m = /export const API_PREFIX = ['"]([^'"]*)['"]/.exec(readFileSync(join(root, 'src/app.ts'), 'utf8'));
+  if (!m) throw new Error('no API_PREFIX in src/app.ts');
+  return m[1];
+};
+
 export function routes(root = defaultRoot) {
+  const API_PREFIX = apiPrefix(root);
   const list = [];
   for (const file of tsFiles(join(root, 'src'))) {
     const text = readFileSync(file, 'utf8');
