@@ -1,21 +1,40 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { EventEmitter2, OnEvent } from '@nestjs/event-emitter';
-import { currentMessId, inMess } from '../tenancy/mess-scope';
-import type { EventMap, EventName, EventPayloads } from './event-map';
+import { sql } from 'drizzle-orm';
+import type { DbOrTx } from '../../database/database';
+import { rowsOf } from '../../database/sql-rows';
+import { afterCommit } from '../../database/transactions';
+import { outboxEvents } from '../../modules/outbox/outbox.schema';
+import { currentMessId, inMess, MESS_SETTING } from '../tenancy/mess-scope';
+import {
+  type DurableEventName,
+  type EventMap,
+  type EventName,
+  type EventPayloads,
+  isDurableEvent,
+} from './event-map';
 
 /**
- * Publishes a domain event once the write has committed. Fire and forget: listeners run now, and one that throws
- * is logged, never turned into a failure of the request whose write already succeeded. Only a name of `EventMap`
- * with its own payload is accepted; the payload names its mess, by default the one the publisher acts in (there is
- * none outside a mess: publishing there throws).
+ * Publishes domain events. Only a name of `EventMap` with its own payload is accepted; the payload names its mess,
+ * by default the one the publisher acts in (there is none outside a mess: publishing there throws).
+ *
+ * - `publish(name, payload)`, once the write has committed, for an event whose loss costs nothing lasting (cache
+ *   invalidation): fire and forget; a listener that throws is logged, never turned into a failure of the request.
+ * - `publishWithin(tx, name, payload)`, inside the change's transaction, for a durable event (one that promises a
+ *   message): the event is written to the outbox with the change, so it exists exactly when the change does, and
+ *   the relay (`OutboxRelay`) hands it to its listeners after the commit, at least once (decision 0005).
  */
 @Injectable()
 export class DomainEventBus {
   private readonly logger = new Logger('DomainEvents');
+  private readonly committedListeners = new Set<(messId: string) => void>();
 
   constructor(private readonly emitter: EventEmitter2) {}
 
-  publish<K extends EventName>(name: K, payload: EventPayloads[K] & { messId?: string }): void {
+  publish<K extends Exclude<EventName, DurableEventName>>(
+    name: K,
+    payload: EventPayloads[K] & { messId?: string },
+  ): void {
     const event = { ...payload, messId: payload.messId ?? currentMessId() } as EventMap[K];
     try {
       this.emitter.emit(name, event);
@@ -23,12 +42,56 @@ export class DomainEventBus {
       this.logger.error({ err: error, event: name }, 'A domain event listener failed');
     }
   }
+
+  /**
+   * Writes the durable event into the outbox in `tx`, the transaction of the change that promises it: it commits
+   * or rolls back with the change, and a retried transaction writes it once (the failed attempt's row went with
+   * it). Once `tx` has committed (when `inTransaction` opened it) the relay is woken in this process; a sweep on
+   * every replica takes whatever it missed. The row is written in the payload's mess (a member event may name
+   * another than the caller's); the transaction then acts in the mess it acted in before.
+   */
+  async publishWithin<K extends DurableEventName>(
+    tx: DbOrTx,
+    name: K,
+    payload: EventPayloads[K] & { messId?: string },
+  ): Promise<void> {
+    const messId = payload.messId ?? currentMessId();
+    const event = { ...payload, messId } as EventMap[K];
+    // The transaction may act in another mess at this point (a move acts in the mess a member left): the row is
+    // written in the event's, and the transaction is given back the mess it was acting in.
+    const [{ previous }] = rowsOf<{ previous: string | null }>(
+      await tx.execute(sql`
+        with p as materialized (select current_setting(${MESS_SETTING}, true) as previous)
+        select previous, set_config(${MESS_SETTING}, ${messId}, true) from p`),
+    );
+    await tx.insert(outboxEvents).values({ messId, name, payload: event });
+    if (previous !== messId) await tx.execute(sql`select set_config(${MESS_SETTING}, ${previous ?? ''}, true)`);
+    afterCommit(tx, () => {
+      for (const listener of this.committedListeners) listener(messId);
+    });
+  }
+
+  /** Calls `listener` with the mess of each durable event once its transaction has committed (the relay's wake). */
+  onCommitted(listener: (messId: string) => void): () => void {
+    this.committedListeners.add(listener);
+    return () => this.committedListeners.delete(listener);
+  }
+
+  /**
+   * Hands a durable event to every listener of its name and resolves when all have succeeded; rejects with the
+   * first failure (the relay hands it on again later). Listeners run in the event's mess.
+   */
+  async deliver(name: string, payload: unknown): Promise<void> {
+    if (!isDurableEvent(name)) throw new Error(`not a durable event: ${name}`);
+    await this.emitter.emitAsync(name, payload);
+  }
 }
 
 /**
  * Marks a method as a listener of the event `name`; the method must accept that event's payload (a method that
  * listens to several events accepts each of their payloads), or the type-check fails. It runs in the event's mess
- * (`inMess`), wherever it was published from: a listener never acts in a mess it was not told.
+ * (`inMess`), wherever it was published from: a listener never acts in a mess it was not told. A listener of a
+ * durable event returns its work's promise: a failure is not swallowed but makes the relay hand the event on again.
  */
 export function OnDomainEvent<K extends EventName>(name: K) {
   return <T extends (payload: EventMap[K]) => unknown>(
@@ -45,6 +108,6 @@ export function OnDomainEvent<K extends EventName>(name: K) {
       (entering as { inEventMess?: boolean }).inEventMess = true;
       descriptor.value = entering as unknown as T;
     }
-    OnEvent(name)(target, key, descriptor);
+    OnEvent(name, { suppressErrors: !isDurableEvent(name) })(target, key, descriptor);
   };
 }
