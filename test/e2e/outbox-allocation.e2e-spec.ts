@@ -149,7 +149,13 @@ describe('Outbox: a term window closed with many choosers tells each once', () =
               where query ilike 'insert into "notifications"%' and pg_backend_pid() = any(pg_blocking_pids(pid))`,
           );
           if (rows.length) break;
-          if (Date.now() - started > 60_000) throw new Error('the notification insert never waited for the lock');
+          if (Date.now() - started > 60_000) {
+            const activity = await client.query(
+              `select pid, state, wait_event_type, pg_blocking_pids(pid) as blocked_by, left(query, 100) as query
+                 from pg_stat_activity where datname = current_database()`,
+            );
+            throw new Error(`the notification insert never waited for the lock: ${JSON.stringify(activity.rows)}`);
+          }
           await new Promise((r) => setTimeout(r, 50));
         }
         // Y's key is held by the waiting insert: this insert waits for it, and the cycle is closed.

@@ -1,11 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { EventEmitter2, OnEvent } from '@nestjs/event-emitter';
-import { sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../database/database';
-import { rowsOf } from '../../database/sql-rows';
 import { afterCommit } from '../../database/transactions';
-import { outboxEvents } from '../../modules/outbox/outbox.schema';
-import { currentMessId, inMess, MESS_SETTING } from '../tenancy/mess-scope';
+import { currentMessId, inMess } from '../tenancy/mess-scope';
 import {
   type DurableEventName,
   type EventMap,
@@ -24,10 +21,17 @@ import {
  *   message): the event is written to the outbox with the change, so it exists exactly when the change does, and
  *   the relay (`OutboxRelay`) hands it to its listeners after the commit, at least once (decision 0005).
  */
+/** Where durable events are written (the outbox module's table: `OutboxRelay` registers itself at construction). */
+export interface OutboxStore {
+  /** Writes the event in `tx`, in the event's mess, leaving `tx` acting in the mess it acted in before. */
+  write(tx: DbOrTx, event: { messId: string; name: string; payload: object }): Promise<void>;
+}
+
 @Injectable()
 export class DomainEventBus {
   private readonly logger = new Logger('DomainEvents');
   private readonly committedListeners = new Set<(messId: string) => void>();
+  private outbox?: OutboxStore;
 
   constructor(private readonly emitter: EventEmitter2) {}
 
@@ -55,20 +59,18 @@ export class DomainEventBus {
     name: K,
     payload: EventPayloads[K] & { messId?: string },
   ): Promise<void> {
+    if (!this.outbox) throw new Error('no outbox: the OutboxModule is not loaded');
     const messId = payload.messId ?? currentMessId();
     const event = { ...payload, messId } as EventMap[K];
-    // The transaction may act in another mess at this point (a move acts in the mess a member left): the row is
-    // written in the event's, and the transaction is given back the mess it was acting in.
-    const [{ previous }] = rowsOf<{ previous: string | null }>(
-      await tx.execute(sql`
-        with p as materialized (select current_setting(${MESS_SETTING}, true) as previous)
-        select previous, set_config(${MESS_SETTING}, ${messId}, true) from p`),
-    );
-    await tx.insert(outboxEvents).values({ messId, name, payload: event });
-    if (previous !== messId) await tx.execute(sql`select set_config(${MESS_SETTING}, ${previous ?? ''}, true)`);
+    await this.outbox.write(tx, { messId, name, payload: event });
     afterCommit(tx, () => {
       for (const listener of this.committedListeners) listener(messId);
     });
+  }
+
+  /** The outbox's table (registered once by the outbox module). */
+  useOutbox(store: OutboxStore): void {
+    this.outbox = store;
   }
 
   /** Calls `listener` with the mess of each durable event once its transaction has committed (the relay's wake). */

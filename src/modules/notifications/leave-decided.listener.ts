@@ -3,7 +3,7 @@ import { OnDomainEvent } from '../../common/events/domain-event-bus';
 import { type LeaveEvent } from '../../common/events/event-map';
 import { Messages } from './messages';
 import { NotificationsService } from './notifications.service';
-import { OutboxRelay } from '../outbox/outbox-relay';
+import { OutboxRelay } from '../outbox';
 
 /**
  * LEAVE_DECIDED to the member when a manager or an admin approves or rejects their leave, or records one for them

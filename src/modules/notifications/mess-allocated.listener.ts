@@ -3,7 +3,7 @@ import { OnDomainEvent } from '../../common/events/domain-event-bus';
 import { type MessAllocatedEvent } from '../../common/events/event-map';
 import { Messages } from './messages';
 import { NotificationsService } from './notifications.service';
-import { OutboxRelay } from '../outbox/outbox-relay';
+import { OutboxRelay } from '../outbox';
 
 /**
  * MESS_ALLOCATED: each member with a choice in a term window is told what the lottery gave them, through their

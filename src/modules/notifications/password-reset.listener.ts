@@ -4,7 +4,7 @@ import { type PasswordResetEvent } from '../../common/events/event-map';
 import { inMess } from '../../common/tenancy/mess-scope';
 import { Messages } from './messages';
 import { NotificationsService } from './notifications.service';
-import { OutboxRelay } from '../outbox/outbox-relay';
+import { OutboxRelay } from '../outbox';
 
 /**
  * PASSWORD_RESET: the link to set a new password, mailed through the durable queue in the member's own mess (the

@@ -3,7 +3,7 @@ import { OnDomainEvent } from '../../common/events/domain-event-bus';
 import { type PaymentEvent } from '../../common/events/event-map';
 import { Messages } from './messages';
 import { NotificationsService } from './notifications.service';
-import { OutboxRelay } from '../outbox/outbox-relay';
+import { OutboxRelay } from '../outbox';
 
 /**
  * PAYMENT_RECEIVED: a receipt to the member for each payment recorded on their account, through the durable queue

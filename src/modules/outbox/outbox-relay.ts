@@ -1,12 +1,13 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { Cron, CronExpression } from '@nestjs/schedule';
 import { sql } from 'drizzle-orm';
-import { DomainEventBus } from '../../common/events/domain-event-bus';
+import { DomainEventBus, type OutboxStore } from '../../common/events/domain-event-bus';
 import { Outages } from '../../common/outages/outages';
-import { inMess } from '../../common/tenancy/mess-scope';
-import { Database } from '../../database/database';
+import { inMess, MESS_SETTING } from '../../common/tenancy/mess-scope';
+import { Database, type DbOrTx } from '../../database/database';
 import { rowsOf } from '../../database/sql-rows';
 import { MessDirectory } from '../messes';
+import { outboxEvents } from './outbox.schema';
 
 /** Rows claimed by one statement: handed on one by one, in the order written. */
 const CLAIM_BATCH = 20;
@@ -36,7 +37,7 @@ interface ClaimedRow {
  * are idempotent through their dedupe keys.
  */
 @Injectable()
-export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
+export class OutboxRelay implements OutboxStore, OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('Outbox');
   private readonly running = new Set<Promise<void>>();
   /** The messes being drained; `again`: woken meanwhile, drain once more before stopping. */
@@ -49,7 +50,26 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly bus: DomainEventBus,
     private readonly directory: MessDirectory,
     private readonly outages: Outages,
-  ) {}
+  ) {
+    bus.useOutbox(this);
+  }
+
+  /**
+   * `DomainEventBus.publishWithin`'s write: the row in the event's mess. The transaction may act in another mess at
+   * this point (a move acts in the mess a member left, the close of a window in each of its messes in turn): it
+   * is given back the mess it was acting in.
+   */
+  async write(tx: DbOrTx, event: { messId: string; name: string; payload: object }): Promise<void> {
+    const [{ previous }] = rowsOf<{ previous: string | null }>(
+      await tx.execute(sql`
+        with p as materialized (select current_setting(${MESS_SETTING}, true) as previous)
+        select previous, set_config(${MESS_SETTING}, ${event.messId}, true) from p`),
+    );
+    await tx.insert(outboxEvents).values(event);
+    if (previous !== event.messId) {
+      await tx.execute(sql`select set_config(${MESS_SETTING}, ${previous ?? ''}, true)`);
+    }
+  }
 
   onApplicationBootstrap(): void {
     this.unsubscribe = this.bus.onCommitted((messId) => this.wake(messId));
