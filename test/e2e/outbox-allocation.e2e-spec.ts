@@ -125,53 +125,94 @@ describe('Outbox: a term window closed with many choosers tells each once', () =
   (process.env.TEST_DATABASE_URL ? it : it.skip)(
     'the notification insert deadlocks once with a real lock on another connection: retried whole, each told once',
     async () => {
-      const choosers = await choosersIn('Second');
+      // 180 choosers of one mess: their notices are one event, one insert statement (in the order of the draw).
+      const choosers: Member[] = [];
+      for (let i = 0; i < 3 * PER_MESS; i += 1)
+        choosers.push(await t.member('student', { messId: messIds[0], fullName: `Second ${i}` }));
       // Moved later (effectiveFrom to come): at the close only the lottery and its notices, so the one cycle is the
       // test's (the moves' own locks are the first test's).
       const windowId = await windowWithChoosers('2031 even semester', '2030-05-10', choosers, '2031-01-01');
-      // Two choosers of the first mess: X's row is locked FOR UPDATE by the test (the insert's foreign-key check
-      // `FOR KEY SHARE` waits for it), then the test inserts Y's notification with the key the waiting insert
-      // already holds: a deadlock. The test's session waits 20 s before looking for one, the service's 1 s: the
-      // service's insert is the one PostgreSQL cancels (40P01), and its transaction must be run again.
-      const [x, y] = choosers;
+      const key = (m: { id: string }) => `MESS_ALLOCATED:${windowId}:${m.id}`;
+      // The relay's notify is held at its first read (the members' preferences) by a table lock on a second
+      // connection, until the allocation has committed. A third writes X's notice and keeps it uncommitted; the
+      // table lock goes, and the service's insert of the notices, reaching X's row, waits for it. The third then
+      // writes the notice of Y, one the waiting insert has already written: it waits for the service's
+      // transaction, which waits for it, a deadlock. The test's session waits 20 s before looking for one, the
+      // service's 1 s: the service's statement is the one PostgreSQL cancels (40P01), and its transaction must be
+      // run again, whole.
+      const x = choosers[0];
       const client = new Client({ connectionString: t.databaseUrl });
       await client.connect();
-      try {
-        const deadlocksBefore = await deadlocks(client);
-        await client.query('begin');
-        await client.query(`set local deadlock_timeout = '20s'`);
-        await client.query('select 1 from users where id = $1 for update', [x.id]);
-        const closing = closeAt('2030-05-10');
-        // Wait for the notification insert (of the first mess: X's notice is there) to be blocked on X's row.
+      const holder = new Client({ connectionString: t.databaseUrl });
+      await holder.connect();
+      // Watched from a connection outside any transaction: pg_stat_activity is one snapshot per transaction.
+      const watcher = new Client({ connectionString: t.databaseUrl });
+      await watcher.connect();
+      const pidOf = async (c: Client) =>
+        (await c.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0].pid;
+      const waitForBlocked = async (by: Client, like: string) => {
+        const blocker = await pidOf(by);
         for (const started = Date.now(); ; ) {
-          const { rows } = await client.query(
-            `select 1 from pg_stat_activity
-              where query ilike 'insert into "notifications"%' and pg_backend_pid() = any(pg_blocking_pids(pid))`,
+          const { rows } = await watcher.query(
+            `select query from pg_stat_activity where $1::int = any(pg_blocking_pids(pid))`,
+            [blocker],
           );
-          if (rows.length) break;
+          if (rows.some((r: { query: string }) => r.query.toLowerCase().includes(like))) return;
           if (Date.now() - started > 60_000) {
-            const activity = await client.query(
-              `select pid, state, wait_event_type, pg_blocking_pids(pid) as blocked_by, left(query, 100) as query
-                 from pg_stat_activity where datname = current_database()`,
+            const { rows: activity } = await watcher.query(
+              `select pid, state, wait_event_type, pg_blocking_pids(pid) as blocked_by, left(query, 120) as query
+                 from pg_stat_activity where datname = current_database() and state <> 'idle'
+               union all select pid, mode, locktype, null, relation::regclass::text from pg_locks where not granted
+               union all select null, name, done_at::text, null, last_error from outbox_events
+               union all select null, term, seed, null, allocated_at::text from mess_windows`,
             );
-            throw new Error(`the notification insert never waited for the lock: ${JSON.stringify(activity.rows)}`);
+            throw new Error(`no statement like ${like} waited for the test: ${JSON.stringify(activity)}`);
           }
           await new Promise((r) => setTimeout(r, 50));
         }
-        // Y's key is held by the waiting insert: this insert waits for it, and the cycle is closed.
-        await client.query(
+      };
+      const insertNotice = (m: { id: string }) =>
+        client.query(
           `insert into notifications (mess_id, user_id, type, title, content, dedupe_key)
-           values ($1, $2, 'MESS_ALLOCATED', 't', 'c', $3) on conflict do nothing`,
-          [messIds[0], y.id, `MESS_ALLOCATED:${windowId}:${y.id}`],
+           values ($1, $2, 'MESS_ALLOCATED', 'test', 'test', $3) on conflict do nothing`,
+          [messIds[0], m.id, key(m)],
         );
+      try {
+        const deadlocksBefore = await deadlocks(client);
+        await holder.query('begin');
+        await holder.query('lock table notification_preferences in access exclusive mode');
+        const closing = closeAt('2030-05-10');
+        await waitForBlocked(holder, 'from "notification_preferences"');
+        await client.query('begin');
+        await client.query(`set local deadlock_timeout = '20s'`);
+        await insertNotice(x);
+        await holder.query('rollback');
+        await waitForBlocked(client, 'insert into "notifications"');
+        // Y: drawn before X, so the waiting insert holds Y's notice (the allocation has committed).
+        const { rows: before } = await client.query<{ user_id: string }>(
+          `select user_id from mess_window_allocations
+            where window_id = $1
+              and position < (select position from mess_window_allocations where window_id = $1 and user_id = $2)
+            limit 1`,
+          [windowId, x.id],
+        );
+        expect(before).toHaveLength(1); // X drawn first of 180: 1 in 180
+        await insertNotice({ id: before[0].user_id });
         // The service's insert was the one cancelled (ours went through): undo ours, let the retry in.
         await client.query('rollback');
         expect(await deadlocks(client)).toBeGreaterThan(deadlocksBefore);
         await closing;
         await deliver();
         expect(mailsPerChooser(choosers)).toEqual(choosers.map(() => 1));
+        const { rows: notices } = await client.query<{ n: string }>(
+          `select count(*)::text as n from notifications where dedupe_key like $1`,
+          [`MESS_ALLOCATED:${windowId}:%`],
+        );
+        expect(Number(notices[0].n)).toBe(choosers.length);
       } finally {
         await client.end();
+        await holder.end();
+        await watcher.end();
       }
     },
     300_000,
