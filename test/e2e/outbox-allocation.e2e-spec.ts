@@ -30,7 +30,12 @@ describe('Outbox: a term window closed with many choosers tells each once', () =
   const slugs = ['west', 'hill', 'lake'];
 
   /** A window over the three messes, everyone of `choosers` choosing, closed (and moved) by the scheduler at once. */
-  const windowWithChoosers = async (term: string, day: string, choosers: Member[], effectiveFrom = '2030-03-01') => {
+  const windowWithChoosers = async (
+    term: string,
+    day: string,
+    choosers: Member[],
+    effectiveFrom = '2030-03-01',
+  ) => {
     fixClock(t, ist(day, '08:00'));
     const created = await t.post(
       '/mess-windows',
@@ -48,13 +53,15 @@ describe('Outbox: a term window closed with many choosers tells each once', () =
     fixClock(t, ist(day, '10:00'));
     for (let i = 0; i < choosers.length; i += 20) {
       const saved = await Promise.all(
-        choosers.slice(i, i + 20).map((m, j) =>
-          t.put(
-            `/mess-windows/${windowId}/choice`,
-            { preferences: [slugs[(i + j) % 3], slugs[(i + j + 1) % 3]] },
-            { token: m.token },
+        choosers
+          .slice(i, i + 20)
+          .map((m, j) =>
+            t.put(
+              `/mess-windows/${windowId}/choice`,
+              { preferences: [slugs[(i + j) % 3], slugs[(i + j + 1) % 3]] },
+              { token: m.token },
+            ),
           ),
-        ),
       );
       expect(saved.map((r) => r.status)).toEqual(saved.map(() => 200));
     }
@@ -86,13 +93,17 @@ describe('Outbox: a term window closed with many choosers tells each once', () =
     t = await TestApp.start({ ...mail.env() });
     admin = await t.adminToken();
     fixClock(t, ist('2030-03-10', '08:00'));
-    expect((await t.post('/auth/admin/setup', messSetup({ messName: 'Central' }), { token: admin })).status).toBe(
-      200,
-    );
+    expect(
+      (await t.post('/auth/admin/setup', messSetup({ messName: 'Central' }), { token: admin })).status,
+    ).toBe(200);
     for (const [i, slug] of slugs.entries()) {
       const made = await t.post(
         '/messes',
-        messSetup({ messName: slug[0].toUpperCase() + slug.slice(1), slug, capacity: i === 2 ? undefined : 400 }),
+        messSetup({
+          messName: slug[0].toUpperCase() + slug.slice(1),
+          slug,
+          capacity: i === 2 ? undefined : 400,
+        }),
         { token: admin },
       );
       expect(made.status).toBe(201);
@@ -152,7 +163,7 @@ describe('Outbox: a term window closed with many choosers tells each once', () =
         (await c.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0].pid;
       const waitForBlocked = async (by: Client, like: string) => {
         const blocker = await pidOf(by);
-        for (const started = Date.now(); ; ) {
+        for (const started = Date.now(); ;) {
           const { rows } = await watcher.query(
             `select query from pg_stat_activity where $1::int = any(pg_blocking_pids(pid))`,
             [blocker],

@@ -11,7 +11,6 @@ type Member = Awaited<ReturnType<typeof registerMember>>;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-
 /**
  * Issue 45, the transactional outbox, with the real service process: killed with SIGKILL (no shutdown hook runs)
  * at random points around the commit of a term window's close and of payments, started again on the same storage,
@@ -43,7 +42,9 @@ describe('Outbox: kill -9 around the commit loses no promised message', () => {
       database.url ? 'service (server engine)' : 'service (embedded engine on disk)',
     );
     admin = await service.login(ADMIN.email, ADMIN.password);
-    expect((await service.request('POST', '/auth/admin/setup', { token: admin, body: messSetup() })).status).toBe(200);
+    expect(
+      (await service.request('POST', '/auth/admin/setup', { token: admin, body: messSetup() })).status,
+    ).toBe(200);
     const annex = await service.request('POST', '/messes', {
       token: admin,
       body: messSetup({ messName: 'Annex', slug: 'annex' }),
@@ -157,7 +158,9 @@ describe('Outbox: kill -9 around the commit loses no promised message', () => {
       const committed = await allocated(id);
       if (!committed) {
         expect(await notified('MESS_ALLOCATED')).toEqual(before);
-        expect((await service.request('POST', `/mess-windows/${id}/close`, { token: admin })).status).toBe(200);
+        expect((await service.request('POST', `/mess-windows/${id}/close`, { token: admin })).status).toBe(
+          200,
+        );
       }
       await eventually(
         () => notified('MESS_ALLOCATED'),
@@ -178,7 +181,9 @@ describe('Outbox: kill -9 around the commit loses no promised message', () => {
         // Every notification insert waits: the relay has claimed the events when the process dies.
         await lock.query('begin');
         await lock.query('lock table notifications in share mode');
-        expect((await service.request('POST', `/mess-windows/${id}/close`, { token: admin })).status).toBe(200);
+        expect((await service.request('POST', `/mess-windows/${id}/close`, { token: admin })).status).toBe(
+          200,
+        );
         const paid = await service.request('POST', `/accounts/${members[0].id}/payments`, {
           token: treasurer.token,
           body: { amount: 55, date: '2025-04-02', method: 'cash' },

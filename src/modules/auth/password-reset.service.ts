@@ -87,7 +87,11 @@ export class PasswordResetService implements OnModuleInit, OnModuleDestroy {
   async sendFor(caller: CurrentMember, userId: string): Promise<void> {
     const user = await this.users.findById(userId);
     // An erased member (extension 2.3) has no address and no account to return to.
-    if (!user || user.status === 'erased' || !(await mayActIn(caller, user.messId, { ownRecordsOnly: false })))
+    if (
+      !user ||
+      user.status === 'erased' ||
+      !(await mayActIn(caller, user.messId, { ownRecordsOnly: false }))
+    )
       throw notFound('User not found');
     const token = randomBytes(32).toString('base64url');
     await this.issue(user, token, hashOf(token), async (tx) => {

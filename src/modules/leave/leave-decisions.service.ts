@@ -247,7 +247,12 @@ export class LeaveDecisionsService {
   }
 
   /** The decision's (or cancellation's) `leave.decided` event, in its transaction `tx` (the outbox), in the leave's mess. */
-  private async publishWithin(tx: DbOrTx, row: LeaveRow, actorId: string, turnedAbsent: WrittenMark[]): Promise<void> {
+  private async publishWithin(
+    tx: DbOrTx,
+    row: LeaveRow,
+    actorId: string,
+    turnedAbsent: WrittenMark[],
+  ): Promise<void> {
     const event: LeaveEvent = {
       leaveId: row.id,
       userId: row.userId,
