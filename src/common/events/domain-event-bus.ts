@@ -64,6 +64,12 @@ export class DomainEventBus {
     const event = { ...payload, messId } as EventMap[K];
     await this.outbox.write(tx, { messId, name, payload: event });
     afterCommit(tx, () => {
+      // The in-process listeners (`@OnCommitted`: caches) now, as `publish` would; the durable ones by the relay.
+      try {
+        this.emitter.emit(committedName(name), event);
+      } catch (error) {
+        this.logger.error({ err: error, event: name }, 'A domain event listener failed');
+      }
       for (const listener of this.committedListeners) listener(messId);
     });
   }
@@ -111,5 +117,33 @@ export function OnDomainEvent<K extends EventName>(name: K) {
       descriptor.value = entering as unknown as T;
     }
     OnEvent(name, { suppressErrors: !isDurableEvent(name) })(target, key, descriptor);
+  };
+}
+
+/** The in-process name under which a durable event is emitted once at its commit (for `@OnCommitted`). */
+const committedName = (name: DurableEventName) => `${name}:committed`;
+
+/**
+ * Marks a method as an in-process listener of the durable event `name`, called once right after the commit in the
+ * process that wrote it, fire and forget, as a `publish`ed event's listener is (decision 0005): for a cache, whose
+ * staleness is bounded by time, so that it is dropped before the writer answers. A crash may lose the call; the
+ * durable listeners (`@OnDomainEvent`) hear the event through the outbox. Runs in the event's mess.
+ */
+export function OnCommitted<K extends DurableEventName>(name: K) {
+  return <T extends (payload: EventMap[K]) => unknown>(
+    target: object,
+    key: string | symbol,
+    descriptor: TypedPropertyDescriptor<T>,
+  ): void => {
+    const listener = descriptor.value;
+    if (listener && !(listener as { inEventMess?: boolean }).inEventMess) {
+      const entering = function (this: unknown, payload: EventMap[K]) {
+        return inMess(payload.messId, () => listener.call(this, payload));
+      };
+      Object.defineProperty(entering, 'name', { value: listener.name });
+      (entering as { inEventMess?: boolean }).inEventMess = true;
+      descriptor.value = entering as unknown as T;
+    }
+    OnEvent(committedName(name))(target, key, descriptor);
   };
 }
