@@ -107,7 +107,7 @@ export function eventUses(root = defaultRoot, names = eventNames(root).map((e) =
   const unknown = [];
   for (const file of tsFiles(join(root, 'src'))) {
     const text = readFileSync(file, 'utf8');
-    if (!/publish|OnDomainEvent/.test(text)) continue;
+    if (!/publish|OnDomainEvent|OnCommitted/.test(text)) continue;
     const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
     const rel = relative(root, file);
     const owner = ownerOf(root, file);
@@ -123,15 +123,17 @@ export function eventUses(root = defaultRoot, names = eventNames(root).map((e) =
       }
       if (ts.isDecorator(node)) {
         const call = decoratorCall(node);
-        if (call?.name !== 'OnDomainEvent') return;
+        // @OnCommitted(name): a cache's listener of a durable event, called in process at its commit.
+        if (call?.name !== 'OnDomainEvent' && call?.name !== 'OnCommitted') return;
         const arg = call.args[0];
         const method = node.parent;
         const cls = enclosing(node, ts.isClassDeclaration);
         if (!isStringy(arg) || !known.has(arg.text)) {
-          unknown.push(`${rel}: @OnDomainEvent(${arg?.getText() ?? ''})`);
+          unknown.push(`${rel}: @${call.name}(${arg?.getText() ?? ''})`);
           return;
         }
-        listeners.get(arg.text).add(`${owner}: ${code(`${cls?.name?.text ?? '?'}#${propName(method.name)}`)}`);
+        const at = call.name === 'OnCommitted' ? ' (at commit)' : '';
+        listeners.get(arg.text).add(`${owner}: ${code(`${cls?.name?.text ?? '?'}#${propName(method.name)}`)}${at}`);
       }
     });
   }

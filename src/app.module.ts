@@ -33,6 +33,7 @@ import { MembershipsModule } from './modules/memberships';
 import { TermsModule } from './modules/terms';
 import { MessesModule } from './modules/messes';
 import { NotificationsModule } from './modules/notifications';
+import { OutboxModule } from './modules/outbox';
 import { UsersModule } from './modules/users';
 import { PrivacyModule } from './modules/privacy';
 import { PrivacyNoticeModule } from './modules/privacy-notice';
@@ -51,6 +52,7 @@ export class AppModule {
           pinoHttp: loggerOptions(config.logLevel),
         }),
         DatabaseModule,
+        OutboxModule,
         CacheInvalidationModule,
         ThrottlerModule.forRoot(throttlerOptions(config, rateLimitStorage(config, outages))),
         EventEmitterModule.forRoot(),

@@ -65,6 +65,7 @@ describe('Logs an operator can trust during a database outage', () => {
       'meal-rotation',
       'mess-windows',
       'notifications',
+      'outbox',
     ]);
     const scheduled = async () => {
       await new Promise((r) => setTimeout(r, ms / 2));

@@ -15,6 +15,7 @@ import { CoreModule } from '../../src/config/core.module';
 import { Database, type Db } from '../../src/database/database';
 import { DatabaseModule } from '../../src/database/database.module';
 import { MessesModule, MessesRepository } from '../../src/modules/messes';
+import { OutboxModule } from '../../src/modules/outbox';
 import {
   attendance,
   type AttendanceStatus,
@@ -381,6 +382,8 @@ export async function newMedium(options: MediumOptions): Promise<MediumContext> 
       DatabaseModule,
       CacheInvalidationModule,
       MessesModule,
+      // The outbox's relay: durable events (receipts, leave decisions, …) are written with their change.
+      OutboxModule,
       // Sets up mess B (and A, for a spec that asks); most modules under test import it anyway.
       MessConfigModule,
       EventEmitterModule.forRoot(),

@@ -1,6 +1,8 @@
 /**
- * The domain events: one map from each event's name to its payload. Events are published in-process after the
- * write has committed (`DomainEventBus.publish`), and listened to with `@OnDomainEvent(name)`; both accept only a
+ * The domain events: one map from each event's name to its payload. A durable event (`DURABLE_EVENTS`: one that
+ * promises a message) is written in the transaction of its change (`DomainEventBus.publishWithin(tx, …)`, the
+ * outbox) and handed to its listeners after the commit, at least once; any other is published in-process after the
+ * write has committed (`DomainEventBus.publish`). Both are listened to with `@OnDomainEvent(name)`; both accept only a
  * name of this map with its own payload, so renaming an event or changing a payload fails the type-check wherever
  * it is published or heard. Payloads carry what a listener needs to decide without reading the publisher's tables;
  * each module builds its payloads beside its own code (e.g. `attendance-events.ts`).
@@ -55,6 +57,25 @@ export interface InMess {
 export type EventMap = { [K in keyof EventPayloads]: EventPayloads[K] & InMess };
 
 export type EventName = keyof EventMap;
+
+/**
+ * The events that promise a message (their listeners create notifications): written with their change into the
+ * outbox and delivered from there at least once, never lost after the commit (decision 0005). Their listeners must
+ * be idempotent (dedupe keys) and return their work's promise: the relay awaits it and hands the event on again
+ * until it resolves.
+ */
+export const DURABLE_EVENTS = [
+  'account.payment-recorded',
+  'account.payments-recorded',
+  'leave.decided',
+  'auth.password-reset-requested',
+  'mess-window.allocated',
+] as const satisfies readonly EventName[];
+
+export type DurableEventName = (typeof DURABLE_EVENTS)[number];
+
+export const isDurableEvent = (name: string): name is DurableEventName =>
+  (DURABLE_EVENTS as readonly string[]).includes(name);
 
 export interface ExpenseEvent {
   expenseId: string;

@@ -3,6 +3,7 @@ import { and, asc, desc, eq, gt, sql, type SQL } from 'drizzle-orm';
 import { alias, union } from 'drizzle-orm/pg-core';
 import { currentMessId } from '../../common/tenancy/mess-scope';
 import { Database, DbOrTx } from '../../database/database';
+import { inTransaction } from '../../database/transactions';
 import { textArray, uuidArray } from '../../database/sql-arrays';
 import { memberDirectory } from '../users';
 import {
@@ -62,8 +63,9 @@ export class AccountsRepository {
       .limit(limit + 1);
   }
 
+  /** One transaction, run again whole after a deadlock or a serialisation failure (`inTransaction`). */
   transaction<T>(work: (tx: DbOrTx) => Promise<T>): Promise<T> {
-    return this.database.db.transaction(work);
+    return inTransaction(this.database.db, work);
   }
 
   async insert(tx: DbOrTx, entry: NewAccountEntryRow): Promise<AccountEntryRow> {

@@ -58,9 +58,12 @@ export class BankStatementService {
   async importStatement(actorId: string, file: string | Buffer): Promise<StatementResult> {
     const rows = typeof file === 'string' ? readStatement(file) : await readStatementWorkbook(file);
     const readable = rows.filter((r) => r.kind === 'credit');
-    const unmatched: UnmatchedLine[] = [];
+    let unmatched: UnmatchedLine[] = [];
     let alreadyRecorded = 0;
     const { recorded, matchedLines } = await this.repository.transaction(async (tx) => {
+      // From the start on each attempt (a deadlock runs the transaction again).
+      unmatched = [];
+      alreadyRecorded = 0;
       const lookups = await this.repository.lookUpStatement(
         tx,
         readable.map((r) => r.utr),
@@ -120,6 +123,8 @@ export class BankStatementService {
         accepted.map((p) => ({ claimId: p.claimId, entryId: p.entry.id })),
         actorId,
       );
+      // One event for them all: the receipts are queued in batches, not 5,000 notifications racing for the pool.
+      await this.recorder.promiseReceipts(tx, entries, () => actorId);
       const names = await this.repository.memberNamesOf(
         tx,
         accepted.map((p) => p.entry.userId),
@@ -135,14 +140,6 @@ export class BankStatementService {
         })),
       };
     });
-    const balances = await this.accounts.balancesOf(recorded.map((e) => e.userId));
-    // One event for them all: the receipts are queued in batches, not 5,000 notifications racing for the pool.
-    if (recorded.length)
-      this.events.publish('account.payments-recorded', {
-        payments: recorded.map((entry) =>
-          this.recorder.paymentEvent(entry, balances.get(entry.userId) ?? 0, actorId),
-        ),
-      });
     const skipped = rows.filter((r) => r.kind === 'skipped').length;
     return {
       rows: rows.length,

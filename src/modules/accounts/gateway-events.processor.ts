@@ -171,16 +171,10 @@ export class GatewayEventsProcessor implements OnModuleDestroy {
       }
     }
     if (!recorded.length) return;
-    const balances = await this.accounts.balancesOf(recorded.map((e) => e.userId));
-    this.events.publish('account.payments-recorded', {
-      payments: recorded.map((entry) =>
-        this.recorder.paymentEvent(entry, balances.get(entry.userId) ?? 0, entry.userId),
-      ),
-    });
     this.logger.log({ recorded: recorded.length, of: pending.length }, 'Gateway payments recorded');
   }
 
-  /** Records what is new, marks the orders paid and every event done, in `tx`. */
+  /** Records what is new, marks the orders paid and every event done, and promises the receipts, in `tx`. */
   private async record(tx: DbOrTx, pending: Pending[]): Promise<AccountEntryRow[]> {
     const entries = await this.recorder.recordMany(
       tx,
@@ -195,6 +189,8 @@ export class GatewayEventsProcessor implements OnModuleDestroy {
       pending.map((p) => this.outcome(p, byId.get(p.payment.entry.id))),
       tx,
     );
+    // The receipts, promised with the payments (the outbox); the member pays, so the member is the actor.
+    await this.recorder.promiseReceipts(tx, entries, (entry) => entry.userId);
     return entries;
   }
 

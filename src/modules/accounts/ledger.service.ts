@@ -81,20 +81,19 @@ export class LedgerService {
         const answer: StoredAnswer = { entryId: entry.id, balancePaise };
         await this.repository.saveAnswer(tx, idempotency, 201, answer);
       }
-      return { entry, balancePaise, replayed: false };
-    });
-    if (!result.replayed) {
-      this.events.publish('account.payment-recorded', {
-        entryId: result.entry.id,
+      // The receipt is promised with the payment (the outbox): not for a replayed repeat.
+      await this.events.publishWithin(tx, 'account.payment-recorded', {
+        entryId: entry.id,
         userId,
-        amountPaise: result.entry.amountPaise,
-        date: result.entry.date,
+        amountPaise: entry.amountPaise,
+        date: entry.date,
         method: input.method,
-        reference: result.entry.reference,
-        balancePaise: result.balancePaise,
+        reference: entry.reference,
+        balancePaise,
         actorId,
       });
-    }
+      return { entry, balancePaise, replayed: false };
+    });
     return result;
   }
 

@@ -125,11 +125,11 @@ export class PaymentClaimsService {
           );
       const entryId = recorded?.id ?? byHand ?? (await this.repository.entryOfReference(claim.utr, tx))!;
       await this.decide(tx, actorId, claim, { status: 'accepted', entryId });
+      if (recorded) await this.recorder.promiseReceipts(tx, [recorded], () => actorId);
       return { entryId, recorded };
     });
     const entry = result.recorded ?? (await this.repository.findEntry(result.entryId))!;
     const balancePaise = await this.accounts.balanceOf(entry.userId);
-    if (result.recorded) this.recorder.publish(entry, balancePaise, actorId);
     const claim = (await this.repository.findClaim(claimId))!;
     return { claim, entry, balancePaise };
   }

@@ -7,6 +7,7 @@ import type { DbOrTx } from '../../database/database';
 import { AuditTrail, type AuditEntry } from '../audit-trail';
 import type { AccountEntryRow, NewAccountEntryRow, PaymentMethod } from './accounts.schema';
 import { entrySnapshot } from './entry-snapshot';
+import { AccountsRepository } from './accounts.repository';
 import { PaymentsRepository, type ReferenceRow } from './payments.repository';
 import type { ReferenceSource } from './payments.schema';
 
@@ -61,6 +62,7 @@ export function outsidePayment(p: {
 export class PaymentRecorder {
   constructor(
     private readonly repository: PaymentsRepository,
+    private readonly accounts: AccountsRepository,
     private readonly audit: AuditTrail,
     private readonly events: DomainEventBus,
   ) {}
@@ -121,8 +123,26 @@ export class PaymentRecorder {
     return entries;
   }
 
-  publish(entry: AccountEntryRow, balancePaise: number, actorId: string): void {
-    this.events.publish('account.payment-recorded', this.paymentEvent(entry, balancePaise, actorId));
+  /**
+   * Promises the receipts of `entries` in `tx`, the transaction that recorded them (the outbox): one
+   * `account.payment-recorded` event for one payment, one `account.payments-recorded` for several (their receipts
+   * queued in batches), each with the member's balance right after, as `tx` sees it.
+   */
+  async promiseReceipts(
+    tx: DbOrTx,
+    entries: readonly AccountEntryRow[],
+    actorOf: (entry: AccountEntryRow) => string,
+  ): Promise<void> {
+    if (!entries.length) return;
+    const balances = await this.accounts.balancesOf(
+      entries.map((e) => e.userId),
+      tx,
+    );
+    const events = entries.map((entry) =>
+      this.paymentEvent(entry, balances.get(entry.userId) ?? 0, actorOf(entry)),
+    );
+    if (events.length === 1) await this.events.publishWithin(tx, 'account.payment-recorded', events[0]);
+    else await this.events.publishWithin(tx, 'account.payments-recorded', { payments: events });
   }
 
   paymentEvent(entry: AccountEntryRow, balancePaise: number, actorId: string): PaymentEvent {

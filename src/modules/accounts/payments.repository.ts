@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { and, asc, desc, eq, gt, sql, type SQL } from 'drizzle-orm';
 import { Database, DbOrTx } from '../../database/database';
+import { inTransaction } from '../../database/transactions';
 import { textArray, uuidArray } from '../../database/sql-arrays';
 import { rowsOf } from '../../database/sql-rows';
 import { memberDirectory, memberNames } from '../users';
@@ -36,8 +37,9 @@ export interface StatementLookup {
 export class PaymentsRepository {
   constructor(private readonly database: Database) {}
 
+  /** One transaction, run again whole after a deadlock or a serialisation failure (`inTransaction`). */
   transaction<T>(work: (tx: DbOrTx) => Promise<T>): Promise<T> {
-    return this.database.db.transaction(work);
+    return inTransaction(this.database.db, work);
   }
 
   // ---- a member's data (extension 2.3) ----

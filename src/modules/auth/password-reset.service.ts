@@ -87,7 +87,11 @@ export class PasswordResetService implements OnModuleInit, OnModuleDestroy {
   async sendFor(caller: CurrentMember, userId: string): Promise<void> {
     const user = await this.users.findById(userId);
     // An erased member (extension 2.3) has no address and no account to return to.
-    if (!user || user.status === 'erased' || !(await mayActIn(caller, user.messId, { ownRecordsOnly: false })))
+    if (
+      !user ||
+      user.status === 'erased' ||
+      !(await mayActIn(caller, user.messId, { ownRecordsOnly: false }))
+    )
       throw notFound('User not found');
     const token = randomBytes(32).toString('base64url');
     await this.issue(user, token, hashOf(token), async (tx) => {
@@ -137,17 +141,18 @@ export class PasswordResetService implements OnModuleInit, OnModuleDestroy {
   ): Promise<void> {
     const ttlMinutes = this.config.passwordResetTtlMinutes;
     const expiresAt = new Date(this.clock.now().getTime() + ttlMinutes * 60_000);
+    const link = `${this.config.publicUrl}/reset-password?token=${token}`;
+    // The mail is promised with the token (the outbox), in the member's mess.
     await this.repository.transaction(async (tx) => {
       await this.repository.insert(tokenHash, user.id, expiresAt, tx);
       await audited?.(tx);
-    });
-    const link = `${this.config.publicUrl}/reset-password?token=${token}`;
-    this.events.publish('auth.password-reset-requested', {
-      userId: user.id,
-      messId: user.messId,
-      tokenHash,
-      link,
-      ttlMinutes,
+      await this.events.publishWithin(tx, 'auth.password-reset-requested', {
+        userId: user.id,
+        messId: user.messId,
+        tokenHash,
+        link,
+        ttlMinutes,
+      });
     });
   }
 }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { and, eq, gt, isNull, lt, or, isNotNull } from 'drizzle-orm';
 import { Database, type DbOrTx } from '../../database/database';
+import { inTransaction } from '../../database/transactions';
 import { users } from '../users';
 import { passwordResetTokens } from './auth.schema';
 
@@ -18,8 +19,9 @@ export class PasswordResetsRepository {
     await db.insert(passwordResetTokens).values({ tokenHash, userId, expiresAt });
   }
 
+  /** One transaction, run again whole after a deadlock or a serialisation failure (`inTransaction`). */
   transaction<T>(work: (tx: DbOrTx) => Promise<T>): Promise<T> {
-    return this.database.db.transaction(work);
+    return inTransaction(this.database.db, work);
   }
 
   /**

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { OnDomainEvent } from '../../common/events/domain-event-bus';
+import { OnCommitted, OnDomainEvent } from '../../common/events/domain-event-bus';
 import {
   type AttendanceEvent,
   type ExpenseEvent,
@@ -40,7 +40,8 @@ export class BillingListener {
    * A decided or cancelled leave moves the headcount's `onLeave` of its days, and the daily rate's rebates of its
    * months and, through the term's cap, of the months after it in its term (a term is at most twelve months).
    */
-  @OnDomainEvent('leave.decided')
+  // A durable event (its notice goes through the outbox): the cache hears it at the commit, in the writing process.
+  @OnCommitted('leave.decided')
   onLeaveDecided(event: LeaveEvent): void {
     const end = monthOf(event.endDate);
     const [year, month] = end.split('-').map(Number);

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { and, asc, count, desc, eq, getTableColumns, gt, gte, inArray, lt, lte, sql, SQL } from 'drizzle-orm';
 import { Database, DbOrTx } from '../../database/database';
+import { inTransaction } from '../../database/transactions';
 import { uuidArray } from '../../database/sql-arrays';
 import { memberNames } from '../users';
 import { ACTIVE_LEAVE_STATUSES, leaves, LeaveRow, LeaveStatus, NewLeaveRow } from './leave.schema';
@@ -54,8 +55,9 @@ export class LeaveRepository {
     return this.database.db;
   }
 
+  /** One transaction, run again whole after a deadlock or a serialisation failure (`inTransaction`). */
   transaction<T>(work: (tx: DbOrTx) => Promise<T>): Promise<T> {
-    return this.db.transaction(work);
+    return inTransaction(this.db, work);
   }
 
   /**

@@ -60,6 +60,7 @@ export class LeaveDecisionsService {
         tx,
       );
       await this.record(tx, caller.id, 'approved', leave, approved, turned);
+      await this.publishWithin(tx, approved, caller.id, turned);
       return { row: approved, turnedAbsent: turned };
     });
     if (found.status !== row.status) this.announce(row, turnedAbsent, caller.id);
@@ -80,6 +81,7 @@ export class LeaveDecisionsService {
         tx,
       );
       await this.record(tx, caller.id, 'rejected', leave, rejected);
+      await this.publishWithin(tx, rejected, caller.id, []);
       return rejected;
     });
     if (found.status !== row.status) this.announce(row, [], caller.id);
@@ -101,20 +103,18 @@ export class LeaveDecisionsService {
       assertCancellable(leave, { manages, now: this.clock.now() });
       const cancelled = await this.records.update(id, { status: 'cancelled' }, tx);
       await this.record(tx, caller.id, 'cancelled', leave, cancelled);
+      await this.publishWithin(tx, cancelled, caller.id, []);
       return cancelled;
     });
-    if (found.status !== row.status) {
-      this.logger.log({ leaveId: id, by: caller.id }, 'Leave cancelled');
-      this.publish(row, caller.id, []);
-    }
+    if (found.status !== row.status) this.logger.log({ leaveId: id, by: caller.id }, 'Leave cancelled');
     return row;
   }
 
   /**
    * Members moved to another mess (extension 2.2), in the move's transaction `tx`, acting in the mess they left:
    * their pending and approved leave there whose meals are not over is cancelled, each in that mess's audit trail
-   * (`leave`, `cancelled`), under the members' leave locks; a few statements however many members. Returns what was
-   * cancelled, for `announceCancelledForMove` after the commit.
+   * (`leave`, `cancelled`), under the members' leave locks, each with its `leave.decided` event (the outbox); a few
+   * statements however many members. Returns what was cancelled, for `announceCancelledForMove` after the commit.
    */
   async cancelForMoveWithin(tx: DbOrTx, userIds: readonly string[], actorId: string): Promise<LeaveRow[]> {
     if (!userIds.length) return [];
@@ -124,14 +124,14 @@ export class LeaveDecisionsService {
       tx,
       cancelled.map(({ before, after }) => this.entry(actorId, 'cancelled', before, after)),
     );
+    for (const { after } of cancelled) await this.publishWithin(tx, after, actorId, []);
     return cancelled.map((c) => c.after);
   }
 
-  /** After the move committed, in the mess the member left: each cancelled leave's event. */
+  /** After the move committed, in the mess the member left: each cancelled leave's line in the log. */
   announceCancelledForMove(cancelled: LeaveRow[], actorId: string): void {
     for (const row of cancelled) {
       this.logger.log({ leaveId: row.id, by: actorId }, 'Leave cancelled: the member moved to another mess');
-      this.publish(row, actorId, []);
     }
   }
 
@@ -148,10 +148,14 @@ export class LeaveDecisionsService {
     const approved = inserted.status === 'approved';
     const turned = approved ? await this.turnOwnMarksAbsent(inserted, mealTimes, actorId, tx) : [];
     await this.record(tx, actorId, approved ? 'approved' : 'requested', undefined, inserted, turned);
+    if (approved) await this.publishWithin(tx, inserted, actorId, turned);
     return { row: inserted, turnedAbsent: turned };
   }
 
-  /** After commit: the marks the decision changed, and the decision itself (LEAVE_DECIDED). */
+  /**
+   * After commit: the marks the decision changed (their events), and the decision in the log; its `leave.decided`
+   * event (LEAVE_DECIDED) was written with it (`publishWithin`).
+   */
   announce(row: LeaveRow, turnedAbsent: WrittenMark[], actorId: string): void {
     this.logger.log(
       {
@@ -164,7 +168,6 @@ export class LeaveDecisionsService {
       'Leave decided',
     );
     this.attendance.announceLeaveChanges(turnedAbsent, actorId);
-    this.publish(row, actorId, turnedAbsent);
   }
 
   /**
@@ -243,7 +246,13 @@ export class LeaveDecisionsService {
     };
   }
 
-  private publish(row: LeaveRow, actorId: string, turnedAbsent: WrittenMark[]): void {
+  /** The decision's (or cancellation's) `leave.decided` event, in its transaction `tx` (the outbox), in the leave's mess. */
+  private async publishWithin(
+    tx: DbOrTx,
+    row: LeaveRow,
+    actorId: string,
+    turnedAbsent: WrittenMark[],
+  ): Promise<void> {
     const event: LeaveEvent = {
       leaveId: row.id,
       userId: row.userId,
@@ -257,7 +266,7 @@ export class LeaveDecisionsService {
       note: row.decisionNote,
       months: [...new Set(turnedAbsent.map((mark) => monthOf(mark.date)))],
     };
-    this.events.publish('leave.decided', event);
+    await this.events.publishWithin(tx, 'leave.decided', { ...event, messId: row.messId });
   }
 
   private async findOrThrow(id: string): Promise<LeaveRow> {

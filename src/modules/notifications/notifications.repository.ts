@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { and, asc, count, desc, eq, gt, inArray, like, lt, sql } from 'drizzle-orm';
 import { Database, DbOrTx } from '../../database/database';
+import { inTransaction } from '../../database/transactions';
 import type { ChannelPreference, PreferenceSwitch } from './notification-types';
 import { isAnyUuid } from '../../database/sql-arrays';
 import {
@@ -52,9 +53,12 @@ export class NotificationsRepository {
     await tx.delete(notificationPreferences).where(eq(notificationPreferences.userId, userId));
   }
 
-  /** Runs `work` in one transaction; the queue enqueues inside it, so a row and its job exist together or not at all. */
+  /**
+   * Runs `work` in one transaction (run again whole after a deadlock or a serialisation failure); the queue enqueues
+   * inside it, so a row and its job exist together or not at all.
+   */
   transaction<T>(work: (tx: DbOrTx) => Promise<T>): Promise<T> {
-    return this.db.transaction((tx) => work(tx));
+    return inTransaction(this.db, work);
   }
 
   /** Inserts the rows whose dedupe key is new; returns only those (a known key is skipped silently). */

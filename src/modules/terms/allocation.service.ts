@@ -7,7 +7,8 @@ import { Clock } from '../../common/time/clock';
 import { localParts, zonedInstant } from '../../common/time/dates';
 import { AppConfig } from '../../config/app-config';
 import { MembershipsService } from '../memberships';
-import { MessDirectory, MessesRepository } from '../messes';
+import { MessDirectory, type MessLabel, MessesRepository } from '../messes';
+import type { DbOrTx } from '../../database/database';
 import { UsersService, type UserRow } from '../users';
 import { runLottery } from './lottery';
 import { ALREADY_CLOSED, CANCELLED, NOT_ALLOCATED, NOT_YET_OPEN, WINDOW_NOT_FOUND } from './mess-windows';
@@ -60,11 +61,14 @@ export class AllocationService {
   /**
    * Runs the lottery of the window once: under the window's row lock (a second caller waits, then finds it
    * allocated and returns undefined), with the rows of its messes locked so approvals and moves into them wait for
-   * the seats to be counted. Writes the allocation, the seed and a `closed` audit row in each mess, then tells each
-   * member their result (MESS_ALLOCATED, through the event of their mess).
+   * the seats to be counted. Writes the allocation, the seed, a `closed` audit row in each mess and the promise to
+   * tell each member their result (MESS_ALLOCATED: one durable event per mess they were in at the close, in the
+   * outbox) in one transaction, run again whole after a deadlock or a serialisation failure.
    */
   async allocate(id: string, actorId: string | null): Promise<MessWindowRow | undefined> {
     const now = this.clock.now();
+    // Read before the transaction (a read on another connection inside it could wait for it: architecture.md).
+    const labels = await this.directory.labels();
     const done = await this.repository.transaction(async (tx) => {
       const window = await this.repository.lockWindow(id, tx);
       if (!window || window.allocatedAt || window.cancelledAt) return undefined;
@@ -126,20 +130,21 @@ export class AllocationService {
         placed: summary.placed,
         unplaced: summary.unplaced,
       });
+      await this.announce(tx, after, lottery.lines, labels);
       return { window: after, lines: lottery.lines, members };
     });
     if (!done) return undefined;
     this.logger.log({ windowId: id, members: done.lines.length }, 'Term window allocated');
-    await this.announce(done.window, done.lines);
     return done.window;
   }
 
-  /** MESS_ALLOCATED to each member, through one event per mess they were in at the close. */
+  /** MESS_ALLOCATED to each member, through one durable event per mess they were in at the close, written in `tx`. */
   private async announce(
+    tx: DbOrTx,
     window: MessWindowRow,
     lines: { userId: string; position: number; from: string; to: string | null; rank: number | null }[],
+    labels: ReadonlyMap<string, MessLabel>,
   ): Promise<void> {
-    const labels = await this.directory.labels();
     const byMess = new Map<string, typeof lines>();
     for (const line of lines) {
       const ofMess = byMess.get(line.from);
@@ -147,7 +152,7 @@ export class AllocationService {
       else byMess.set(line.from, [line]);
     }
     for (const [messId, ofMess] of byMess) {
-      this.events.publish('mess-window.allocated', {
+      await this.events.publishWithin(tx, 'mess-window.allocated', {
         messId,
         windowId: window.id,
         term: window.term,

@@ -3,6 +3,7 @@ import { and, asc, desc, eq, isNotNull, isNull, lte, sql } from 'drizzle-orm';
 import { HttpStatus } from '@nestjs/common';
 import { describeConstraint } from '../../common/errors/database-errors';
 import { Database, type DbOrTx } from '../../database/database';
+import { inTransaction } from '../../database/transactions';
 import { isAnyUuid, textArray, uuidArray } from '../../database/sql-arrays';
 import {
   messWindowAllocations,
@@ -29,8 +30,9 @@ export class TermsRepository {
     return this.database.db;
   }
 
+  /** One transaction, run again whole after a deadlock or a serialisation failure (`inTransaction`). */
   transaction<T>(work: (tx: DbOrTx) => Promise<T>): Promise<T> {
-    return this.db.transaction(work);
+    return inTransaction(this.db, work);
   }
 
   async insertWindow(values: NewMessWindow, db: DbOrTx = this.db): Promise<MessWindowRow> {

@@ -2,6 +2,7 @@ import { currentMessId } from '../../common/tenancy/mess-scope';
 import { Injectable } from '@nestjs/common';
 import { and, asc, count, desc, eq, ilike, inArray, ne, or, sql, SQL } from 'drizzle-orm';
 import { Database, DbOrTx } from '../../database/database';
+import { inTransaction } from '../../database/transactions';
 import { NewUserRow, Role, UserRow, users, UserStatus, emailCollisions } from './users.schema';
 import { isAnyUuid } from '../../database/sql-arrays';
 
@@ -166,8 +167,9 @@ export class UsersRepository {
     return row;
   }
 
+  /** One transaction, run again whole after a deadlock or a serialisation failure (`inTransaction`). */
   transaction<T>(work: (tx: DbOrTx) => Promise<T>): Promise<T> {
-    return this.db.transaction(work);
+    return inTransaction(this.db, work);
   }
 
   /**

@@ -1,0 +1,210 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { ADMIN } from '../support/app';
+import { databaseEnv, freshDatabase, type TestDatabase } from '../support/database';
+import { messSetup } from '../support/mess-setup';
+import { buildIfStale, registerMember, ServiceProcess } from '../support/service-process';
+
+type Member = Awaited<ReturnType<typeof registerMember>>;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Issue 45, the transactional outbox, with the real service process: killed with SIGKILL (no shutdown hook runs)
+ * at random points around the commit of a term window's close and of payments, started again on the same storage,
+ * and then every message promised by a committed change is there once (the member's MESS_ALLOCATED or
+ * PAYMENT_RECEIVED notification, read through the member's own GET /notifications), none twice, none for a change
+ * that did not commit. On the server, a run also kills the process after the commit with the notices certainly not
+ * written yet: a second connection holds `notifications` locked while the close commits and answers.
+ */
+describe('Outbox: kill -9 around the commit loses no promised message', () => {
+  let database: TestDatabase;
+  let dataDir: string | undefined;
+  let service: ServiceProcess;
+  let admin: string;
+  let treasurer: Member;
+  const members: Member[] = [];
+
+  beforeAll(async () => {
+    await buildIfStale();
+    database = await freshDatabase();
+    if (!database.url) dataDir = mkdtempSync(join(tmpdir(), 'mess-outbox-kill9-'));
+    service = await ServiceProcess.start(
+      {
+        ...(database.url ? databaseEnv(database) : { DATA_DIR: dataDir }),
+        RATE_LIMIT_PER_MINUTE: '100000',
+        LOGIN_RATE_LIMIT_PER_MINUTE: '10000',
+        LOGIN_RATE_LIMIT_PER_EMAIL: '10000',
+        LOG_LEVEL: 'info',
+      },
+      database.url ? 'service (server engine)' : 'service (embedded engine on disk)',
+    );
+    admin = await service.login(ADMIN.email, ADMIN.password);
+    expect(
+      (await service.request('POST', '/auth/admin/setup', { token: admin, body: messSetup() })).status,
+    ).toBe(200);
+    const annex = await service.request('POST', '/messes', {
+      token: admin,
+      body: messSetup({ messName: 'Annex', slug: 'annex' }),
+    });
+    expect(annex.status).toBe(201);
+    treasurer = await registerMember(service, admin, 'treasurer', 0);
+    for (let i = 1; i <= 16; i += 1) members.push(await registerMember(service, admin, 'student', i));
+  }, 600_000);
+
+  afterAll(async () => {
+    await service?.kill('SIGKILL');
+    await database?.drop();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  /** Each member's notifications of `type` (their own list), after a relogin (a restart keeps tokens valid). */
+  const notified = async (type: string) =>
+    Promise.all(
+      members.map(async (m) => {
+        const res = await service.request('GET', '/notifications?limit=100', { token: m.token });
+        expect(res.status).toBe(200);
+        return (res.body.notifications as { type: string }[]).filter((n) => n.type === type).length;
+      }),
+    );
+
+  /** Each member's payments recorded (the committed changes), read through the member's own account. */
+  const payments = async () =>
+    Promise.all(
+      members.map(async (m) => {
+        const res = await service.request('GET', `/accounts/${m.id}?limit=100`, { token: m.token });
+        expect(res.status).toBe(200);
+        return (res.body.entries as { kind: string }[]).filter((e) => e.kind === 'payment').length;
+      }),
+    );
+
+  /** Polls until `read` equals `expected` (the relay's sweep takes a lapsed claim within a minute), then compares. */
+  const eventually = async (read: () => Promise<number[]>, expected: number[], withinMs = 120_000) => {
+    let got = await read();
+    for (const started = Date.now(); JSON.stringify(got) !== JSON.stringify(expected); got = await read()) {
+      if (Date.now() - started > withinMs) break;
+      await sleep(1_000);
+    }
+    expect(got).toEqual(expected);
+  };
+
+  it('payments: killed at random points while they are recorded, each committed payment has its one receipt', async () => {
+    for (let round = 0; round < 3; round += 1) {
+      const answers = members.map((m, i) =>
+        service
+          .request('POST', `/accounts/${m.id}/payments`, {
+            token: treasurer.token,
+            body: { amount: 100 + round * 10 + i, date: '2025-04-01', method: 'cash' },
+          })
+          .then((r) => r.status)
+          .catch(() => 0),
+      );
+      await sleep(Math.floor(Math.random() * 250));
+      const ended = await service.kill('SIGKILL');
+      expect(ended.signal).toBe('SIGKILL');
+      await Promise.all(answers);
+      await service.restart();
+      const recorded = await payments();
+      await eventually(() => notified('PAYMENT_RECEIVED'), recorded);
+    }
+  }, 600_000);
+
+  const openWindow = async (term: string): Promise<string> => {
+    const created = await service.request('POST', '/mess-windows', {
+      token: admin,
+      body: {
+        term,
+        opensAt: new Date(Date.now() + 2_000).toISOString(),
+        closesAt: new Date(Date.now() + 3_600_000).toISOString(),
+        // Moves much later: the members stay in the mess whose notifications they read (the moves at a close are
+        // outbox-allocation.e2e-spec.ts's).
+        effectiveFrom: '2099-01-01',
+        messes: ['00000000-0000-4000-8000-000000000001', 'annex'],
+      },
+    });
+    expect(created.status).toBe(201);
+    const id = created.body.window._id as string;
+    await sleep(2_500);
+    for (const [i, m] of members.entries()) {
+      const chosen = await service.request('PUT', `/mess-windows/${id}/choice`, {
+        token: m.token,
+        body: { preferences: i % 2 ? ['annex'] : ['00000000-0000-4000-8000-000000000001'] },
+      });
+      expect(chosen.status).toBe(200);
+    }
+    return id;
+  };
+
+  const allocated = async (id: string) =>
+    Boolean((await service.request('GET', `/mess-windows/${id}`, { token: admin })).body.window.seed);
+
+  it('a window closed and killed at random points: if the close committed, every chooser is told once', async () => {
+    for (let round = 0; round < 2; round += 1) {
+      const before = await notified('MESS_ALLOCATED');
+      const id = await openWindow(`killed term ${round}`);
+      const closing = service
+        .request('POST', `/mess-windows/${id}/close`, { token: admin })
+        .then((r) => r.status)
+        .catch(() => 0);
+      // Round 0: at a random point of the close; round 1: as soon as the close has answered (committed).
+      if (round === 0) await sleep(Math.floor(Math.random() * 150));
+      else expect(await closing).toBe(200);
+      await service.kill('SIGKILL');
+      await closing;
+      await service.restart();
+      // A close that did not commit promised nothing: it is made now, without a kill.
+      const committed = await allocated(id);
+      if (!committed) {
+        expect(await notified('MESS_ALLOCATED')).toEqual(before);
+        expect((await service.request('POST', `/mess-windows/${id}/close`, { token: admin })).status).toBe(
+          200,
+        );
+      }
+      await eventually(
+        () => notified('MESS_ALLOCATED'),
+        before.map((n) => n + 1),
+      );
+    }
+  }, 600_000);
+
+  (process.env.TEST_DATABASE_URL ? it : it.skip)(
+    'killed after the commit with the notices certainly not written: they are written after the restart, once',
+    async () => {
+      const before = await notified('MESS_ALLOCATED');
+      const id = await openWindow('killed term locked');
+      const paymentsBefore = await payments();
+      const lock = new Client({ connectionString: database.url });
+      await lock.connect();
+      try {
+        // Every notification insert waits: the relay has claimed the events when the process dies.
+        await lock.query('begin');
+        await lock.query('lock table notifications in share mode');
+        expect((await service.request('POST', `/mess-windows/${id}/close`, { token: admin })).status).toBe(
+          200,
+        );
+        const paid = await service.request('POST', `/accounts/${members[0].id}/payments`, {
+          token: treasurer.token,
+          body: { amount: 55, date: '2025-04-02', method: 'cash' },
+        });
+        expect(paid.status).toBe(201);
+        await sleep(300);
+        await service.kill('SIGKILL');
+        await lock.query('rollback');
+      } finally {
+        await lock.end();
+      }
+      await service.restart();
+      expect(await allocated(id)).toBe(true);
+      await eventually(
+        () => notified('MESS_ALLOCATED'),
+        before.map((n) => n + 1),
+      );
+      const recorded = await payments();
+      expect(recorded[0]).toBe(paymentsBefore[0] + 1);
+      await eventually(() => notified('PAYMENT_RECEIVED'), recorded);
+    },
+    600_000,
+  );
+});
