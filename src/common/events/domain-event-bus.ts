@@ -102,6 +102,14 @@ export class DomainEventBus {
  * durable event returns its work's promise: a failure is not swallowed but makes the relay hand the event on again.
  */
 export function OnDomainEvent<K extends EventName>(name: K) {
+  return listenInEventMess<K>(name, { suppressErrors: !isDurableEvent(name) });
+}
+
+/**
+ * The decorator both listener kinds share: the method is wrapped once to run in the event's mess (`inMess`), then
+ * registered with the emitter under `emitted` (the event's name, or its at-commit name).
+ */
+function listenInEventMess<K extends EventName>(emitted: string, options?: { suppressErrors: boolean }) {
   return <T extends (payload: EventMap[K]) => unknown>(
     target: object,
     key: string | symbol,
@@ -116,7 +124,7 @@ export function OnDomainEvent<K extends EventName>(name: K) {
       (entering as { inEventMess?: boolean }).inEventMess = true;
       descriptor.value = entering as unknown as T;
     }
-    OnEvent(name, { suppressErrors: !isDurableEvent(name) })(target, key, descriptor);
+    OnEvent(emitted, options)(target, key, descriptor);
   };
 }
 
@@ -130,20 +138,5 @@ const committedName = (name: DurableEventName) => `${name}:committed`;
  * durable listeners (`@OnDomainEvent`) hear the event through the outbox. Runs in the event's mess.
  */
 export function OnCommitted<K extends DurableEventName>(name: K) {
-  return <T extends (payload: EventMap[K]) => unknown>(
-    target: object,
-    key: string | symbol,
-    descriptor: TypedPropertyDescriptor<T>,
-  ): void => {
-    const listener = descriptor.value;
-    if (listener && !(listener as { inEventMess?: boolean }).inEventMess) {
-      const entering = function (this: unknown, payload: EventMap[K]) {
-        return inMess(payload.messId, () => listener.call(this, payload));
-      };
-      Object.defineProperty(entering, 'name', { value: listener.name });
-      (entering as { inEventMess?: boolean }).inEventMess = true;
-      descriptor.value = entering as unknown as T;
-    }
-    OnEvent(committedName(name))(target, key, descriptor);
-  };
+  return listenInEventMess<K>(committedName(name));
 }
