@@ -10,7 +10,19 @@ import { requestContext } from './request-context';
  * route without wrapping it in RxJS observables.
  */
 export function registerRequestContext(fastify: FastifyInstance): void {
+  const waits = new WeakMap<object, Promise<unknown>[]>();
   fastify.addHook('preHandler', (request, _reply, done) => {
-    requestContext.run({ requestId: request.id, path: request.params as Record<string, string> }, done);
+    const answerAfter: Promise<unknown>[] = [];
+    waits.set(request, answerAfter);
+    requestContext.run(
+      { requestId: request.id, path: request.params as Record<string, string>, answerAfter },
+      done,
+    );
+  });
+  // The answer waits for what the request asked it to (`requestContext.answerAfter`), whatever its status.
+  fastify.addHook('onSend', async (request, _reply, payload) => {
+    const pending = waits.get(request);
+    if (pending?.length) await Promise.allSettled(pending);
+    return payload;
   });
 }

@@ -15,6 +15,8 @@ export interface RequestContext {
   messNamed?: boolean;
   /** The route's path parameters as sent (`:date`, `:mealType`): a body's checks name a bad one beside its fields. */
   path?: Readonly<Record<string, string>>;
+  /** What must be done before the answer is sent (`answerAfter`): the other replicas confirming a change. */
+  answerAfter?: Promise<unknown>[];
 }
 
 const storage = new AsyncLocalStorage<RequestContext>();
@@ -30,6 +32,14 @@ export const requestContext = {
   },
   current(): RequestContext | undefined {
     return storage.getStore();
+  },
+  /**
+   * The current request answers only once `work` has settled (its outcome does not change the answer): a change
+   * that must hold on every replica "from that moment" is acknowledged after they confirmed it. Outside a request
+   * (a schedule) nothing waits.
+   */
+  answerAfter(work: Promise<unknown>): void {
+    storage.getStore()?.answerAfter?.push(work);
   },
   /** The current request's id; null outside a request. */
   requestId(): string | null {

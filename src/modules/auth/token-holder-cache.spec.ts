@@ -2,6 +2,10 @@ import { CacheInvalidation } from '../../common/cache/cache-invalidation';
 import type { EventMap } from '../../common/events/event-map';
 import type { TokenHolder } from './revoked-tokens.repository';
 import { TokenHolderCache } from './token-holder-cache';
+import { InvalidationFeed } from '../../../test/support/invalidation-feed';
+import { requestContext } from '../../common/context/request-context';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The wire between replicas: records what this process publishes and delivers what "another replica" sent. */
 class Wire extends CacheInvalidation {
@@ -73,8 +77,48 @@ describe('TokenHolderCache', () => {
     expect((await cache.holder(ASHA, 'token-1', read(ASHA)))?.role).toBe('manager');
     await cache.holder(RAVI, 'token-2', read(RAVI));
     expect(reads).toBe(3);
-    await wire.flush();
-    expect(wire.sent).toEqual([expect.objectContaining({ topic: TokenHolderCache.TOPIC, keys: [ASHA] })]);
+  });
+
+  it("tells the other replicas which member, and the change's request waits until they dropped them", async () => {
+    const feed = new InvalidationFeed();
+    const here = feed.join();
+    const there = feed.join();
+    const ours = new TokenHolderCache(here);
+    const theirs = new TokenHolderCache(there);
+    here.start();
+    there.start();
+    try {
+      await sleep(CacheInvalidation.BEAT_MS);
+      await theirs.holder(ASHA, 'token-1', read(ASHA));
+      await theirs.holder(ASHA, 'token-1', read(ASHA));
+      expect(reads).toBe(1);
+      stored.set(ASHA, holderOf(ASHA, 'manager'));
+      const waited: Promise<unknown>[] = [];
+      await requestContext.run({ requestId: 'r1', answerAfter: waited }, async () => {
+        const updated: EventMap['member.updated'] = { userId: ASHA, messId: FIRST_MESS_ID };
+        ours.onMemberUpdated(updated);
+        expect(waited).toHaveLength(1);
+        await Promise.all(waited);
+      });
+      // Once the change's answer may go, the other replica reads the member again.
+      expect((await theirs.holder(ASHA, 'token-1', read(ASHA)))?.role).toBe('manager');
+      expect(reads).toBe(2);
+      expect(feed.published).toContainEqual(
+        expect.objectContaining({ topic: TokenHolderCache.TOPIC, keys: [ASHA] }),
+      );
+    } finally {
+      await here.stop();
+      await there.stop();
+    }
+  });
+
+  it('reads the database while its replica does not hear the invalidation feed', async () => {
+    const feed = new InvalidationFeed();
+    const deaf = feed.join();
+    const cache = new TokenHolderCache(deaf);
+    await cache.holder(ASHA, 'token-1', read(ASHA));
+    await cache.holder(ASHA, 'token-1', read(ASHA));
+    expect(reads).toBe(2);
   });
 
   it('drops what another replica changed, and everything when it missed messages', async () => {
@@ -96,7 +140,7 @@ describe('TokenHolderCache', () => {
       'token-1',
       () => new Promise<TokenHolder>((resolve) => (finish = resolve)),
     );
-    cache.forget([ASHA]); // the change commits while the read is in flight
+    void cache.forget([ASHA]); // the change commits while the read is in flight
     finish(holderOf(ASHA)); // the read saw the row before the change
     await pending;
     stored.set(ASHA, { ...holderOf(ASHA), revoked: true });

@@ -122,6 +122,6 @@ export class TokenService implements OnModuleInit, OnModuleDestroy {
 
   async revoke(member: CurrentMember): Promise<void> {
     await this.revoked.revoke(member.tokenId, member.id, member.tokenExpiresAt);
-    this.holders.forget([member.id]);
+    await this.holders.forget([member.id]);
   }
 }
