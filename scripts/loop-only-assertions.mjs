@@ -176,7 +176,9 @@ function checkTest(testCall, source, found) {
     const { line } = source.getLineAndCharacterOfPosition(testCall.getStart(source));
     const title =
       testCall.arguments[0] && ts.isStringLiteralLike(testCall.arguments[0]) ? testCall.arguments[0].text : '?';
-    const lists = unguarded.map(([list]) => list ?? '?').join(', ');
+    const lists = unguarded
+      .map(([list, loop]) => `${list ?? '?'} (line ${source.getLineAndCharacterOfPosition(loop.getStart(source)).line + 1})`)
+      .join(', ');
     found.push(`${relative(process.cwd(), source.fileName)}:${line + 1}: ${title}  [over ${lists}]`);
   }
 }
