@@ -135,9 +135,17 @@ function iteratedText(loop, source) {
         ? loop.expression.expression
         : undefined;
   if (!iterated) return undefined;
-  while (ts.isAsExpression(iterated) || ts.isParenthesizedExpression(iterated) || ts.isNonNullExpression(iterated))
+  while (
+    ts.isAsExpression(iterated) ||
+    ts.isParenthesizedExpression(iterated) ||
+    ts.isNonNullExpression(iterated)
+  )
     iterated = iterated.expression;
-  if (ts.isCallExpression(iterated) && iterated.arguments.length === 1 && ts.isPropertyAccessExpression(iterated.expression)) {
+  if (
+    ts.isCallExpression(iterated) &&
+    iterated.arguments.length === 1 &&
+    ts.isPropertyAccessExpression(iterated.expression)
+  ) {
     const owner = iterated.expression.expression;
     if (ts.isIdentifier(owner) && ['Object', 'Array'].includes(owner.text)) iterated = iterated.arguments[0];
   }
@@ -175,9 +183,14 @@ function checkTest(testCall, source, found) {
   if (unguarded.length > 0 && (process.env.ANY_LOOP || outside.length === 0)) {
     const { line } = source.getLineAndCharacterOfPosition(testCall.getStart(source));
     const title =
-      testCall.arguments[0] && ts.isStringLiteralLike(testCall.arguments[0]) ? testCall.arguments[0].text : '?';
+      testCall.arguments[0] && ts.isStringLiteralLike(testCall.arguments[0])
+        ? testCall.arguments[0].text
+        : '?';
     const lists = unguarded
-      .map(([list, loop]) => `${list ?? '?'} (line ${source.getLineAndCharacterOfPosition(loop.getStart(source)).line + 1})`)
+      .map(
+        ([list, loop]) =>
+          `${list ?? '?'} (line ${source.getLineAndCharacterOfPosition(loop.getStart(source)).line + 1})`,
+      )
       .join(', ');
     found.push(`${relative(process.cwd(), source.fileName)}:${line + 1}: ${title}  [over ${lists}]`);
   }
