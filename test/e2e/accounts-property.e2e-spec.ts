@@ -82,7 +82,10 @@ describe('Month charges (property)', () => {
         const charged = new Map(rows.map((r) => [r.user_id, Number(r.amount)]));
         const total = rows.reduce((sum, r) => sum + Number(r.amount), 0);
         expect(total).toBe(Math.round(closed.body.allocated * 100));
-        for (const share of closed.body.shares as { userId: { _id: string }; share: number }[]) {
+        const shares = closed.body.shares as { userId: { _id: string }; share: number }[];
+        // every charge is a share's: the shares add up to the charges (an empty list only when nothing was charged)
+        expect(shares.reduce((sum, s) => sum + Math.round(s.share * 100), 0)).toBe(total);
+        for (const share of shares) {
           expect(charged.get(share.userId._id) ?? 0).toBe(Math.round(share.share * 100));
         }
         expect(rows.length).toBe(

@@ -71,6 +71,7 @@ describe('API documentation: the document', () => {
   });
 
   it('gives every operation a summary, a success schema, and auth with its 401 unless public', () => {
+    expect(Object.keys(doc.paths).length).toBeGreaterThan(0);
     for (const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
       for (const [method, op] of Object.entries(ops)) {
         const where = `${method.toUpperCase()} ${path}`;
@@ -88,7 +89,9 @@ describe('API documentation: the document', () => {
   });
 
   it('documents a bearer token on exactly the routes that need one', () => {
-    for (const { route, isPublic } of declaredRoutes(t)) {
+    const routes = declaredRoutes(t);
+    expect(routes.length).toBeGreaterThan(0);
+    for (const { route, isPublic } of routes) {
       const [method, path] = route.split(' ');
       const op = doc.paths[path][method.toLowerCase()];
       // A public route says so (`security: []`) rather than leaving it unsaid.
@@ -105,6 +108,7 @@ describe('API documentation: the document', () => {
 
   it('documents the errors each kind of route can give, with the body shape the service really sends', () => {
     const declared = new Map(declaredRoutes(t).map((r) => [r.route, r]));
+    expect(Object.keys(doc.paths).length).toBeGreaterThan(0);
     for (const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
       for (const [method, op] of Object.entries(ops)) {
         const where = `${method.toUpperCase()} ${path}`;
@@ -134,6 +138,7 @@ describe('API documentation: the document', () => {
   });
 
   it('gives every error answer examples that match its schema, distinct per status', () => {
+    expect(Object.keys(doc.paths).length).toBeGreaterThan(0);
     for (const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
       for (const [method, op] of Object.entries(ops)) {
         const seen = new Map<string, string>();

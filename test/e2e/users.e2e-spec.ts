@@ -26,6 +26,7 @@ describe('Users', () => {
     expect(all.status).toBe(200);
     expect(all.body.success).toBe(true);
     expect(all.body.pagination).toMatchObject({ page: 1, total: all.body.users.length });
+    expect(all.body.users.length).toBeGreaterThan(0);
     for (const user of all.body.users) {
       expect(Object.keys(user)).toEqual(
         expect.arrayContaining(['_id', 'email', 'fullName', 'collegeId', 'role', 'status', 'createdAt']),
