@@ -149,7 +149,19 @@ const REWRITES = [
   `update audit_events set action = 'rewritten'`,
   'delete from audit_events',
   'truncate audit_events',
+  // Erasure's own changes sent by hand, with the settings its guards look for: refused by the privileges (migration
+  // 0040 revoked UPDATE, DELETE and TRUNCATE), which no setting switches off.
+  'update account_entries set note = null',
+  `do $$ begin perform set_config('app.ledger_erasure', 'on', true); update account_entries set note = null; end $$`,
+  `do $$ begin perform set_config('app.audit_erasure', 'on', true); update audit_events set before = before; end $$`,
+  // The SECURITY DEFINER functions erasure goes through: neither replaced, nor made to run as the caller, nor unpinned.
+  `create or replace function erase_ledger_notes(member uuid) returns integer language sql as 'select 0'`,
+  'alter function erase_ledger_notes(uuid) security invoker',
+  'alter function erase_from_audit_trail(uuid) reset search_path',
 ];
+
+/** A second mess, for the rows erasure's functions must not reach. */
+const OTHER_MESS_ID = '00000000-0000-4000-8000-00000000b0b0';
 
 (runs ? describe : describe.skip)('A runtime login that owns nothing (issue 45)', () => {
   const base = process.env.TEST_DATABASE_URL!;
@@ -247,6 +259,146 @@ const REWRITES = [
               (select count(*)::int from account_entries) as entries, (select count(*)::int from audit_events) as trail`,
     );
     expect(after).toEqual(before);
+  });
+
+  it("erases one member's text only through the owner's two functions: in a mess of theirs, never an amount (42501)", async () => {
+    const admin = await t.adminToken();
+    const registered = await t.post('/auth/register', {
+      email: 'kiran@college.edu',
+      password: 'first-password',
+      fullName: 'Kiran Rao',
+      collegeId: 'CS21B099',
+      room: 'D-303',
+      phone: '+91-9876500099',
+    });
+    expect(registered.status).toBe(201);
+    const member = registered.body.userId as string;
+    expect((await t.put(`/users/${member}/approve`, undefined, { token: admin })).status).toBe(200);
+    const paid = await t.post(
+      `/accounts/${member}/payments`,
+      { amount: 700, date: '2025-03-17', method: 'cash', note: 'Kiran Rao paid in cash' },
+      { token: admin, headers: { 'idempotency-key': 'pay-kiran' } },
+    );
+    expect(paid.status).toBe(201);
+    // Another mess the member never belonged to, whose ledger and trail name them.
+    await asSuperuser(`insert into messes (id, slug) values ('${OTHER_MESS_ID}', 'sealed-other')`);
+    await asSuperuser(
+      `insert into account_entries (mess_id, user_id, kind, direction, amount_paise, date, note)
+         values ('${OTHER_MESS_ID}', '${member}', 'adjustment', 'debit', 4200, '2025-03-18', 'Kiran Rao advance');
+       insert into audit_events (mess_id, action, entity, entity_id, before, after)
+         values ('${OTHER_MESS_ID}', 'legacy-profile', 'user', '${member}', null, '{"contact": "kiran@college.edu"}'),
+                ('${FIRST_MESS_ID}', 'legacy-profile', 'user', '${member}', null, '{"contact": "kiran@college.edu"}')`,
+    );
+    const ledger = () =>
+      asSuperuser<{ mess: string; amount: string; date: string; note: string | null }>(
+        `select mess_id as mess, amount_paise::text as amount, date::text as date, note from account_entries
+          where user_id = '${member}' order by mess_id`,
+      );
+    const trail = () =>
+      asSuperuser<{ mess: string; after: unknown }>(
+        `select mess_id as mess, after from audit_events where action = 'legacy-profile' and entity_id = '${member}'
+          order by mess_id`,
+      );
+    const totals = () =>
+      asSuperuser<{ sum: string; entries: number; rows: number }>(
+        `select (select sum(amount_paise) from account_entries)::text as sum,
+                (select count(*)::int from account_entries) as entries, (select count(*)::int from audit_events) as rows`,
+      );
+    const [ledgerBefore, totalsBefore] = [await ledger(), await totals()];
+    expect(ledgerBefore).toEqual([
+      { mess: FIRST_MESS_ID, amount: '70000', date: '2025-03-17', note: 'Kiran Rao paid in cash' },
+      { mess: OTHER_MESS_ID, amount: '4200', date: '2025-03-18', note: 'Kiran Rao advance' },
+    ]);
+
+    const client = new Client({ connectionString: logins.runtimeUrl });
+    await client.connect();
+    /** One statement as the runtime login, in its own transaction, rolled back: its SQLSTATE, or 'done'. */
+    const attempt = async (statement: string, { role = APP_ROLE, mess = FIRST_MESS_ID } = {}) => {
+      await client.query('begin');
+      await client.query(`set local role ${role}`);
+      await client.query(`select set_config('app.mess', $1, true)`, [mess]);
+      const outcome = await client.query(statement).then(
+        () => 'done',
+        (error: { code?: string }) => error.code,
+      );
+      await client.query('rollback');
+      return outcome;
+    };
+    try {
+      const refusals = {
+        'ledger, in a mess never theirs': await attempt(`select erase_ledger_notes('${member}')`, {
+          mess: OTHER_MESS_ID,
+        }),
+        'trail, in a mess never theirs': await attempt(`select erase_from_audit_trail('${member}')`, {
+          mess: OTHER_MESS_ID,
+        }),
+        'ledger, in no mess': await attempt(`select erase_ledger_notes('${member}')`, { mess: '' }),
+        'trail, for nobody': await attempt(`select erase_from_audit_trail(gen_random_uuid())`),
+        'ledger, as mess_reader': await attempt(`select erase_ledger_notes('${member}')`, {
+          role: READER_ROLE,
+        }),
+        'trail, as mess_reader': await attempt(`select erase_from_audit_trail('${member}')`, {
+          role: READER_ROLE,
+        }),
+        "the helper that reads a person's values": await attempt(`select erasure_values_of('${member}')`),
+        'the helper that checks the mess': await attempt(`select erasure_mess_of('${member}')`),
+        'an amount, right after the function ran': await attempt(
+          `do $$ begin perform erase_ledger_notes('${member}');
+             update account_entries set amount_paise = amount_paise + 100000; end $$`,
+        ),
+        "a date, with the guard's setting on": await attempt(
+          `do $$ begin perform set_config('app.ledger_erasure', 'on', true);
+             update account_entries set date = date + 1; end $$`,
+        ),
+        "the values as the caller's arguments (the old signature)": await attempt(
+          `select erase_ledger_notes('${member}', array['paid'])`,
+        ),
+      };
+      expect(refusals).toEqual({
+        'ledger, in a mess never theirs': '42501',
+        'trail, in a mess never theirs': '42501',
+        'ledger, in no mess': '42501',
+        'trail, for nobody': '42501',
+        'ledger, as mess_reader': '42501',
+        'trail, as mess_reader': '42501',
+        "the helper that reads a person's values": '42501',
+        'the helper that checks the mess': '42501',
+        'an amount, right after the function ran': '42501',
+        "a date, with the guard's setting on": '42501',
+        "the values as the caller's arguments (the old signature)": '42883',
+      });
+      // The privilege refuses, before any guard: PostgreSQL's own message.
+      await client.query('begin');
+      await client.query(`set local role ${APP_ROLE}`);
+      await client.query(`select set_config('app.mess', $1, true)`, [FIRST_MESS_ID]);
+      await expect(client.query('update account_entries set note = null')).rejects.toThrow(
+        'permission denied for table account_entries',
+      );
+      await client.query('rollback');
+
+      // In the member's mess, as mess_app: their text goes, in that mess only.
+      await client.query('begin');
+      await client.query(`set local role ${APP_ROLE}`);
+      await client.query(`select set_config('app.mess', $1, true)`, [FIRST_MESS_ID]);
+      const changed = await client.query<{ ledger: number; trail: number }>(
+        `select erase_ledger_notes($1) as ledger, erase_from_audit_trail($1) as trail`,
+        [member],
+      );
+      expect(changed.rows[0].ledger).toBe(1);
+      expect(changed.rows[0].trail).toBeGreaterThanOrEqual(1);
+      await client.query('commit');
+    } finally {
+      await client.end();
+    }
+    expect(await ledger()).toEqual([
+      { ...ledgerBefore[0], note: null },
+      ledgerBefore[1], // another mess's entry: not reached
+    ]);
+    expect(await trail()).toEqual([
+      { mess: FIRST_MESS_ID, after: { contact: null } },
+      { mess: OTHER_MESS_ID, after: { contact: 'kiran@college.edu' } },
+    ]);
+    expect(await totals()).toEqual(totalsBefore);
   });
 
   it("still lets erasure's one allowed change through, as the runtime login: a person's values removed from the trail", async () => {

@@ -61,10 +61,10 @@ export class AccountsMemberData {
 
   /**
    * In the erasure's transaction: the member's claim notes emptied, and the notes of their entries that came from
-   * those claims or hold one of `values` (the person's own); amounts, dates and UTRs kept.
+   * those claims or hold one of their values (read from their row by the database); amounts, dates and UTRs kept.
    */
-  async erase(tx: DbOrTx, userId: string, values: string[]): Promise<void> {
-    await this.accounts.eraseNotes(tx, userId, values);
+  async erase(tx: DbOrTx, userId: string): Promise<void> {
+    await this.accounts.eraseNotes(tx, userId);
     await this.payments.eraseClaimNotes(tx, userId);
   }
 }

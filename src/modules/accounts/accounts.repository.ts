@@ -4,7 +4,7 @@ import { alias, union } from 'drizzle-orm/pg-core';
 import { currentMessId } from '../../common/tenancy/mess-scope';
 import { Database, DbOrTx } from '../../database/database';
 import { inTransaction } from '../../database/transactions';
-import { textArray, uuidArray } from '../../database/sql-arrays';
+import { uuidArray } from '../../database/sql-arrays';
 import { memberDirectory } from '../users';
 import {
   accountBalances,
@@ -41,11 +41,13 @@ export class AccountsRepository {
 
   /**
    * Erasure (extension 2.3, decision 0010), in its transaction, in the mess it acts in: the notes of the member's
-   * entries that came from their claims (their own text) or hold one of `values`, emptied through the one function
-   * the ledger's guard lets do that. Amounts, dates and kinds never change.
+   * entries that came from their claims (their own text) or hold one of their values, and any note naming them,
+   * emptied by the one function that may (migration `…_ledger_sealed`: it runs as the tables' owner, reads the
+   * person's values from their row and refuses a mess that was never theirs; the service's role may not update the
+   * ledger). Amounts, dates and kinds never change.
    */
-  async eraseNotes(tx: DbOrTx, userId: string, values: string[]): Promise<void> {
-    await tx.execute(sql`select erase_ledger_notes(${userId}::uuid, ${textArray(values)})`);
+  async eraseNotes(tx: DbOrTx, userId: string): Promise<void> {
+    await tx.execute(sql`select erase_ledger_notes(${userId}::uuid)`);
   }
 
   /** A member's entries in the statement's mess, in id order after `after`, `limit` + 1 of them (the export). */

@@ -95,7 +95,7 @@ export class ErasureService {
         // The member's own free text (kept by id, whatever it says) and their names as they were.
         await this.feedback.erase(tx, id);
         await this.leave.erase(tx, id);
-        await this.accounts.erase(tx, id, personal);
+        await this.accounts.erase(tx, id);
         await this.notifications.erase(tx, id);
         await this.billing.erase(tx, id, person.pseudonym);
         // Their values wherever anyone wrote them: every table of this mess, and the deployment's tables once.
