@@ -247,7 +247,7 @@ describe('Outbox: kill -9 around the commit loses no promised message', () => {
         await service.restart();
       }
       const mailsOf = (m: Member) =>
-        mail.to(m.email).filter((received) => received.subject.startsWith(`${term}:`));
+        mail.to(m.email).filter((received) => received.subject.includes(`: ${term}:`));
       for (const waitStart = Date.now(); ; await sleep(500)) {
         const told = choosers.filter((m) => mailsOf(m).length > 0).length;
         if (told === choosers.length || Date.now() - waitStart > 150_000) break;
