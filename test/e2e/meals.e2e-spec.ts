@@ -4,6 +4,7 @@ import type { MealEvent } from '../../src/common/events/event-map';
 import { Clock } from '../../src/common/time/clock';
 import { Database } from '../../src/database/database';
 import { meals } from '../../src/modules/meals/meals.schema';
+import { OutboxRelay } from '../../src/modules/outbox';
 import { TestApp } from '../support/app';
 import { ids, ISO, mealsOn, type Member, publishMeal, startMealsApp, UNKNOWN_ID } from '../support/meals';
 
@@ -510,6 +511,7 @@ describe('Meals: the menu, one per date and meal type, published by managers', (
 
     it('publishes nothing for a refused write, and a failing listener does not fail the request', async () => {
       const meal = await publish(manager.token, { date: '2025-07-03', mealType: 'Lunch', dishes: ['Rice'] });
+      await t.app.get(OutboxRelay).idle(); // a durable event: handed on by the relay after the commit
       received.length = 0;
       await t.post(
         '/meals',
@@ -528,6 +530,7 @@ describe('Meals: the menu, one per date and meal type, published by managers', (
         { date: '2025-07-03', mealType: 'Dinner', dishes: ['X'] },
         { token: manager.token },
       );
+      await t.app.get(OutboxRelay).idle();
       expect(received).toEqual([]);
 
       const failing = () => {

@@ -65,6 +65,11 @@ export type EventName = keyof EventMap;
  * until it resolves.
  */
 export const DURABLE_EVENTS = [
+  'expense.recorded',
+  'expense.changed',
+  'meal.published',
+  'meal.changed',
+  'meal.deleted',
   'account.payment-recorded',
   'account.payments-recorded',
   'leave.decided',

@@ -18,8 +18,10 @@ import { MonthCache } from './month-cache';
 export class BillingListener {
   constructor(private readonly cache: MonthCache) {}
 
-  @OnDomainEvent('expense.recorded')
-  @OnDomainEvent('expense.changed')
+  // expense.recorded and expense.changed are durable (their notices go through the outbox): the cache hears them at
+  // the commit, in the writing process, so the writer's next read of the bill is never stale.
+  @OnCommitted('expense.recorded')
+  @OnCommitted('expense.changed')
   @OnDomainEvent('expense.deleted')
   onExpense(event: ExpenseEvent): void {
     this.touch(event.months);

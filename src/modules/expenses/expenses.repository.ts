@@ -3,6 +3,7 @@ import { and, count, desc, eq, gte, lte, sql, SQL } from 'drizzle-orm';
 import { Database, DbOrTx } from '../../database/database';
 import { memberNames } from '../users';
 import { expenses, ExpenseRow, NewExpenseRow } from './expenses.schema';
+import { inTransaction } from '../../database/transactions';
 
 export interface ExpenseWithRecorder {
   expense: ExpenseRow;
@@ -116,8 +117,9 @@ export class ExpensesRepository {
       .orderBy(expenses.category);
   }
 
+  /** One transaction, run again whole after a deadlock or a serialisation failure (`inTransaction`). */
   transaction<T>(work: (tx: DbOrTx) => Promise<T>): Promise<T> {
-    return this.db.transaction(work);
+    return inTransaction(this.db, work);
   }
 
   async insert(values: NewExpenseRow, db: DbOrTx = this.db): Promise<ExpenseRow> {

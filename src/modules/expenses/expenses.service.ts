@@ -53,9 +53,10 @@ export class ExpensesService {
     const expense = await this.repository.transaction(async (tx) => {
       const row = await this.repository.insert({ ...values, recordedBy: caller.id }, tx);
       await this.audit.record(tx, { ...this.auditOf(caller, 'created', row.id), after: auditSnapshot(row) });
+      // Durable (EXPENSE_ADDED, BUDGET_EXCEEDED): written with the expense, into the outbox.
+      await this.events.publishWithin(tx, 'expense.recorded', expenseEvent(row, caller.id));
       return row;
     });
-    this.events.publish('expense.recorded', expenseEvent(expense, caller.id));
     return { expense, recorderName: caller.fullName };
   }
 
@@ -71,11 +72,16 @@ export class ExpensesService {
           before: auditSnapshot(result.before),
           after: auditSnapshot(result.after),
         });
+        // Durable (BUDGET_EXCEEDED): written with the change, into the outbox.
+        await this.events.publishWithin(
+          tx,
+          'expense.changed',
+          expenseEvent(result.after, caller.id, result.before.date),
+        );
       }
       return result;
     });
     if (!changed) throw notFound('Expense not found');
-    this.events.publish('expense.changed', expenseEvent(changed.after, caller.id, changed.before.date));
     return { expense: changed.after, recorderName };
   }
 

@@ -80,14 +80,18 @@ export class MealsRepository {
   }
 
   /** A second menu for the same (date, meal type), also under a race, is a unique violation (409). */
-  async insert(values: NewMealRow): Promise<MealRow> {
-    const [row] = await this.db.insert(meals).values(values).returning();
+  async insert(values: NewMealRow, db: DbOrTx = this.db): Promise<MealRow> {
+    const [row] = await db.insert(meals).values(values).returning();
     return row;
   }
 
   /** An edit by a manager: the menu is theirs from now on (`source: 'manager'`). */
-  async update(id: string, values: MealValues & { createdBy?: string }): Promise<MealRow | undefined> {
-    const [row] = await this.db
+  async update(
+    id: string,
+    values: MealValues & { createdBy?: string },
+    db: DbOrTx = this.db,
+  ): Promise<MealRow | undefined> {
+    const [row] = await db
       .update(meals)
       .set({ ...values, source: 'manager', updatedAt: new Date() })
       .where(eq(meals.id, id))

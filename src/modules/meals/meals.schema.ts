@@ -105,7 +105,9 @@ export const mealWithdrawnSlots = pgTable(
     mealType: text('meal_type').notNull(),
   },
   (t) => [
-    ...sealedByMess('meal_withdrawn_slots'),uniqueIndex('meal_withdrawn_slots_mess_date_meal_type_unique').on(t.messId, t.date, t.mealType)],
+    ...sealedByMess('meal_withdrawn_slots'),
+    uniqueIndex('meal_withdrawn_slots_mess_date_meal_type_unique').on(t.messId, t.date, t.mealType),
+  ],
 );
 
 export type MealRotationRow = typeof mealRotations.$inferSelect;

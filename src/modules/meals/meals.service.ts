@@ -59,11 +59,16 @@ export class MealsService {
 
   async publish(caller: CurrentMember, body: MealBodyDto): Promise<MealWithCreator> {
     const values = await this.values(body);
+    // With the menu, in its transaction: the slot the weekly menu may fill again, and the durable MEAL_UPDATE
+    // promise (the outbox).
     const meal = await this.namingTheHolder(values, () =>
-      this.repository.insert({ ...values, createdBy: caller.id }),
+      this.rotation.transaction(async (tx) => {
+        const row = await this.repository.insert({ ...values, createdBy: caller.id }, tx);
+        await this.rotation.forgetWithdrawal(row.date, row.mealType, tx);
+        await this.events.publishWithin(tx, 'meal.published', mealEvent(row, caller.id));
+        return row;
+      }),
     );
-    await this.rotation.forgetWithdrawal(meal.date, meal.mealType);
-    this.events.publish('meal.published', mealEvent(meal, caller.id));
     return { meal, creatorName: caller.fullName };
   }
 
@@ -74,10 +79,17 @@ export class MealsService {
     // A menu of the weekly menu belongs to the mess: the manager who edits it becomes its publisher.
     const adopted = found.meal.source === 'rotation';
     const meal = await this.namingTheHolder(values, () =>
-      this.repository.update(id, adopted ? { ...values, createdBy: caller.id } : values),
+      this.rotation.transaction(async (tx) => {
+        const row = await this.repository.update(
+          id,
+          adopted ? { ...values, createdBy: caller.id } : values,
+          tx,
+        );
+        if (row) await this.events.publishWithin(tx, 'meal.changed', mealEvent(row, caller.id));
+        return row;
+      }),
     );
     if (!meal) throw notFound('Meal not found');
-    this.events.publish('meal.changed', mealEvent(meal, caller.id));
     return { meal, creatorName: adopted ? caller.fullName : found.creatorName };
   }
 
@@ -102,11 +114,13 @@ export class MealsService {
     // with the menu, the record that the weekly menu leaves its slot empty from now on
     const meal = await this.rotation.transaction(async (tx) => {
       const row = await this.repository.delete(id, tx);
-      if (row) await this.rotation.rememberWithdrawal(row.date, row.mealType, tx);
+      if (row) {
+        await this.rotation.rememberWithdrawal(row.date, row.mealType, tx);
+        await this.events.publishWithin(tx, 'meal.deleted', mealEvent(row, caller.id));
+      }
       return row;
     });
     if (!meal) throw notFound('Meal not found');
-    this.events.publish('meal.deleted', mealEvent(meal, caller.id));
   }
 
   /**

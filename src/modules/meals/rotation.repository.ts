@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { eq, sql } from 'drizzle-orm';
 import { Database, type DbOrTx } from '../../database/database';
 import { rowsOf } from '../../database/sql-rows';
+import { inTransaction } from '../../database/transactions';
 import { memberNames } from '../users';
 import {
   mealRotations,
@@ -33,8 +34,9 @@ export class RotationRepository {
     return this.database.db;
   }
 
+  /** One transaction, run again whole after a deadlock or a serialisation failure (`inTransaction`). */
   transaction<T>(work: (tx: DbOrTx) => Promise<T>): Promise<T> {
-    return this.db.transaction(work);
+    return inTransaction(this.db, work);
   }
 
   /** The rotation of the mess the code acts in. */

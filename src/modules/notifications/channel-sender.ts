@@ -106,7 +106,12 @@ export class ChannelSender {
       if (!recipient.email) throw new DeliveryError('email', DeliveryErrors.mailRecipientRefused, true);
       const { messName } = await this.messConfig.settings();
       const rendered = renderEmail({ messName, title: message.title, content: message.content });
-      const { messageId } = await this.email.send({ to: recipient.email, fromName: messName, ...rendered });
+      const { messageId } = await this.email.send({
+        to: recipient.email,
+        fromName: messName,
+        ...rendered,
+        ...(message.notificationId ? { notificationId: message.notificationId } : {}),
+      });
       return { state: 'delivered', messageId };
     }
     if (!this.whatsapp.enabled)

@@ -75,7 +75,7 @@ export class DeliveryService {
       { ...row.outcomes },
       [...row.channels],
       { email: user.email, phone: user.phone },
-      { title: row.title, content: row.content },
+      { title: row.title, content: row.content, notificationId: row.id },
       {
         retriesLeft: attempt.retriesLeft && beforeDeadline,
         canWait: true,

@@ -14,6 +14,7 @@ import { NotificationsRepository } from './notifications.repository';
 import type { NotificationRow } from './notifications.schema';
 import { pgliteQueueDatabase } from './pglite-queue-adapter';
 import { retryDeadline } from './routing';
+import { OutboxRelay } from '../outbox';
 
 export const DELIVERY_QUEUE = 'notification-delivery';
 /** pg-boss keeps its tables in their own schema, beside the service's. */
@@ -90,6 +91,7 @@ export class NotificationQueue implements OnModuleInit, OnModuleDestroy {
     private readonly outages: Outages,
     private readonly delivery: DeliveryService,
     private readonly clock: Clock,
+    private readonly relay: OutboxRelay,
   ) {}
 
   async onModuleInit(): Promise<void> {
@@ -189,6 +191,8 @@ export class NotificationQueue implements OnModuleInit, OnModuleDestroy {
   }
 
   async onModuleDestroy(): Promise<void> {
+    // The outbox's listeners enqueue here: the relay stops, and its running events finish, first.
+    await this.relay.stop();
     await this.boss?.stop({ graceful: true, timeout: 10_000, close: true });
     this.boss = undefined;
   }

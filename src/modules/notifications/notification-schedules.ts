@@ -178,6 +178,7 @@ export class NotificationSchedules {
             ...message,
             dedupeKey: `${keyPrefix}${version}:${manager.id}`,
           })),
+          { atomic: true },
         );
         if (created.length) {
           this.logger.log({ date, meal: meal.name, present, version }, 'Headcount announced');
@@ -204,6 +205,7 @@ export class NotificationSchedules {
             ...Messages.costSummary(due.month, line, bill.totalPaise),
             dedupeKey: `COST_SUMMARY:${due.month}:${line.userId}`,
           })),
+        { atomic: true },
       );
       return created.length;
     });
@@ -224,6 +226,7 @@ export class NotificationSchedules {
           ...Messages.paymentDue(due.month, account.balancePaise, due.today),
           dedupeKey: `PAYMENT_DUE:${due.month}:${account.userId}`,
         })),
+        { atomic: true },
       );
       return created.length;
     });
@@ -266,6 +269,7 @@ export class NotificationSchedules {
               ...message,
               dedupeKey: `${type}:${date}:${meal.name}:${userId}`,
             })),
+            { atomic: true },
           );
           return created.length;
         });

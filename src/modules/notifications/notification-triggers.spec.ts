@@ -35,28 +35,31 @@ describe('NotificationTriggers', () => {
       {} as never,
       {} as never,
       {} as never,
+      { idle: () => Promise.resolve() } as never,
       outages,
     );
     // As the bus delivers it: every event names its mess, and the listener runs in it.
-    const expense: EventMap['expense.recorded'] = {
+    // (The marks' alerts are heard in process; the durable events' listeners reject, and the relay logs and retries.)
+    const mark: EventMap['attendance.marked'] = {
       messId: FIRST_MESS_ID,
-      expenseId: 'e-1',
-      months: ['2025-11'],
+      attendanceId: 'a-1',
+      userId: 'u-1',
       date: '2025-11-03',
-      category: 'Gas',
-      amountPaise: 120_000,
-      recordedBy: 'u-1',
-      actorId: 'u-1',
+      mealType: 'lunch',
+      status: 'present',
+      actorId: 'u-2',
+      month: '2025-11',
+      markedAt: '2025-11-03T08:00:00.000Z',
     };
-    triggers.onExpenseRecorded(expense);
-    triggers.onExpenseChanged(expense);
+    triggers.onAttendanceMarked(mark);
+    triggers.onAttendanceMarked(mark);
     await triggers.idle();
     expect(lines).toEqual([
       'warn The database is unavailable: ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:5432',
     ]);
 
     failure = new Error('a template bug');
-    triggers.onExpenseChanged(expense);
+    triggers.onAttendanceMarked(mark);
     await triggers.idle();
     expect(lines.slice(1)).toEqual(['error Notification trigger failed']);
   });

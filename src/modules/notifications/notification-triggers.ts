@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { currentMessId } from '../../common/tenancy/mess-scope';
 import { Injectable, Logger } from '@nestjs/common';
 import { Outages } from '../../common/outages/outages';
-import { OnDomainEvent } from '../../common/events/domain-event-bus';
+import { OnCommitted, OnDomainEvent } from '../../common/events/domain-event-bus';
 import {
   type AttendanceBulkEvent,
   type AttendanceEvent,
@@ -20,6 +20,7 @@ import { UsersService } from '../users';
 import { Messages } from './messages';
 import { NotificationsService } from './notifications.service';
 import { PendingWork } from './pending-work';
+import { OutboxRelay } from '../outbox';
 
 /**
  * The notifications that follow from something that happened (a domain event), as opposed to the scheduled ones.
@@ -55,44 +56,58 @@ export class NotificationTriggers {
     private readonly meals: MealsService,
     private readonly clock: Clock,
     private readonly config: AppConfig,
+    private readonly relay: OutboxRelay,
     outages: Outages,
   ) {
     this.pending = new PendingWork(this.logger, outages);
   }
 
-  /** Resolves when every listener started so far has finished (tests wait on it before draining the queue). */
-  idle(): Promise<void> {
-    return this.pending.idle();
+  /**
+   * Resolves when every listener started so far has finished, the outbox's (expenses, menus) and the in-process ones
+   * (marks): tests wait on it before draining the queue.
+   */
+  async idle(): Promise<void> {
+    await this.relay.idle();
+    await this.pending.idle();
   }
 
+  // Durable events (the outbox): each listener returns its work, so a failure makes the relay hand the event on
+  // again; the dedupe keys make a second run queue nothing.
   @OnDomainEvent('expense.recorded')
-  onExpenseRecorded(event: ExpenseEvent): void {
-    this.pending.track('expense recorded', async () => {
-      await this.expenseAdded(event);
-      await this.checkBudget(event.months);
-    });
+  async onExpenseRecorded(event: ExpenseEvent): Promise<void> {
+    await this.expenseAdded(event);
+    await this.checkBudget(event.months);
   }
 
   @OnDomainEvent('expense.changed')
-  onExpenseChanged(event: ExpenseEvent): void {
-    this.pending.track('expense changed', () => this.checkBudget(event.months));
+  async onExpenseChanged(event: ExpenseEvent): Promise<void> {
+    await this.checkBudget(event.months);
   }
 
   @OnDomainEvent('meal.published')
-  onMealPublished(event: MealEvent): void {
-    this.pending.track('menu published', () => this.mealUpdate(event, 'published'));
+  async onMealPublished(event: MealEvent): Promise<void> {
+    await this.mealUpdate(event, 'published');
   }
 
   @OnDomainEvent('meal.changed')
-  onMealChanged(event: MealEvent): void {
-    this.menuSeen.clear(); // a menu moved to another slot leaves its old one without
-    this.pending.track('menu changed', () => this.mealUpdate(event, 'changed'));
+  async onMealChanged(event: MealEvent): Promise<void> {
+    await this.mealUpdate(event, 'changed');
   }
 
   @OnDomainEvent('meal.deleted')
-  onMealDeleted(event: MealEvent): void {
+  async onMealDeleted(event: MealEvent): Promise<void> {
+    await this.mealUpdate(event, 'withdrawn');
+  }
+
+  /** The menus seen published (a cache): dropped at the commit, in the writing process. */
+  @OnCommitted('meal.changed')
+  forgetMenusSeen(): void {
+    this.menuSeen.clear(); // a menu moved to another slot leaves its old one without
+  }
+
+  @OnCommitted('meal.deleted')
+  forgetMenuSeen(event: MealEvent): void {
     this.menuSeen.delete(`${currentMessId()}:${event.date}:${event.mealType}`);
-    this.pending.track('menu withdrawn', () => this.mealUpdate(event, 'withdrawn'));
   }
 
   @OnDomainEvent('attendance.marked')

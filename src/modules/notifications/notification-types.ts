@@ -100,7 +100,7 @@ export const NOTIFICATION_TYPE_INFO: Record<NotificationType, NotificationTypeIn
     email: true,
     whatsapp: true,
     switch: null,
-    purpose: 'the mess the term\'s lottery gave you (you chose in its window); no switch',
+    purpose: "the mess the term's lottery gave you (you chose in its window); no switch",
   },
 };
 

@@ -6,6 +6,7 @@ import { RateLimitedError } from '../../common/http/rate-limit';
 import { Clock } from '../../common/time/clock';
 import { localParts } from '../../common/time/dates';
 import { AppConfig } from '../../config/app-config';
+import type { DbOrTx } from '../../database/database';
 import { MessConfigService } from '../mess-config';
 import type { Role } from '../../common/auth/roles';
 import { UsersService } from '../users';
@@ -80,9 +81,14 @@ export class NotificationsService {
 
   /**
    * Records and queues each request whose member has the type's switch on; a known dedupe key is skipped. Rows
-   * and jobs are written in one transaction. Returns the notifications created.
+   * and jobs are written in one transaction per NOTIFY_BATCH rows, or, `atomic`, all of them in one: a schedule's
+   * decision (its reminders) is then stored whole or not at all, so a process killed in the middle never leaves
+   * part of it to a later tick that may come after its window. Returns the notifications created.
    */
-  async notify(requests: NotificationRequest[]): Promise<NotificationRow[]> {
+  async notify(
+    requests: NotificationRequest[],
+    options: { atomic?: boolean } = {},
+  ): Promise<NotificationRow[]> {
     if (!requests.length) return [];
     const stored = await this.repository.findPreferencesFor([...new Set(requests.map((r) => r.userId))]);
     const wanted = requests.filter((request) => {
@@ -94,25 +100,37 @@ export class NotificationsService {
     // In transactions of NOTIFY_BATCH rows, the event loop let through between them: a fan-out to every member
     // does not hold the embedded engine's single connection (or a pooled one) for the whole batch. Rows with a
     // dedupe key make a retry after a failure between batches create only what is missing.
+    const writeBatch = async (batch: NotificationRequest[], tx: DbOrTx) => {
+      const inserted = await this.repository.insertNew(
+        batch.map((r) => ({
+          userId: r.userId,
+          type: r.type,
+          title: r.title,
+          content: r.content,
+          dedupeKey: r.dedupeKey ?? null,
+        })),
+        tx,
+      );
+      await this.queue.enqueue(inserted, tx);
+      return inserted;
+    };
+    const batches: NotificationRequest[][] = [];
+    for (let start = 0; start < wanted.length; start += NOTIFY_BATCH)
+      batches.push(wanted.slice(start, start + NOTIFY_BATCH));
     const created: NotificationRow[] = [];
-    for (let start = 0; start < wanted.length; start += NOTIFY_BATCH) {
-      if (start) await new Promise((resolve) => setImmediate(resolve));
-      const batch = wanted.slice(start, start + NOTIFY_BATCH);
-      const rows = await this.repository.transaction(async (tx) => {
-        const inserted = await this.repository.insertNew(
-          batch.map((r) => ({
-            userId: r.userId,
-            type: r.type,
-            title: r.title,
-            content: r.content,
-            dedupeKey: r.dedupeKey ?? null,
-          })),
-          tx,
-        );
-        await this.queue.enqueue(inserted, tx);
-        return inserted;
-      });
-      created.push(...rows);
+    if (options.atomic) {
+      created.push(
+        ...(await this.repository.transaction(async (tx) => {
+          const rows: NotificationRow[] = [];
+          for (const batch of batches) rows.push(...(await writeBatch(batch, tx)));
+          return rows;
+        })),
+      );
+    } else {
+      for (const [i, batch] of batches.entries()) {
+        if (i) await new Promise((resolve) => setImmediate(resolve));
+        created.push(...(await this.repository.transaction((tx) => writeBatch(batch, tx))));
+      }
     }
     if (created.length) {
       this.logger.log({ type: wanted[0].type, count: created.length }, 'Notifications queued');

@@ -20,6 +20,11 @@ export interface Recipient {
 export interface OutboundMessage {
   title: string;
   content: string;
+  /**
+   * The stored notification's id: its email's Message-ID, the same on every attempt, so a mail sent again after a
+   * crash between the SMTP server's acceptance and the outcome's record is recognisably the same message.
+   */
+  notificationId?: string;
 }
 
 /** What a WhatsApp message's status says: gone out, still on its way, or given up on by the provider. */

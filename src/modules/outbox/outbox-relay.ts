@@ -76,7 +76,15 @@ export class OutboxRelay implements OutboxStore, OnApplicationBootstrap, OnModul
     this.track(this.sweep(true));
   }
 
-  async onModuleDestroy(): Promise<void> {
+  onModuleDestroy(): Promise<void> {
+    return this.stop();
+  }
+
+  /**
+   * Takes no more events and resolves when those being handed on are done. Also called by what the listeners write
+   * through (the notification queue) before it closes: a listener running at shutdown still finds it open.
+   */
+  async stop(): Promise<void> {
     this.stopped = true;
     this.unsubscribe?.();
     await this.idle();

@@ -1,4 +1,5 @@
 import { eq } from 'drizzle-orm';
+import { OutboxRelay } from '../../../src/modules/outbox';
 import { ExpensesModule, ExpensesQueries } from '../../../src/modules/expenses';
 import { ExpenseBodyDto, ListExpensesQuery } from '../../../src/modules/expenses/dto/expense.requests';
 import { expenses } from '../../../src/modules/expenses/expenses.schema';
@@ -83,6 +84,7 @@ describe('Expenses (medium)', () => {
     it('publishes recorded, changed (naming both months) and deleted, each after its write committed', async () => {
       const { received } = recording;
       const created = await record(manager, { category: 'Gas', amount: 450.5, date: '2033-03-31' });
+      await ctx.get(OutboxRelay).idle(); // durable: the relay hands the event on after the commit
       expect(received.map((r) => r.name)).toEqual(['expense.recorded']);
       expect(received[0].payload).toEqual({
         expenseId: created.id,
@@ -98,6 +100,7 @@ describe('Expenses (medium)', () => {
 
       // the admin moves it to the next month (the controller answers 200)
       await replace(admin, created.id, { category: 'Gas', amount: 460, date: '2033-04-01' });
+      await ctx.get(OutboxRelay).idle(); // durable: the relay hands the event on after the commit
       expect(received.map((r) => r.name)).toEqual(['expense.recorded', 'expense.changed']);
       expect(received[1].payload).toEqual({
         expenseId: created.id,
@@ -114,6 +117,7 @@ describe('Expenses (medium)', () => {
       ]);
 
       await service().remove(manager.caller, created.id);
+      await ctx.get(OutboxRelay).idle(); // durable: the relay hands the event on after the commit
       expect(received[2].name).toBe('expense.deleted');
       expect(received[2].payload).toMatchObject({
         expenseId: created.id,
@@ -127,6 +131,7 @@ describe('Expenses (medium)', () => {
     it('publishes nothing for a refused write', async () => {
       const { received } = recording;
       const kept = await record(manager, { category: 'Gas', amount: 1, date: '2033-05-01' });
+      await ctx.get(OutboxRelay).idle(); // durable: the relay hands the event on after the commit
       received.length = 0;
       // an unconfigured category (400), another manager's change (403), an unknown expense (404)
       expect(
@@ -140,6 +145,7 @@ describe('Expenses (medium)', () => {
         ).status,
       ).toBe(403);
       expect((await ctx.refusal(service().remove(admin.caller, UNKNOWN_ID))).status).toBe(404);
+      await ctx.get(OutboxRelay).idle(); // durable: the relay hands the event on after the commit
       expect(received).toEqual([]);
     });
   });
@@ -218,6 +224,7 @@ describe('Expenses (medium)', () => {
         );
         expect(change.status).toBe(404);
         expect((await ctx.refusal(service().remove(admin.caller, bExpenseId))).status).toBe(404);
+        await ctx.get(OutboxRelay).idle(); // durable: the relay hands the event on after the commit
         expect(recording.received).toEqual([]);
       } finally {
         recording.stop();

@@ -47,12 +47,22 @@ describe('Kitchen (medium): two messes', () => {
     // Both messes recorded the same meal with 7 present marks; neither has a mark of it now.
     const record = async (mess: MediumContext) => {
       const member = await mess.newMember('manager');
-      await mess.get(KitchenRepository).transaction((tx) =>
-        mess.get(KitchenRepository).upsertWaste(
-          { date: '2030-03-09', mealType: 'Lunch', presentMarks: 7, leftoverGrams: 1200, recordedBy: member.id },
-          tx,
-        ),
-      );
+      await mess
+        .get(KitchenRepository)
+        .transaction((tx) =>
+          mess
+            .get(KitchenRepository)
+            .upsertWaste(
+              {
+                date: '2030-03-09',
+                mealType: 'Lunch',
+                presentMarks: 7,
+                leftoverGrams: 1200,
+                recordedBy: member.id,
+              },
+              tx,
+            ),
+        );
     };
     await record(ctx);
     await record(inB);

@@ -1,4 +1,5 @@
 import { eq } from 'drizzle-orm';
+import { OutboxRelay } from '../../../src/modules/outbox';
 import { MealsModule, MealsService } from '../../../src/modules/meals';
 import { ListMealsQuery, MealBodyDto } from '../../../src/modules/meals/dto/meal.requests';
 import { meals } from '../../../src/modules/meals/meals.schema';
@@ -58,6 +59,7 @@ describe('Meals (medium)', () => {
         mealType: 'Lunch',
         dishes: ['Rice', 'Sambar'],
       });
+      await ctx.get(OutboxRelay).idle(); // durable: the relay hands the event on after the commit
       expect(received.map((r) => r.name)).toEqual(['meal.published']);
       expect(received[0].payload).toEqual({
         mealId: meal.id,
@@ -76,6 +78,7 @@ describe('Meals (medium)', () => {
         meal.id,
         await body({ date: '2025-07-02', mealType: 'Lunch', dishes: ['Curd rice'] }),
       );
+      await ctx.get(OutboxRelay).idle(); // durable: the relay hands the event on after the commit
       expect(received[1].name).toBe('meal.changed');
       expect(received[1].payload).toEqual({
         mealId: meal.id,
@@ -89,6 +92,7 @@ describe('Meals (medium)', () => {
       expect(await received[1].read).toEqual([expect.objectContaining({ date: '2025-07-02' })]);
 
       await service().remove(manager.caller, meal.id);
+      await ctx.get(OutboxRelay).idle(); // durable: the relay hands the event on after the commit
       expect(received[2].name).toBe('meal.deleted');
       expect(received[2].payload).toMatchObject({ mealId: meal.id, date: '2025-07-02', messId: ctx.messId });
       expect(await received[2].read).toEqual([]);
@@ -144,6 +148,7 @@ describe('Meals (medium)', () => {
         );
         expect(change.status).toBe(404);
         expect((await ctx.refusal(service().remove(admin.caller, bMealId))).status).toBe(404);
+        await ctx.get(OutboxRelay).idle(); // durable: the relay hands the event on after the commit
         expect(recording.received).toEqual([]);
       } finally {
         recording.stop();

@@ -11,6 +11,8 @@ export interface EmailMessage {
   subject: string;
   html: string;
   text: string;
+  /** A stored notification's id: the Message-ID `<id@sender's domain>`, the same whenever it is sent again. */
+  notificationId?: string;
 }
 
 /** Email over SMTP with the configured sender account (an app password). */
@@ -62,6 +64,9 @@ export class EmailChannel implements OnModuleDestroy {
         subject: message.subject,
         html: message.html,
         text: message.text,
+        ...(message.notificationId
+          ? { messageId: `<${message.notificationId}@${this.settings.email!.split('@').pop()}>` }
+          : {}),
       });
       return { messageId: String(info.messageId ?? '') };
     } catch (error) {
