@@ -10,6 +10,7 @@
 // `daily`, not in the default list either, is the daily-rate month close of bench/daily-rate.ts, on the server only;
 // `terms`, not in the default list either, is choosing a mess for a term of bench/terms.ts, on the server only;
 // `member-data`, not in the default list, is a member's export and erasure of bench/member-data.ts, server only;
+// `outbox`, not in the default list, is what a durable event costs a write (payments promising receipts), server only;
 // `kitchen`, not in the default list, is the kitchen's forecast of bench/kitchen.ts, on the server only).
 import { FIRST_MESS_ID, inMess } from '../src/common/tenancy/mess-scope';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -33,6 +34,7 @@ import { benchDailyRate, dailyRateReport, type DailyRateResult } from './daily-r
 import { benchKitchen, kitchenReport, type KitchenResult } from './kitchen';
 import { benchRotation, rotationReport, type RotationResult } from './rotation';
 import { benchTerms, termsReport, type TermsResult } from './terms';
+import { benchOutbox, outboxReport, type OutboxResult } from './outbox';
 import { benchUniversity, universityReport, type UniversityResult } from './university';
 import {
   freshServerDatabase,
@@ -475,6 +477,11 @@ async function main(): Promise<void> {
     if (await serverAvailable()) terms = await benchTerms(SERVER_BASE);
     else console.log(`[terms] no PostgreSQL at ${SERVER_BASE}; skipped`);
   }
+  let outbox: OutboxResult | undefined;
+  if (SECTIONS.includes('outbox')) {
+    if (await serverAvailable()) outbox = await benchOutbox(SERVER_BASE);
+    else console.log(`[outbox] no PostgreSQL at ${SERVER_BASE}; skipped`);
+  }
   let cost: CostResult | undefined;
   if (SECTIONS.includes('cost'))
     cost = await benchCost({
@@ -484,12 +491,12 @@ async function main(): Promise<void> {
   mkdirSync('bench', { recursive: true });
   writeFileSync(
     'bench/REPORT.md',
-    `${report(results)}\n${university ? `\n${universityReport(university)}\n` : ''}${payments ? `\n${paymentsReport(payments).join('\n')}\n` : ''}${rotation ? `\n${rotationReport(rotation)}\n` : ''}${daily ? `\n${dailyRateReport(daily)}\n` : ''}${kitchen ? `\n${kitchenReport(kitchen)}\n` : ''}${terms ? `\n${termsReport(terms)}\n` : ''}${memberData ? `\n${memberDataReport(memberData)}\n` : ''}${cost ? `\n${costReport(cost)}\n` : ''}`,
+    `${report(results)}\n${university ? `\n${universityReport(university)}\n` : ''}${payments ? `\n${paymentsReport(payments).join('\n')}\n` : ''}${rotation ? `\n${rotationReport(rotation)}\n` : ''}${daily ? `\n${dailyRateReport(daily)}\n` : ''}${kitchen ? `\n${kitchenReport(kitchen)}\n` : ''}${terms ? `\n${termsReport(terms)}\n` : ''}${memberData ? `\n${memberDataReport(memberData)}\n` : ''}${outbox ? `\n${outboxReport(outbox)}\n` : ''}${cost ? `\n${costReport(cost)}\n` : ''}`,
   );
   mkdirSync('bench/out', { recursive: true });
   writeFileSync(
     'bench/out/results.json',
-    `${JSON.stringify({ analytics: results, university, payments, rotation, daily, kitchen, terms, memberData, cost }, null, 2)}\n`,
+    `${JSON.stringify({ analytics: results, university, payments, rotation, daily, kitchen, terms, memberData, outbox, cost }, null, 2)}\n`,
   );
   console.log('Wrote bench/REPORT.md');
 }

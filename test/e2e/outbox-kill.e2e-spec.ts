@@ -38,6 +38,11 @@ describe('Outbox: kill -9 around the commit loses no promised message', () => {
       {
         ...(database.url ? databaseEnv(database) : { DATA_DIR: dataDir }),
         ...mail.env(),
+        // The delivery worker runs, as in production: the mails reach the SMTP server.
+        NOTIFY_WORKER_ENABLED: 'true',
+        NOTIFY_WORKER_POLL_SECONDS: '1',
+        // A delivery the kill cut mid-flight is taken again once its job expires (5 min by default; 30 s here).
+        NOTIFY_JOB_EXPIRE_SECONDS: '30',
         RATE_LIMIT_PER_MINUTE: '100000',
         LOGIN_RATE_LIMIT_PER_MINUTE: '10000',
         LOGIN_RATE_LIMIT_PER_EMAIL: '10000',
@@ -261,6 +266,27 @@ describe('Outbox: kill -9 around the commit loses no promised message', () => {
           `told ${told}, notices ${ids.reduce((n, set) => n + set.size, 0)}, mails ${raw} ` +
           `(resent ${raw - ids.reduce((n, set) => n + set.size, 0)}), ${Date.now() - started} ms to the last`,
       );
+      process.stdout.write(`${log.at(-1)}\n`);
+      if (told < choosers.length && database.url) {
+        // Where the notices of those not told are: the outbox's row, the notifications and their delivery jobs.
+        const sql = new Client({ connectionString: database.directUrl ?? database.url });
+        await sql.connect();
+        const untold = choosers.filter((m) => mailsOf(m).length === 0).map((m) => m.id);
+        const states = await sql.query(
+          `select n.status, n.attempts, count(*)::int as n from notifications n
+            where n.user_id = any($1::uuid[]) and n.type = 'MESS_ALLOCATED' group by 1, 2`,
+          [untold],
+        );
+        const outbox = await sql.query(
+          `select name, done_at is not null as done, attempts, last_error, count(*)::int as n from outbox_events
+            where name = 'mess-window.allocated' group by 1, 2, 3, 4`,
+        );
+        await sql.end();
+        process.stdout.write(
+          `not told: ${untold.length}; their notifications ${JSON.stringify(states.rows)}; outbox ${JSON.stringify(outbox.rows)}\n` +
+            `service's last lines:\n${service.output.split('\n').slice(-40).join('\n')}\n`,
+        );
+      }
       expect(ids.map((set) => set.size)).toEqual(choosers.map(() => 1));
       if (!killed) expect(raw).toBe(choosers.length);
     }
