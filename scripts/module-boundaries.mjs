@@ -23,7 +23,18 @@ import { pathToFileURL } from 'node:url';
  * class of another, whatever the line): the rule fails on any other, and on one of these that no longer occurs (so
  * the list only shrinks).
  */
-export const KNOWN = [];
+export const KNOWN = [
+  'exports messes:MessesRepository',
+  'exports messes:messes',
+  'exports outbox:outboxEvents',
+  'exports users:users',
+  'callback terms → memberships:MembershipsService#moveMany',
+  'callback memberships → users:UserAdministrationService#moveMembers',
+  'callback privacy → users:UserAdministrationService#erase',
+  'callback auth → users:CredentialsService#resetPassword',
+  'callback leave → leave-calendar:LeaveRecords#transaction',
+  'callback analytics → billing:MonthCache#get',
+];
 
 /** The key of a violation, as KNOWN lists it. */
 export const keyOf = (v) =>
