@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { CacheInvalidation } from '../../common/cache/cache-invalidation';
+import type { DbOrTx } from '../../database/database';
 import { MessesRepository, type MessLabel } from './messes.repository';
 import type { MessRow } from './messes.schema';
 
@@ -48,6 +49,22 @@ export class MessDirectory {
   /** The label of one mess (a placeholder for an id that is not a mess, which a foreign key makes impossible). */
   async label(messId: string): Promise<MessLabel> {
     return (await this.labels()).get(messId) ?? { _id: messId, slug: '', messName: '' };
+  }
+
+  /** In the caller's transaction: locks a mess's row (FOR UPDATE) and returns it as it is now (an approval's, a
+   * window close's capacity), or undefined. */
+  lock(tx: DbOrTx, id: string): Promise<MessRow | undefined> {
+    return this.repository.lock(id, tx);
+  }
+
+  /** In the caller's transaction: locks these messes' rows in id order (a move's) and returns those that exist. */
+  lockMany(tx: DbOrTx, ids: readonly string[]): Promise<MessRow[]> {
+    return this.repository.lockMany([...ids], tx);
+  }
+
+  /** Every mess of the deployment, read now (uncached: a window's messes, their capacities). */
+  all(): Promise<MessRow[]> {
+    return this.repository.all();
   }
 
   private drop(): void {

@@ -2,12 +2,12 @@ export { UsersModule } from './users.module';
 export { UsersService } from './users.service';
 // Auth's way to sign members up and in.
 export { CredentialsService } from './credentials.service';
-// Moving members between messes (the memberships module's routes).
+// Moving members between messes (the memberships module opens the move's transaction and calls the methods taking it).
 export {
-  type LockedForMove,
-  type MemberMove,
+  messIsFull,
   type MovedMember,
   pseudonymOf,
+  throwIfAnyUnknown,
   UserAdministrationService,
 } from './user-administration.service';
 export { toUserResponse, UserEnvelopeDto, UserResponseDto } from './dto/user.response';
