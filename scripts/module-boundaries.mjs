@@ -28,8 +28,6 @@ export const KNOWN = [
   'exports messes:messes',
   'exports outbox:outboxEvents',
   'exports users:users',
-  'callback auth → users:CredentialsService#resetPassword',
-  'callback leave → leave-calendar:LeaveRecords#transaction',
   'callback analytics → billing:MonthCache#get',
 ];
 

@@ -76,7 +76,8 @@ export class ErasureService {
       for (const messId of messIds) {
         await actInMessWithin(tx, messId);
         const balance = await this.accounts.balanceOf(id, tx);
-        if (balance !== 0) throw conflict(PrivacyErrors.settleFirst(await this.messes.label(messId), balance));
+        if (balance !== 0)
+          throw conflict(PrivacyErrors.settleFirst(await this.messes.label(messId), balance));
       }
       const values = [
         locked.fullName,

@@ -1,11 +1,5 @@
 import { actInMessWithin, type DbOrTx } from '../../database/database';
-import {
-  memberMoved,
-  MessDirectory,
-  MessesRepository,
-  type MessLabel,
-  type MessRow,
-} from '../messes';
+import { memberMoved, MessDirectory, MessesRepository, type MessLabel, type MessRow } from '../messes';
 import { namedMessId } from '../../common/tenancy/mess-scope';
 import { Injectable, Logger } from '@nestjs/common';
 import { type CurrentMember } from '../../common/auth/auth.decorators';
@@ -26,7 +20,11 @@ export interface MovedMember {
 }
 
 /** A batch names every member it acts on: the first id (in the order sent) that names nobody is a 404 naming it. */
-export function throwIfAnyUnknown(ids: string[], found: UserRow[], options: { idInPath?: boolean } = {}): void {
+export function throwIfAnyUnknown(
+  ids: string[],
+  found: UserRow[],
+  options: { idInPath?: boolean } = {},
+): void {
   // An erased member is kept for the books only: to a change, they are nobody.
   const known = new Set(found.filter((m) => m.status !== 'erased').map((m) => m.id.toLowerCase()));
   const unknown = ids.find((id) => !known.has(id.toLowerCase()));
