@@ -7,7 +7,7 @@ import { Clock } from '../../common/time/clock';
 import { localParts, zonedInstant } from '../../common/time/dates';
 import { AppConfig } from '../../config/app-config';
 import { MembershipsService } from '../memberships';
-import { MessDirectory, type MessLabel, MessesRepository } from '../messes';
+import { MessDirectory, type MessLabel } from '../messes';
 import type { DbOrTx } from '../../database/database';
 import { UsersService, type UserRow } from '../users';
 import { runLottery } from './lottery';
@@ -36,7 +36,6 @@ export class AllocationService {
   constructor(
     private readonly repository: TermsRepository,
     private readonly windows: MessWindowsService,
-    private readonly messes: MessesRepository,
     private readonly directory: MessDirectory,
     private readonly users: UsersService,
     private readonly memberships: MembershipsService,
@@ -73,7 +72,8 @@ export class AllocationService {
       const window = await this.repository.lockWindow(id, tx);
       if (!window || window.allocatedAt || window.cancelledAt) return undefined;
       const messRows = [];
-      for (const messId of [...window.messIds].sort()) messRows.push((await this.messes.lock(messId, tx))!);
+      for (const messId of [...window.messIds].sort())
+        messRows.push((await this.directory.lock(tx, messId))!);
       const approved = await this.users.approvedPerMess(tx);
       const choices = await this.repository.choicesOf(id, tx);
       // Members still approved at the close, from the mess they are in now.

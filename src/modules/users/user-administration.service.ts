@@ -1,5 +1,5 @@
 import { actInMessWithin, type DbOrTx } from '../../database/database';
-import { memberMoved, MessDirectory, MessesRepository, type MessLabel, type MessRow } from '../messes';
+import { memberMoved, MessDirectory, type MessLabel, type MessRow } from '../messes';
 import { namedMessId } from '../../common/tenancy/mess-scope';
 import { Injectable, Logger } from '@nestjs/common';
 import { type CurrentMember } from '../../common/auth/auth.decorators';
@@ -52,7 +52,6 @@ export class UserAdministrationService {
     private readonly repository: UsersRepository,
     private readonly events: DomainEventBus,
     private readonly audit: AuditTrail,
-    private readonly messes: MessesRepository,
     private readonly directory: MessDirectory,
     private readonly periods: MembershipPeriods,
   ) {}
@@ -206,7 +205,7 @@ export class UserAdministrationService {
       const messIds = [...new Set((await this.repository.messesOf(ids, tx)).map((m) => m.messId))].sort();
       const messes = new Map<string, MessRow>();
       for (const messId of messIds) {
-        const mess = await this.messes.lock(messId, tx);
+        const mess = await this.directory.lock(tx, messId);
         if (mess) messes.set(messId, mess);
       }
       const locked = await this.repository.lockMany(tx, ids);
@@ -358,7 +357,7 @@ export class UserAdministrationService {
       values.status === 'approved' ? (await this.repository.findById(id))?.messId : undefined;
     const names = messOfMember ? await this.messNames() : undefined;
     const change = await this.repository.transaction(async (tx) => {
-      const mess = messOfMember ? await this.messes.lock(messOfMember, tx) : undefined;
+      const mess = messOfMember ? await this.directory.lock(tx, messOfMember) : undefined;
       const { member, approvedAdminIds } = await this.repository.lockForChange(tx, id, {
         approvedAdmins: mayRemoveAnAdmin,
       });
