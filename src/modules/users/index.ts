@@ -11,10 +11,10 @@ export {
   UserAdministrationService,
 } from './user-administration.service';
 export { toUserResponse, UserEnvelopeDto, UserResponseDto } from './dto/user.response';
-// Read-only relations other modules' queries join for a member's name (see member-names.ts).
-export { memberDirectory, memberNames } from './member-names';
-// The table itself only for auth's per-request read of the token holder (revoked-tokens.repository.ts).
-export { users, type UserRow } from './users.schema';
+// Read-only relations other modules' queries join for a member's name, and auth's for a token's holder (see
+// member-names.ts); the table itself is this module's alone.
+export { memberDirectory, memberNames, tokenHolders } from './member-names';
+export { type UserRow } from './users.schema';
 export { RoomField } from './dto/user.requests';
 export { toUserSummary, UserSummaryDto } from './dto/user.response';
 // Extension 2.3: since when each member is on each mess's rolls (billing's daily rate, the term moves).
