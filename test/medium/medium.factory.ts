@@ -14,7 +14,7 @@ import { IN_MEMORY, loadConfig, type AppConfig } from '../../src/config/app-conf
 import { CoreModule } from '../../src/config/core.module';
 import { Database, type Db } from '../../src/database/database';
 import { DatabaseModule } from '../../src/database/database.module';
-import { MessesModule, MessesRepository } from '../../src/modules/messes';
+import { MessDirectory, MessesModule } from '../../src/modules/messes';
 import { OutboxModule } from '../../src/modules/outbox';
 import {
   attendance,
@@ -417,11 +417,13 @@ export async function newMedium(options: MediumOptions): Promise<MediumContext> 
 }
 
 /**
- * Mess B as a deployment gets a second mess: its row in `messes` (through the messes module's repository, as
+ * Mess B as a deployment gets a second mess: its row in `messes` (through the messes module's MessDirectory, as
  * POST /messes inserts it), an admin of its own, who sets it up in B through the mess-config service (MESS_B_SETUP).
  */
 async function createMessB(ctx: MediumContext): Promise<MediumMess> {
-  const row = await ctx.module.get(MessesRepository).insert({ slug: 'mess-b', capacity: null, upi: null });
+  const row = await ctx.module
+    .get(MessDirectory)
+    .create(ctx.db, { slug: 'mess-b', capacity: null, upi: null });
   const inB = ctx.as(row.id);
   const admin = await inB.newMember('admin', { fullName: 'Mess B Admin' });
   await inB.get(MessConfigService).setup(admin.id, await inB.dto(SetupMessDto, MESS_B_SETUP));

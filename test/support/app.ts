@@ -5,7 +5,8 @@ import { DomainEventBus } from '../../src/common/events/domain-event-bus';
 import type { MemberEvent } from '../../src/common/events/event-map';
 import { IN_MEMORY, loadConfig } from '../../src/config/app-config';
 import { Database } from '../../src/database/database';
-import { users } from '../../src/modules/users';
+// The table itself, for the tests' own setup (the users module exports no table).
+import { users } from '../../src/modules/users/users.schema';
 import { databaseEnv, freshDatabase, TestDatabase } from './database';
 import { insertApprovedMember, memberToken, type MemberOverrides, type MemberRole } from './members';
 import { loadPgliteTemplate } from './templates';

@@ -1,7 +1,8 @@
 import * as bcrypt from 'bcrypt';
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../src/database/database';
-import { users } from '../../src/modules/users';
+// The table itself, for the tests' own setup (the users module exports no table).
+import { users } from '../../src/modules/users/users.schema';
 import { hs256 } from './tokens';
 
 /**

@@ -35,6 +35,18 @@ export class AnalyticsService {
     private readonly config: AppConfig,
   ) {}
 
+  /** An answer from billing's month cache, or computed here and kept there (the cache never runs this module's code). */
+  private async cached<T>(
+    key: string,
+    months: string[],
+    compute: () => Promise<T>,
+    options: { nested?: boolean } = {},
+  ): Promise<T> {
+    const found = this.cache.lookup<T>(key, months, options);
+    if (found.hit) return found.value;
+    return this.cache.keep(found, await compute());
+  }
+
   // ---- the contract's analytics ----
 
   async expenseAnalytics(query: { month?: string; year?: string }): Promise<ExpenseAnalyticsResponse> {
@@ -44,7 +56,7 @@ export class AnalyticsService {
           `${query.year ?? this.today().slice(0, 4)}-01`,
           `${query.year ?? this.today().slice(0, 4)}-12`,
         );
-    return this.cache.get(`expenses:${months[0]}:${months.at(-1)}`, months, async () => {
+    return this.cached(`expenses:${months[0]}:${months.at(-1)}`, months, async () => {
       const from = monthBounds(months[0]).first;
       const to = monthBounds(months.at(-1)!).last;
       const [byMonth, byCategory] = await Promise.all([
@@ -78,7 +90,7 @@ export class AnalyticsService {
   ): Promise<AttendanceAnalyticsResponse> {
     const { from, to } = this.period(query);
     const months = monthsBetween(monthOf(from), monthOf(to));
-    return this.cache.get(
+    return this.cached(
       `attendance:${from}:${to}`,
       months,
       async () => {
@@ -116,7 +128,7 @@ export class AnalyticsService {
 
   async health(monthInput?: string, options: { nested?: boolean } = {}): Promise<HealthScoreResponse> {
     const month = monthInput ?? monthOf(this.today());
-    return this.cache.get(
+    return this.cached(
       `health:${month}`,
       [month],
       async () => {
@@ -146,7 +158,7 @@ export class AnalyticsService {
   /** `names`: each meal also names its unmarked diners (the roster's names, read in one more round). */
   async headcount(dateInput?: string, names = false): Promise<HeadcountResponse> {
     const date = dateInput ?? this.today();
-    return this.cache.get(`headcount:${date}:${names}`, [monthOf(date)], async () => {
+    return this.cached(`headcount:${date}:${names}`, [monthOf(date)], async () => {
       // Two rounds of reads, whatever the number of meals: the day's figures, then the marks of those on leave.
       const [diners, counts, settings, dinerIds] = await Promise.all([
         this.users.countDiners(),

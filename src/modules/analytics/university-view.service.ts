@@ -39,6 +39,18 @@ export class UniversityViewService {
     private readonly config: AppConfig,
   ) {}
 
+  /** An answer from billing's month cache, or computed here and kept there (the cache never runs this module's code). */
+  private async cached<T>(
+    key: string,
+    months: string[],
+    compute: () => Promise<T>,
+    options: { nested?: boolean } = {},
+  ): Promise<T> {
+    const found = this.cache.lookup<T>(key, months, options);
+    if (found.hit) return found.value;
+    return this.cache.keep(found, await compute());
+  }
+
   async view(monthInput?: string): Promise<UniversityView> {
     const month = this.analytics.resolveMonth(monthInput);
     // The directory's labels (cached, dropped with every change of a mess): ordered by messName, then slug.
@@ -71,7 +83,7 @@ export class UniversityViewService {
    * are not among them: they move with every payment, in any month (and are one indexed read of the balances).
    */
   private async figures(month: string, messIds: string[]): Promise<Map<string, MonthFigures>> {
-    const rows = await this.cache.get(`university:${month}:${messIds.join(',')}`, [month], async () => {
+    const rows = await this.cached(`university:${month}:${messIds.join(',')}`, [month], async () => {
       const { first, last } = monthBounds(month);
       const [bills, diners, ratings] = await Promise.all([
         this.billing.monthFiguresPerMess(month),

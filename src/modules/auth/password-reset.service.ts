@@ -113,7 +113,10 @@ export class PasswordResetService implements OnModuleInit, OnModuleDestroy {
   /** Sets the new password with a good token (used here, once); any other token is 400 with one message. */
   async reset(token: string, newPassword: string): Promise<UserRow> {
     const now = this.clock.now();
-    const user = await this.credentials.resetPassword(newPassword, async (tx) => {
+    const passwordHash = await this.credentials.hashPassword(newPassword);
+    // One transaction, this module's: the token used once, the member's other reset tokens ended, the trail's row,
+    // then the password set and every earlier token ended by the users module (its method taking the transaction).
+    const user = await this.repository.transaction(async (tx) => {
       const used = await this.repository.consume(hashOf(token), now, tx);
       if (!used) return undefined;
       await this.repository.endOthers(used.userId, now, tx);
@@ -125,9 +128,10 @@ export class PasswordResetService implements OnModuleInit, OnModuleDestroy {
         entity: 'user',
         entityId: used.userId,
       });
-      return used.userId;
+      return this.credentials.setPasswordWithin(tx, used.userId, passwordHash);
     });
     if (!user) throw badRequest(RESET_TOKEN_INVALID, [{ field: 'token', message: RESET_TOKEN_INVALID }]);
+    this.credentials.announcePasswordSet(user);
     this.logger.log({ userId: user.id }, 'Password reset; earlier tokens revoked');
     return user;
   }

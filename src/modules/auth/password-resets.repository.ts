@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { and, eq, gt, isNull, lt, or, isNotNull } from 'drizzle-orm';
 import { Database, type DbOrTx } from '../../database/database';
 import { inTransaction } from '../../database/transactions';
-import { users } from '../users';
+import { tokenHolders } from '../users';
 import { passwordResetTokens } from './auth.schema';
 
 /** The password-reset tokens (hashes only). Global: see auth.schema.ts. */
@@ -26,7 +26,7 @@ export class PasswordResetsRepository {
 
   /**
    * Uses the token if it is unused and unexpired, in one statement (two resets racing with one token: one wins);
-   * resolves with its member and the member's mess, or undefined. (Auth reads `users` here, as for the token holder.)
+   * resolves with its member and the member's mess, or undefined. (Auth reads the users module's `tokenHolders` here, as for the token holder.)
    */
   async consume(
     tokenHash: string,
@@ -36,16 +36,16 @@ export class PasswordResetsRepository {
     const [row] = await db
       .update(passwordResetTokens)
       .set({ usedAt: now })
-      .from(users)
+      .from(tokenHolders)
       .where(
         and(
           eq(passwordResetTokens.tokenHash, tokenHash),
           isNull(passwordResetTokens.usedAt),
           gt(passwordResetTokens.expiresAt, now),
-          eq(users.id, passwordResetTokens.userId),
+          eq(tokenHolders.id, passwordResetTokens.userId),
         ),
       )
-      .returning({ userId: passwordResetTokens.userId, messId: users.messId });
+      .returning({ userId: passwordResetTokens.userId, messId: tokenHolders.messId });
     return row;
   }
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { eq, lt, sql } from 'drizzle-orm';
 import { Database } from '../../database/database';
-import { users } from '../users';
+import { tokenHolders } from '../users';
 import type { Role, UserStatus } from '../../common/auth/roles';
 import { revokedTokens } from './auth.schema';
 
@@ -26,22 +26,22 @@ export class RevokedTokensRepository {
 
   /**
    * The member a token names and whether that token was revoked, in one prepared round trip: this runs on every
-   * authenticated request. (Auth reads the users table here, read-only, for that reason.)
+   * authenticated request. (Auth reads the users module's read-only `tokenHolders` relation here, for that reason.)
    */
   private prepareHolderQuery() {
     return this.database.db
       .select({
-        id: users.id,
-        email: users.email,
-        fullName: users.fullName,
-        role: users.role,
-        status: users.status,
-        messId: users.messId,
-        tokenVersion: users.tokenVersion,
+        id: tokenHolders.id,
+        email: tokenHolders.email,
+        fullName: tokenHolders.fullName,
+        role: tokenHolders.role,
+        status: tokenHolders.status,
+        messId: tokenHolders.messId,
+        tokenVersion: tokenHolders.tokenVersion,
         revoked: sql<boolean>`exists (select 1 from ${revokedTokens} where ${revokedTokens.jti} = ${sql.placeholder('jti')})`,
       })
-      .from(users)
-      .where(eq(users.id, sql.placeholder('userId')))
+      .from(tokenHolders)
+      .where(eq(tokenHolders.id, sql.placeholder('userId')))
       .prepare('auth_token_holder');
   }
 

@@ -30,6 +30,28 @@ describe('MonthCache', () => {
     cache = new MonthCache(stats, wire);
   });
 
+  describe('lookup and keep (another module computes its own answer)', () => {
+    it('misses, keeps what the caller computed, then hits', () =>
+      inFirstMess(async () => {
+        const miss = cache.lookup<number>('figures', ['2025-03']);
+        expect(miss.hit).toBe(false);
+        if (miss.hit) return;
+        expect(cache.keep(miss, 42)).toBe(42);
+        expect(cache.lookup<number>('figures', ['2025-03'])).toEqual({ hit: true, value: 42 });
+        // The same key as `get` uses: the two ways share their entries.
+        expect(await cache.get('figures', ['2025-03'], () => Promise.resolve(7))).toBe(42);
+      }));
+
+    it('does not keep an answer whose month a write touched between the lookup and the keep', () =>
+      inFirstMess(async () => {
+        const miss = cache.lookup<number>('figures', ['2025-03']);
+        if (miss.hit) throw new Error('expected a miss');
+        cache.invalidate(['2025-03']);
+        expect(cache.keep(miss, 1)).toBe(1);
+        expect(cache.lookup<number>('figures', ['2025-03']).hit).toBe(false);
+      }));
+  });
+
   describe('across replicas', () => {
     it('publishes the months it invalidates, and everything on invalidateAll', () =>
       inFirstMess(async () => {

@@ -9,6 +9,18 @@ interface Entry {
   months: string[];
 }
 
+/** A miss of `MonthCache.lookup`: what `keep` needs to store the answer the caller computed. */
+export interface MonthMiss {
+  hit: false;
+  key: string;
+  months: string[];
+  generation: number;
+  at: number;
+}
+
+/** What `MonthCache.lookup` finds: the answer kept, or a miss. */
+export type MonthLookup<T> = { hit: true; value: T } | MonthMiss;
+
 /**
  * Answers of the bill and the analytics endpoints, kept until a write touches one of their months (the domain events
  * say which) or for TTL_MS at most. Invalidations are published to the other replicas (CacheInvalidation), which drop
@@ -60,19 +72,34 @@ export class MonthCache {
     compute: () => Promise<T>,
     options: { nested?: boolean } = {},
   ): Promise<T> {
+    const found = this.lookup<T>(key, months, options);
+    if (found.hit) return found.value;
+    return this.keep(found, await compute());
+  }
+
+  /**
+   * `get` in two steps, for another module's answers (analytics): the answer kept, or a miss that the caller
+   * computes itself and hands to `keep`, so this module never runs another's code. The month's generation is read
+   * here, before the computation begins.
+   */
+  lookup<T>(key: string, months: string[], options: { nested?: boolean } = {}): MonthLookup<T> {
     key = `${currentMessId()} ${key}`;
     const now = Date.now();
     const hit = this.entries.get(key);
     if (hit && hit.expiresAt > now) {
       if (!options.nested) this.stats.record(true);
-      return hit.value as T;
+      return { hit: true, value: hit.value as T };
     }
     if (!options.nested) this.stats.record(false);
-    const generation = this.generationOf(months);
-    const value = await compute();
+    return { hit: false, key, months, generation: this.generationOf(months), at: now };
+  }
+
+  /** After a miss of `lookup`: keeps the answer computed (unless a write touched its months meanwhile); returns it. */
+  keep<T>(miss: MonthMiss, value: T): T {
+    const { key, months, generation, at } = miss;
     if (this.generationOf(months) !== generation) return value; // a write came in meanwhile: do not keep it
     this.entries.delete(key);
-    this.entries.set(key, { value, expiresAt: now + MonthCache.TTL_MS, months });
+    this.entries.set(key, { value, expiresAt: at + MonthCache.TTL_MS, months });
     if (this.entries.size > MonthCache.MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
     return value;
   }

@@ -6,7 +6,7 @@ import type { LeaveRow, NewLeaveRow } from './leave.schema';
 /**
  * The leave records, for the leave module (its rules and routes): this module owns the `leaves` table, so the rules
  * read and write through here, and the repository (and its SQL) stays this module's own. Each method is the
- * repository's, as is.
+ * repository's, as is; the leave module opens its transactions itself and hands them to the methods taking `tx`.
  */
 @Injectable()
 export class LeaveRecords {
@@ -20,10 +20,6 @@ export class LeaveRecords {
   /** Erasure (extension 2.3), in its transaction: the member's reasons in the statement's mess emptied. */
   eraseReasons(tx: DbOrTx, userId: string): Promise<void> {
     return this.repository.eraseReasons(tx, userId);
-  }
-
-  transaction<T>(work: (tx: DbOrTx) => Promise<T>): Promise<T> {
-    return this.repository.transaction(work);
   }
 
   /** The member's leave lock until `tx` ends: exclusive to ask for or decide a leave, shared for marks. */

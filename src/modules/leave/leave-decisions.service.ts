@@ -6,7 +6,8 @@ import { type LeaveEvent } from '../../common/events/event-map';
 import { Clock } from '../../common/time/clock';
 import { monthOf } from '../../common/time/dates';
 import { AppConfig } from '../../config/app-config';
-import type { DbOrTx } from '../../database/database';
+import { Database, type DbOrTx } from '../../database/database';
+import { inTransaction } from '../../database/transactions';
 import { AttendanceService, type WrittenMark } from '../attendance';
 import { type AuditEntry, AuditTrail } from '../audit-trail';
 import { BillingService } from '../billing';
@@ -32,6 +33,8 @@ export class LeaveDecisionsService {
 
   constructor(
     private readonly records: LeaveRecords,
+    // Leave opens its own transactions (run again whole after a deadlock); the records take them.
+    private readonly database: Database,
     private readonly attendance: AttendanceService,
     private readonly billing: BillingService,
     private readonly messConfig: MessConfigService,
@@ -48,7 +51,7 @@ export class LeaveDecisionsService {
     if (closed) throw closedMonthError(closed);
     // Read before the transaction: on the embedded engine a statement outside it would wait for it forever.
     const { mealTimes } = await this.messConfig.settings();
-    const { row, turnedAbsent } = await this.records.transaction(async (tx): Promise<Decided> => {
+    const { row, turnedAbsent } = await inTransaction(this.database.db, async (tx): Promise<Decided> => {
       await this.records.lockMember(tx, found.userId, 'exclusive');
       const leave = (await this.records.findById(id, tx))!;
       if (leave.status === 'approved') return { row: leave, turnedAbsent: [] };
@@ -70,7 +73,7 @@ export class LeaveDecisionsService {
   async reject(caller: CurrentMember, id: string, reason?: string): Promise<LeaveRow> {
     const found = await this.findOrThrow(id);
     if (found.status === 'rejected') return found;
-    const row = await this.records.transaction(async (tx) => {
+    const row = await inTransaction(this.database.db, async (tx) => {
       await this.records.lockMember(tx, found.userId, 'exclusive');
       const leave = (await this.records.findById(id, tx))!;
       if (leave.status === 'rejected') return leave;
@@ -96,7 +99,7 @@ export class LeaveDecisionsService {
     const found = await this.findOrThrow(id);
     const manages = mayTouch(caller, found);
     if (found.status === 'cancelled') return found;
-    const row = await this.records.transaction(async (tx) => {
+    const row = await inTransaction(this.database.db, async (tx) => {
       await this.records.lockMember(tx, found.userId, 'exclusive');
       const leave = (await this.records.findById(id, tx))!;
       if (leave.status === 'cancelled') return leave;

@@ -1,3 +1,5 @@
+import { Database } from '../../database/database';
+import { inTransaction } from '../../database/transactions';
 import { Injectable, Logger } from '@nestjs/common';
 import type { CurrentMember } from '../../common/auth/auth.decorators';
 import { conflict } from '../../common/errors/api-error';
@@ -28,6 +30,8 @@ export class LeaveService {
 
   constructor(
     private readonly records: LeaveRecords,
+    // Leave opens its own transactions (run again whole after a deadlock); the records take them.
+    private readonly database: Database,
     private readonly decisions: LeaveDecisionsService,
     private readonly billing: BillingService,
     private readonly messConfig: MessConfigService,
@@ -57,7 +61,7 @@ export class LeaveService {
     const [closed] = await this.billing.closedAmong(monthsOf(body));
     if (closed) throw closedMonthError(closed);
 
-    const { row, turnedAbsent } = await this.records.transaction(async (tx): Promise<Decided> => {
+    const { row, turnedAbsent } = await inTransaction(this.database.db, async (tx): Promise<Decided> => {
       // Two requests of one member take turns here, so the second sees the first: overlap and cap hold under races.
       await this.records.lockMember(tx, userId, 'exclusive');
       if ((await this.records.activeOverlapping(userId, startsAt, endsAt, tx)).length) {

@@ -1,2 +1,7 @@
 export { MembershipsModule } from './memberships.module';
-export { MembershipsService } from './memberships.service';
+export {
+  type LockedForMove,
+  type MemberMove,
+  type MoveMade,
+  MembershipsService,
+} from './memberships.service';

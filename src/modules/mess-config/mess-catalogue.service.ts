@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { actInMessWithin } from '../../database/database';
-import { MessDirectory, MessesRepository } from '../messes';
+import { MessDirectory } from '../messes';
 import type { MessConfigDto } from './dto/mess-config.dto';
 import { CreateMessDto, MessDto } from './dto/messes.dto';
 import { type MessListing, MessConfigRepository } from './mess-config.repository';
@@ -15,7 +15,6 @@ import { DEFAULT_MESS_CONFIG, toDto, validateSemantics } from './mess-config.val
 export class MessCatalogue {
   constructor(
     private readonly repository: MessConfigRepository,
-    private readonly messes: MessesRepository,
     private readonly directory: MessDirectory,
     private readonly messConfig: MessConfigService,
   ) {}
@@ -28,10 +27,11 @@ export class MessCatalogue {
     validateSemantics(body);
     try {
       const messId = await this.repository.transaction(async (tx) => {
-        const mess = await this.messes.insert(
-          { slug: body.slug, capacity: body.capacity ?? null, upi: body.upi ?? null },
-          tx,
-        );
+        const mess = await this.directory.create(tx, {
+          slug: body.slug,
+          capacity: body.capacity ?? null,
+          upi: body.upi ?? null,
+        });
         await actInMessWithin(tx, mess.id);
         await this.messConfig.insertConfig(tx, adminId, body, { slug: mess.slug, capacity: mess.capacity });
         return mess.id;

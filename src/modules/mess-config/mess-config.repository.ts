@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { eq, sql } from 'drizzle-orm';
-import { messes, MessRow } from '../messes';
+import { messRows, type MessRow } from '../messes';
 import { Database, DbOrTx } from '../../database/database';
 import { messConfig, MessConfigRow } from './mess-config.schema';
 
@@ -49,16 +49,22 @@ export class MessConfigRepository {
     return this.database.acrossMesses((tx) =>
       tx
         .select({
-          mess: messes,
+          mess: {
+            id: messRows.id,
+            slug: messRows.slug,
+            capacity: messRows.capacity,
+            upi: messRows.upi,
+            createdAt: messRows.createdAt,
+          },
           config: messConfig,
           members:
-            sql<number>`(select count(*) from users u where u.mess_id = ${messes.id} and u.status = 'approved')`.mapWith(
+            sql<number>`(select count(*) from users u where u.mess_id = ${messRows.id} and u.status = 'approved')`.mapWith(
               Number,
             ),
         })
-        .from(messes)
-        .leftJoin(messConfig, eq(messConfig.messId, messes.id))
-        .where(messId ? eq(messes.id, messId) : undefined),
+        .from(messRows)
+        .leftJoin(messConfig, eq(messConfig.messId, messRows.id))
+        .where(messId ? eq(messRows.id, messId) : undefined),
     );
   }
 }

@@ -31,7 +31,7 @@ import {
 } from './mess-config.values';
 import { AuditTrail } from '../audit-trail';
 import { PrivacyNotice, type PrivacyNoticeDto } from '../privacy-notice';
-import { MessDirectory, MessesRepository, type MessRow } from '../messes';
+import { MessDirectory, type MessRow } from '../messes';
 import { type DbOrTx } from '../../database/database';
 import { MessFieldsDto } from './dto/messes.dto';
 
@@ -69,7 +69,6 @@ export class MessConfigService {
     private readonly replicas: CacheInvalidation,
     private readonly clock: Clock,
     private readonly config: AppConfig,
-    private readonly messes: MessesRepository,
     private readonly directory: MessDirectory,
     private readonly privacyNotice: PrivacyNotice,
   ) {
@@ -299,7 +298,7 @@ export class MessConfigService {
     if (body.slug !== undefined) change.slug = body.slug;
     if (body.capacity !== undefined) change.capacity = body.capacity;
     if (body.upi !== undefined) change.upi = body.upi;
-    if (Object.keys(change).length) await this.messes.update(messId, change, tx);
+    if (Object.keys(change).length) await this.directory.update(tx, messId, change);
   }
 
   /** Drops the cached rows (and the mess directory) here and on the other replicas: after a mess changed. */

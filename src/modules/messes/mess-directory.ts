@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { CacheInvalidation } from '../../common/cache/cache-invalidation';
+import type { DbOrTx } from '../../database/database';
 import { MessesRepository, type MessLabel } from './messes.repository';
-import type { MessRow } from './messes.schema';
+import type { MessRow, MessUpi } from './messes.schema';
 
 const CACHE_TOPIC = 'messes';
 const CACHE_MS = 5_000;
@@ -48,6 +49,41 @@ export class MessDirectory {
   /** The label of one mess (a placeholder for an id that is not a mess, which a foreign key makes impossible). */
   async label(messId: string): Promise<MessLabel> {
     return (await this.labels()).get(messId) ?? { _id: messId, slug: '', messName: '' };
+  }
+
+  /** In the caller's transaction: locks a mess's row (FOR UPDATE) and returns it as it is now (an approval's, a
+   * window close's capacity), or undefined. */
+  lock(tx: DbOrTx, id: string): Promise<MessRow | undefined> {
+    return this.repository.lock(id, tx);
+  }
+
+  /** In the caller's transaction: locks these messes' rows in id order (a move's) and returns those that exist. */
+  lockMany(tx: DbOrTx, ids: readonly string[]): Promise<MessRow[]> {
+    return this.repository.lockMany([...ids], tx);
+  }
+
+  /** In the caller's transaction: a new mess (`POST /messes`); a slug taken (also concurrently) is a unique
+   * violation. The caller drops the directory (`changed`) after the commit. */
+  create(
+    tx: DbOrTx,
+    values: { slug: string; capacity: number | null; upi: MessUpi | null },
+  ): Promise<MessRow> {
+    return this.repository.insert(values, tx);
+  }
+
+  /** In the caller's transaction: a mess's slug, capacity or UPI changed (its setup or replacement). The caller
+   * drops the directory (`changed`) after the commit. */
+  update(
+    tx: DbOrTx,
+    id: string,
+    values: Partial<{ slug: string; capacity: number | null; upi: MessUpi | null }>,
+  ): Promise<MessRow | undefined> {
+    return this.repository.update(id, values, tx);
+  }
+
+  /** Every mess of the deployment, read now (uncached: a window's messes, their capacities). */
+  all(): Promise<MessRow[]> {
+    return this.repository.all();
   }
 
   private drop(): void {

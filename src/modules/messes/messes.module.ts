@@ -14,6 +14,7 @@ import { PastMesses } from './past-messes';
 @Module({
   imports: [AuditTrailModule],
   providers: [MessesRepository, MessDirectory, PastMesses, MessGuard, RouteMetadata],
-  exports: [MessesRepository, MessDirectory, MessGuard, PastMesses, RouteMetadata],
+  // Other modules read and lock messes through MessDirectory; the repository stays this module's.
+  exports: [MessDirectory, MessGuard, PastMesses, RouteMetadata],
 })
 export class MessesModule {}

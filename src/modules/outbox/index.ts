@@ -1,3 +1,3 @@
 export { OutboxModule } from './outbox.module';
 export { OutboxRelay, OUTBOX_CLAIM_SECONDS } from './outbox-relay';
-export { outboxEvents, type OutboxEventRow } from './outbox.schema';
+export { type OutboxEventRow } from './outbox.schema';

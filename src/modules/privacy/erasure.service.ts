@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { type CurrentMember } from '../../common/auth/auth.decorators';
 import { conflict, notFound } from '../../common/errors/api-error';
-import { actInMessWithin } from '../../database/database';
+import { actInMessWithin, Database } from '../../database/database';
+import { inTransaction } from '../../database/transactions';
 import { AccountsMemberData } from '../accounts';
 import { BillingMemberData } from '../billing';
 import { FeedbackMemberData } from '../feedback';
@@ -32,6 +33,7 @@ export class ErasureService {
     private readonly billing: BillingMemberData,
     private readonly personalText: PersonalTextRepository,
     private readonly messes: MessDirectory,
+    private readonly database: Database,
   ) {}
 
   /** A member asks for their erasure: 409 while one of theirs is pending. */
@@ -59,19 +61,23 @@ export class ErasureService {
    * notes, their notifications' texts, their name in frozen bills as it was), then one pass over every text column
    * of every table replaces their name by the pseudonym and removes their other values wherever anyone wrote them
    * (the audit trail's and the ledger's by their guards' one removal); their preferences and request reasons go, and
-   * the users module pseudonymises the row and takes them off the rolls after today.
+   * the users module pseudonymises the row and takes them off the rolls after today. This module opens the
+   * transaction; the users module locks the member first (404, 409 for the last approved admin or one already
+   * erased) and pseudonymises them last, by its methods taking it, and publishes the change after the commit.
    */
   async erase(caller: CurrentMember, id: string): Promise<UserRow> {
     const member = await this.member(id);
     const periods = await this.pastMesses.periods(id, member.messId, member.createdAt);
     const messIds = [...new Set(periods.map((p) => p.messId))];
-    return this.administration.erase(caller, id, async (tx, locked) => {
+    const erased = await inTransaction(this.database.db, async (tx) => {
+      const locked = await this.administration.lockForErasure(tx, id);
       // Moved meanwhile (between the read of their messes and the lock): the mess they are in now counts too.
       if (!messIds.includes(locked.messId)) messIds.push(locked.messId);
       for (const messId of messIds) {
         await actInMessWithin(tx, messId);
         const balance = await this.accounts.balanceOf(id, tx);
-        if (balance !== 0) throw conflict(PrivacyErrors.settleFirst(await this.messes.label(messId), balance));
+        if (balance !== 0)
+          throw conflict(PrivacyErrors.settleFirst(await this.messes.label(messId), balance));
       }
       const values = [
         locked.fullName,
@@ -103,6 +109,9 @@ export class ErasureService {
       }
       await this.notifications.erasePreferences(tx, id);
       await this.requests.completeFor(tx, id, caller.id);
+      return this.administration.eraseWithin(tx, caller, locked);
     });
+    this.administration.announceErased(caller, erased);
+    return erased;
   }
 }

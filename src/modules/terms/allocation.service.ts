@@ -7,7 +7,7 @@ import { Clock } from '../../common/time/clock';
 import { localParts, zonedInstant } from '../../common/time/dates';
 import { AppConfig } from '../../config/app-config';
 import { MembershipsService } from '../memberships';
-import { MessDirectory, type MessLabel, MessesRepository } from '../messes';
+import { MessDirectory, type MessLabel } from '../messes';
 import type { DbOrTx } from '../../database/database';
 import { UsersService, type UserRow } from '../users';
 import { runLottery } from './lottery';
@@ -36,7 +36,6 @@ export class AllocationService {
   constructor(
     private readonly repository: TermsRepository,
     private readonly windows: MessWindowsService,
-    private readonly messes: MessesRepository,
     private readonly directory: MessDirectory,
     private readonly users: UsersService,
     private readonly memberships: MembershipsService,
@@ -73,7 +72,8 @@ export class AllocationService {
       const window = await this.repository.lockWindow(id, tx);
       if (!window || window.allocatedAt || window.cancelledAt) return undefined;
       const messRows = [];
-      for (const messId of [...window.messIds].sort()) messRows.push((await this.messes.lock(messId, tx))!);
+      for (const messId of [...window.messIds].sort())
+        messRows.push((await this.directory.lock(tx, messId))!);
       const approved = await this.users.approvedPerMess(tx);
       const choices = await this.repository.choicesOf(id, tx);
       // Members still approved at the close, from the mess they are in now.
@@ -181,7 +181,7 @@ export class AllocationService {
   }
 
   /**
-   * The moves, made as `PUT /users/:id/mess` makes them (the same batch move, `MembershipsService.moveMany`), in
+   * The moves, made as `PUT /users/:id/mess` makes them (memberships' `lockForMove` and `moveWithin`), in
    * batches of MOVE_BATCH lines in the order of the draw, each in one transaction where the lines' outcomes are
    * recorded once: under the locks of the batch's messes and members, only the lines with no outcome yet are made
    * (a second replica's batch waits for the first's locks, then finds them recorded and skips them). Within a batch
@@ -209,50 +209,50 @@ export class AllocationService {
     lines: readonly MessWindowAllocationRow[],
     actor: CurrentMember,
   ): Promise<number> {
-    const { moved } = await this.memberships.moveMany(
-      actor,
-      lines.map((line) => ({ userId: line.userId, messId: line.toMessId! })),
-      {
-        choose: async (tx, { members, messes, approvedIn }) => {
-          const open = new Set(
-            await this.repository.lockOpenLines(
-              window.id,
-              lines.map((l) => l.userId),
-              tx,
-            ),
-          );
-          const byId = new Map(members.map((m) => [m.id, m]));
-          const there = new Map(approvedIn);
-          const outcomes: { userId: string; outcome: MoveOutcome }[] = [];
-          const chosen: { userId: string; messId: string }[] = [];
-          for (const line of lines) {
-            if (!open.has(line.userId)) continue; // made by another replica
-            const to = line.toMessId!;
-            const member = byId.get(line.userId);
-            let outcome: MoveOutcome;
-            if (!member || member.status === 'erased') outcome = 'left';
-            else if (member.messId !== line.fromMessId) outcome = 'moved-by-hand';
-            else if (member.status !== 'approved') outcome = 'left';
-            else {
-              const capacity = messes.get(to)?.capacity ?? null;
-              const n = there.get(to) ?? 0;
-              if (capacity !== null && n >= capacity) outcome = 'full';
-              else {
-                outcome = 'moved';
-                there.set(to, n + 1);
-                const left = there.get(line.fromMessId);
-                if (left !== undefined) there.set(line.fromMessId, left - 1);
-                chosen.push({ userId: line.userId, messId: to });
-              }
-            }
-            outcomes.push({ userId: line.userId, outcome });
+    const moves = lines.map((line) => ({ userId: line.userId, messId: line.toMessId! }));
+    // This module's transaction: the move's locks, then the lines' outcomes decided and recorded here under them,
+    // then the moves chosen made by memberships (the users' rows, the leave they end), all or nothing.
+    const made = await this.repository.transaction(async (tx) => {
+      const locked = await this.memberships.lockForMove(tx, moves);
+      const { members, messes, approvedIn } = locked;
+      const open = new Set(
+        await this.repository.lockOpenLines(
+          window.id,
+          lines.map((l) => l.userId),
+          tx,
+        ),
+      );
+      const byId = new Map(members.map((m) => [m.id, m]));
+      const there = new Map(approvedIn);
+      const outcomes: { userId: string; outcome: MoveOutcome }[] = [];
+      const chosen: { userId: string; messId: string }[] = [];
+      for (const line of lines) {
+        if (!open.has(line.userId)) continue; // made by another replica
+        const to = line.toMessId!;
+        const member = byId.get(line.userId);
+        let outcome: MoveOutcome;
+        if (!member || member.status === 'erased') outcome = 'left';
+        else if (member.messId !== line.fromMessId) outcome = 'moved-by-hand';
+        else if (member.status !== 'approved') outcome = 'left';
+        else {
+          const capacity = messes.get(to)?.capacity ?? null;
+          const n = there.get(to) ?? 0;
+          if (capacity !== null && n >= capacity) outcome = 'full';
+          else {
+            outcome = 'moved';
+            there.set(to, n + 1);
+            const left = there.get(line.fromMessId);
+            if (left !== undefined) there.set(line.fromMessId, left - 1);
+            chosen.push({ userId: line.userId, messId: to });
           }
-          await this.repository.recordOutcomes(window.id, outcomes, this.clock.now(), tx);
-          return chosen;
-        },
-      },
-    );
-    return moved.length;
+        }
+        outcomes.push({ userId: line.userId, outcome });
+      }
+      await this.repository.recordOutcomes(window.id, outcomes, this.clock.now(), tx);
+      return this.memberships.moveWithin(tx, actor, locked, chosen);
+    });
+    this.memberships.announceMoved(actor, made);
+    return made.moved.length;
   }
 
   /** Who the moves are made by in the trail: the admin who opened the window, or else an approved admin. */

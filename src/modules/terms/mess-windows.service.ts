@@ -4,7 +4,7 @@ import { badRequest, conflict, forbidden, notFound } from '../../common/errors/a
 import { Clock } from '../../common/time/clock';
 import { actInMessWithin } from '../../database/database';
 import { AuditTrail } from '../audit-trail';
-import { MessDirectory, MessesRepository } from '../messes';
+import { MessDirectory } from '../messes';
 import { UsersService } from '../users';
 import {
   ALREADY_APPLIED,
@@ -37,7 +37,6 @@ export interface NewWindow {
 export class MessWindowsService {
   constructor(
     private readonly repository: TermsRepository,
-    private readonly messes: MessesRepository,
     private readonly directory: MessDirectory,
     private readonly users: UsersService,
     private readonly audit: AuditTrail,
@@ -45,7 +44,7 @@ export class MessWindowsService {
   ) {}
 
   async create(caller: CurrentMember, input: NewWindow): Promise<MessWindowRow> {
-    const messIds = input.messIds ?? (await this.messes.all()).map((m) => m.id);
+    const messIds = input.messIds ?? (await this.directory.all()).map((m) => m.id);
     if (messIds.length < 2)
       throw badRequest('Validation failed', [
         { field: 'messes', message: 'a window needs at least 2 messes (the deployment has fewer)' },

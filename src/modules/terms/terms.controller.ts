@@ -5,7 +5,7 @@ import { can } from '../../common/auth/permissions';
 import { ApiAuth, ApiRoleAuth } from '../../common/http/api-docs';
 import { IdPipe } from '../../common/http/id.pipe';
 import { Clock } from '../../common/time/clock';
-import { MessDirectory, MessesRepository } from '../messes';
+import { MessDirectory } from '../messes';
 import { UsersService } from '../users';
 import { AllocationService } from './allocation.service';
 import {
@@ -44,7 +44,6 @@ export class TermsController {
     private readonly windows: MessWindowsService,
     private readonly allocations: AllocationService,
     private readonly directory: MessDirectory,
-    private readonly messes: MessesRepository,
     private readonly users: UsersService,
     private readonly clock: Clock,
   ) {}
@@ -188,7 +187,7 @@ export class TermsController {
   }
 
   private async present(window: MessWindowRow) {
-    const capacities = new Map((await this.messes.all()).map((m) => [m.id, m.capacity]));
+    const capacities = new Map((await this.directory.all()).map((m) => [m.id, m.capacity]));
     return toWindowResponse(window, await this.directory.labels(), capacities, this.clock.now());
   }
 }

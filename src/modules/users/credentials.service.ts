@@ -99,22 +99,23 @@ export class CredentialsService {
     return row;
   }
 
+  /** A password as it is kept (bcrypt), hashed before the transaction that sets it (`setPasswordWithin`). */
+  hashPassword(password: string): Promise<string> {
+    return this.hash(password);
+  }
+
   /**
-   * A forgotten password set anew: hashes it, then in one transaction `claim` decides the member (a reset token used
-   * once, or undefined: nothing changes) and their password is set and every earlier token ended.
+   * In the caller's transaction (a forgotten password's reset, which auth opens once its token is used): the
+   * member's password set (`passwordHash` from `hashPassword`) and every earlier token ended. `announcePasswordSet`
+   * after the commit.
    */
-  async resetPassword(
-    newPassword: string,
-    claim: (tx: DbOrTx) => Promise<string | undefined>,
-  ): Promise<UserRow | undefined> {
-    const passwordHash = await this.hash(newPassword);
-    const row = await this.repository.transaction(async (tx) => {
-      const userId = await claim(tx);
-      return userId === undefined
-        ? undefined
-        : this.repository.updateAndRevokeTokens(userId, { passwordHash }, tx);
-    });
-    return row && memberUpdated(this.events, row);
+  setPasswordWithin(tx: DbOrTx, userId: string, passwordHash: string): Promise<UserRow | undefined> {
+    return this.repository.updateAndRevokeTokens(userId, { passwordHash }, tx);
+  }
+
+  /** After the reset committed: the member's tokens read again on every replica (`member.updated`). */
+  announcePasswordSet(row: UserRow): UserRow {
+    return memberUpdated(this.events, row);
   }
 
   /**

@@ -1,12 +1,5 @@
 import { actInMessWithin, type DbOrTx } from '../../database/database';
-import {
-  MESS_NOT_FOUND,
-  memberMoved,
-  MessDirectory,
-  MessesRepository,
-  type MessLabel,
-  type MessRow,
-} from '../messes';
+import { memberMoved, MessDirectory, type MessLabel, type MessRow } from '../messes';
 import { namedMessId } from '../../common/tenancy/mess-scope';
 import { Injectable, Logger } from '@nestjs/common';
 import { type CurrentMember } from '../../common/auth/auth.decorators';
@@ -20,34 +13,28 @@ import { MembershipPeriods } from './membership-periods';
 import { UsersRepository } from './users.repository';
 import type { Role, UserRow, UserStatus } from './users.schema';
 
-/** A member to move, and the mess they go to. */
-export interface MemberMove {
-  userId: string;
-  messId: string;
-}
-
 /** A member moved, as they are now, and the mess they left. */
 export interface MovedMember {
   member: UserRow;
   fromMessId: string;
 }
 
-/** What a batch move holds locked when it decides which moves to make: the members, their new messes, and how many
- * approved members each of those has now. */
-export interface LockedForMove {
-  members: UserRow[];
-  messes: ReadonlyMap<string, MessRow>;
-  approvedIn: ReadonlyMap<string, number>;
-}
-
 /** A batch names every member it acts on: the first id (in the order sent) that names nobody is a 404 naming it. */
-function throwIfAnyUnknown(ids: string[], found: UserRow[], options: { idInPath?: boolean } = {}): void {
+export function throwIfAnyUnknown(
+  ids: string[],
+  found: UserRow[],
+  options: { idInPath?: boolean } = {},
+): void {
   // An erased member is kept for the books only: to a change, they are nobody.
   const known = new Set(found.filter((m) => m.status !== 'erased').map((m) => m.id.toLowerCase()));
   const unknown = ids.find((id) => !known.has(id.toLowerCase()));
   if (unknown !== undefined)
     throw notFound(options.idInPath ? 'User not found' : `User ${unknown} not found`);
 }
+
+/** The refusal of a change that would fill a mess beyond its capacity (an approval, a move): 409 with this. */
+export const messIsFull = (labels: ReadonlyMap<string, MessLabel>, messId: string): string =>
+  `Mess ${labels.get(messId)?.messName ?? ''} is full`;
 
 /** The name an erased member keeps (extension 2.3): `Former member` and the first 6 characters of their id. */
 export const pseudonymOf = (id: string): string => `Former member ${id.slice(0, 6)}`;
@@ -65,147 +52,137 @@ export class UserAdministrationService {
     private readonly repository: UsersRepository,
     private readonly events: DomainEventBus,
     private readonly audit: AuditTrail,
-    private readonly messes: MessesRepository,
     private readonly directory: MessDirectory,
     private readonly periods: MembershipPeriods,
   ) {}
 
   /**
-   * Erasure (extension 2.3, decision 0010), in one transaction: the member's row locked (and every approved admin's
-   * first, for the last-admin rule), `alsoWithin` run with it (the other modules' values, the balance check), then
-   * the row pseudonymised: `Former member <6>`, no email (a placeholder that names nobody, so the address is free),
-   * phone, college id, room, identity-provider subject, password or notice; `erased`, every token ended; and one
-   * `user`/`erased` audit row in the member's mess with no personal value; off the rolls after today (their open
-   * stretch ends at the next midnight). Published after commit: their tokens are read again on every replica and the
-   * bills forget them (`member.changed`). 404 for nobody, 409 for the last approved admin or one already erased.
+   * In the caller's transaction (erasure's, extension 2.3, decision 0010, which the privacy module opens): the
+   * member's row locked (and every approved admin's first, for the last-admin rule) and returned as it is now; 404
+   * for nobody, 409 for the last approved admin or one already erased.
    */
-  async erase(
-    caller: CurrentMember,
-    id: string,
-    alsoWithin: (tx: DbOrTx, member: UserRow) => Promise<void>,
-  ): Promise<UserRow> {
-    const erased = await this.repository.transaction(async (tx) => {
-      const { member, approvedAdminIds } = await this.repository.lockForChange(tx, id, {
-        approvedAdmins: true,
-      });
-      if (!member) throw notFound('User not found');
-      if (member.status === 'erased') throw conflict('The member is already erased');
-      if (approvedAdminIds.includes(id) && approvedAdminIds.length <= 1)
-        throw conflict('The last approved admin cannot be erased');
-      await alsoWithin(tx, member);
-      // Off the rolls of their mess (the daily rate) after today: nothing may take an erased member off later.
-      await this.periods.endAfterToday(tx, id, member.messId);
-      const row = (await this.repository.updateAndRevokeTokens(
-        id,
-        {
-          status: 'erased',
-          fullName: pseudonymOf(id),
-          email: `${id}@erased.invalid`,
-          passwordHash: null,
-          phone: null,
-          collegeId: '',
-          room: '',
-          idpId: null,
-          noticeVersion: null,
-          noticeAcceptedAt: null,
-        },
-        tx,
-      ))!;
-      await actInMessWithin(tx, member.messId);
-      await this.audit.record(tx, {
-        actorId: caller.id,
-        action: 'erased',
-        entity: 'user',
-        entityId: id,
-        before: { status: member.status },
-        after: { status: 'erased' },
-      });
-      return row;
+  async lockForErasure(tx: DbOrTx, id: string): Promise<UserRow> {
+    const { member, approvedAdminIds } = await this.repository.lockForChange(tx, id, {
+      approvedAdmins: true,
     });
-    this.logger.log({ by: caller.id, userId: id }, 'Member erased');
-    memberUpdated(this.events, erased);
-    memberChanged(this.events, erased, 'erased', caller.id);
-    return erased;
+    if (!member) throw notFound('User not found');
+    if (member.status === 'erased') throw conflict('The member is already erased');
+    if (approvedAdminIds.includes(id) && approvedAdminIds.length <= 1)
+      throw conflict('The last approved admin cannot be erased');
+    return member;
   }
 
   /**
-   * Moves members, each to its mess (extension 2.2), in one transaction and a few statements per mess concerned
-   * however many members: the rows of the messes they go to are locked first (in id order), then theirs (in id
-   * order), so approvals and other moves take turns and each mess's capacity holds under any race. `choose` decides,
-   * under those locks, which moves are made; by default all or nothing (a 404 naming a member not found, a 409 for a
-   * mess they would fill beyond its capacity). Members already in their mess are left as they are. From now on the
-   * members act in the new mess; what they did in the old one stays there. Each move goes into the audit trail of
-   * the mess joined; an approved member leaves the old mess's rolls and joins the new one's. `alsoWithin`: what
-   * must go with the moves in their transaction (the leave they end). Returns every member named, as they are now,
-   * and where the moved ones came from.
+   * In the caller's transaction, after `lockForErasure` (and the other modules' values): off the rolls after today
+   * (their open stretch ends at the next midnight), then the row pseudonymised: `Former member <6>`, no email (a
+   * placeholder that names nobody, so the address is free), phone, college id, room, identity-provider subject,
+   * password or notice; `erased`, every token ended; and one `user`/`erased` audit row in the member's mess with no
+   * personal value. `announceErased` after the commit.
    */
-  async moveMembers<T = undefined>(
-    caller: CurrentMember,
-    moves: readonly MemberMove[],
-    options: {
-      idInPath?: boolean;
-      choose?: (tx: DbOrTx, locked: LockedForMove) => Promise<MemberMove[]>;
-      alsoWithin?: (tx: DbOrTx, moved: MovedMember[]) => Promise<T>;
-    } = {},
-  ): Promise<{ members: UserRow[]; moved: MovedMember[]; also?: T }> {
-    const ids = moves.map((m) => m.userId);
-    const targets = [...new Set(moves.map((m) => m.messId))].sort();
-    const names = options.choose ? undefined : await this.messNames();
-    const result = await this.repository.transaction(async (tx) => {
-      const messes = new Map((await this.messes.lockMany(targets, tx)).map((m) => [m.id, m]));
-      if (targets.some((id) => !messes.has(id))) throw notFound(MESS_NOT_FOUND);
-      const locked = await this.repository.lockMany(tx, ids);
-      const approvedIn = await this.repository.approvedIn(targets, tx);
-      const chosen = options.choose
-        ? await options.choose(tx, { members: locked, messes, approvedIn })
-        : this.allOrNothing(moves, { members: locked, messes, approvedIn }, names!, options);
-      const byId = new Map(locked.map((m) => [m.id, m]));
-      const movers = chosen
-        .map((m) => ({ member: byId.get(m.userId)!, to: m.messId }))
-        .filter(({ member, to }) => member && member.messId !== to);
-      const after = new Map<string, UserRow>();
-      for (const messId of targets) {
-        const into = movers.filter((m) => m.to === messId);
-        if (!into.length) continue;
-        for (const row of await this.repository.setMess(
-          into.map((m) => m.member.id),
-          messId,
-          tx,
-        ))
-          after.set(row.id, row);
-        // The audit trail of the mess they join says who moved them, and from where (what PastMesses reads).
-        await actInMessWithin(tx, messId);
-        await this.audit.recordMany(
-          tx,
-          into.map(({ member }) => memberMoved(caller.id, member.id, member.messId, messId)),
-        );
-      }
-      // An approved member leaves the old mess's rolls and joins the new one's today (extension 2.3): every stretch
-      // ended before any begins (one open stretch per member).
-      const approved = movers.filter(({ member }) => member.status === 'approved');
-      for (const from of [...new Set(approved.map(({ member }) => member.messId))].sort())
-        await this.periods.endMany(
-          tx,
-          approved.filter(({ member }) => member.messId === from).map(({ member }) => member.id),
-          from,
-        );
-      for (const messId of targets)
-        await this.periods.beginMany(
-          tx,
-          approved
-            .filter(({ to }) => to === messId)
-            .map(({ member }) => ({ userId: member.id, dines: member.dines })),
-          messId,
-        );
-      const moved = movers.map(({ member }) => ({
-        member: after.get(member.id)!,
-        fromMessId: member.messId,
-      }));
-      // What must go with the move (the leave it ends in the old messes), in this same transaction.
-      const also = options.alsoWithin ? await options.alsoWithin(tx, moved) : undefined;
-      return { members: locked.map((m) => after.get(m.id) ?? m), moved, also };
+  async eraseWithin(tx: DbOrTx, caller: CurrentMember, member: UserRow): Promise<UserRow> {
+    const id = member.id;
+    // Off the rolls of their mess (the daily rate) after today: nothing may take an erased member off later.
+    await this.periods.endAfterToday(tx, id, member.messId);
+    const row = (await this.repository.updateAndRevokeTokens(
+      id,
+      {
+        status: 'erased',
+        fullName: pseudonymOf(id),
+        email: `${id}@erased.invalid`,
+        passwordHash: null,
+        phone: null,
+        collegeId: '',
+        room: '',
+        idpId: null,
+        noticeVersion: null,
+        noticeAcceptedAt: null,
+      },
+      tx,
+    ))!;
+    await actInMessWithin(tx, member.messId);
+    await this.audit.record(tx, {
+      actorId: caller.id,
+      action: 'erased',
+      entity: 'user',
+      entityId: id,
+      before: { status: member.status },
+      after: { status: 'erased' },
     });
-    for (const { member, fromMessId } of result.moved) {
+    return row;
+  }
+
+  /** After an erasure committed: their tokens are read again on every replica and the bills forget them
+   * (`member.changed`). */
+  announceErased(caller: CurrentMember, erased: UserRow): void {
+    this.logger.log({ by: caller.id, userId: erased.id }, 'Member erased');
+    memberUpdated(this.events, erased);
+    memberChanged(this.events, erased, 'erased', caller.id);
+  }
+
+  /** In the caller's transaction (a move's, memberships'): locks these members' rows, in id order, as they are now. */
+  lockMembers(tx: DbOrTx, ids: readonly string[]): Promise<UserRow[]> {
+    return this.repository.lockMany(tx, [...ids]);
+  }
+
+  /** In the caller's transaction: how many approved members each of these messes has now. */
+  approvedIn(tx: DbOrTx, messIds: readonly string[]): Promise<ReadonlyMap<string, number>> {
+    return this.repository.approvedIn([...messIds], tx);
+  }
+
+  /**
+   * In the caller's transaction (a move's, extension 2.2, which memberships opens and has locked the messes and
+   * these members in): each member into their new mess, a few statements per mess however many members. From now
+   * on the members act in the new mess; what they did in the old one stays there. Each move goes into the audit
+   * trail of the mess joined (what PastMesses reads); an approved member leaves the old mess's rolls and joins the
+   * new one's today. `targets`: the messes of the move, in id order. Returns the members moved, as they are now,
+   * and where they came from; `announceMoved` after the commit.
+   */
+  async moveWithin(
+    tx: DbOrTx,
+    caller: CurrentMember,
+    movers: readonly { member: UserRow; to: string }[],
+    targets: readonly string[],
+  ): Promise<MovedMember[]> {
+    const after = new Map<string, UserRow>();
+    for (const messId of targets) {
+      const into = movers.filter((m) => m.to === messId);
+      if (!into.length) continue;
+      for (const row of await this.repository.setMess(
+        into.map((m) => m.member.id),
+        messId,
+        tx,
+      ))
+        after.set(row.id, row);
+      // The audit trail of the mess they join says who moved them, and from where (what PastMesses reads).
+      await actInMessWithin(tx, messId);
+      await this.audit.recordMany(
+        tx,
+        into.map(({ member }) => memberMoved(caller.id, member.id, member.messId, messId)),
+      );
+    }
+    // An approved member leaves the old mess's rolls and joins the new one's today (extension 2.3): every stretch
+    // ended before any begins (one open stretch per member).
+    const approved = movers.filter(({ member }) => member.status === 'approved');
+    for (const from of [...new Set(approved.map(({ member }) => member.messId))].sort())
+      await this.periods.endMany(
+        tx,
+        approved.filter(({ member }) => member.messId === from).map(({ member }) => member.id),
+        from,
+      );
+    for (const messId of targets)
+      await this.periods.beginMany(
+        tx,
+        approved
+          .filter(({ to }) => to === messId)
+          .map(({ member }) => ({ userId: member.id, dines: member.dines })),
+        messId,
+      );
+    return movers.map(({ member }) => ({ member: after.get(member.id)!, fromMessId: member.messId }));
+  }
+
+  /** After a move committed: each member's line in the log, and the changes published (the rolls of both messes). */
+  announceMoved(caller: CurrentMember, moved: readonly MovedMember[]): void {
+    for (const { member, fromMessId } of moved) {
       this.logger.log(
         { by: caller.id, userId: member.id, from: fromMessId, to: member.messId },
         'Member moved',
@@ -214,34 +191,6 @@ export class UserAdministrationService {
       // The rolls of both messes changed (the daily rate's bills).
       if (member.status === 'approved') memberChanged(this.events, member, 'moved', caller.id);
     }
-    return result;
-  }
-
-  /** The moves by hand: every member named exists (404 naming the first that does not); no mess ends above capacity. */
-  private allOrNothing(
-    moves: readonly MemberMove[],
-    { members, messes, approvedIn }: LockedForMove,
-    names: ReadonlyMap<string, MessLabel>,
-    options: { idInPath?: boolean },
-  ): MemberMove[] {
-    throwIfAnyUnknown(
-      moves.map((m) => m.userId),
-      members,
-      options,
-    );
-    const byId = new Map(members.map((m) => [m.id, m]));
-    const arriving = new Map<string, number>();
-    for (const move of moves) {
-      const member = byId.get(move.userId)!;
-      if (member.messId !== move.messId && member.status === 'approved')
-        arriving.set(move.messId, (arriving.get(move.messId) ?? 0) + 1);
-    }
-    for (const [messId, n] of arriving) {
-      const capacity = messes.get(messId)!.capacity;
-      if (capacity !== null && (approvedIn.get(messId) ?? 0) + n > capacity)
-        throw conflict(this.fullMessage(names, messId));
-    }
-    return [...moves];
   }
 
   /**
@@ -256,7 +205,7 @@ export class UserAdministrationService {
       const messIds = [...new Set((await this.repository.messesOf(ids, tx)).map((m) => m.messId))].sort();
       const messes = new Map<string, MessRow>();
       for (const messId of messIds) {
-        const mess = await this.messes.lock(messId, tx);
+        const mess = await this.directory.lock(tx, messId);
         if (mess) messes.set(messId, mess);
       }
       const locked = await this.repository.lockMany(tx, ids);
@@ -274,7 +223,7 @@ export class UserAdministrationService {
           capacity !== null &&
           (await this.repository.countApprovedIn(messId, tx)) + joining.length > capacity
         )
-          throw conflict(this.fullMessage(names, messId));
+          throw conflict(messIsFull(names, messId));
       }
       const after = new Map(
         (
@@ -317,10 +266,6 @@ export class UserAdministrationService {
    */
   private messNames(): Promise<ReadonlyMap<string, MessLabel>> {
     return this.directory.labels();
-  }
-
-  private fullMessage(labels: ReadonlyMap<string, MessLabel>, messId: string): string {
-    return `Mess ${labels.get(messId)?.messName ?? ''} is full`;
   }
 
   async list(query: ListUsersQuery): Promise<{ rows: UserRow[]; total: number }> {
@@ -412,7 +357,7 @@ export class UserAdministrationService {
       values.status === 'approved' ? (await this.repository.findById(id))?.messId : undefined;
     const names = messOfMember ? await this.messNames() : undefined;
     const change = await this.repository.transaction(async (tx) => {
-      const mess = messOfMember ? await this.messes.lock(messOfMember, tx) : undefined;
+      const mess = messOfMember ? await this.directory.lock(tx, messOfMember) : undefined;
       const { member, approvedAdminIds } = await this.repository.lockForChange(tx, id, {
         approvedAdmins: mayRemoveAnAdmin,
       });
@@ -421,7 +366,7 @@ export class UserAdministrationService {
       if (mess && member.status !== 'approved') {
         if (member.messId !== mess.id) throw conflict('The member was moved meanwhile; try again');
         if (mess.capacity !== null && (await this.repository.countApprovedIn(mess.id, tx)) >= mess.capacity)
-          throw conflict(this.fullMessage(names!, mess.id));
+          throw conflict(messIsFull(names!, mess.id));
       }
       const role = values.role ?? member.role;
       const status = values.status ?? member.status;

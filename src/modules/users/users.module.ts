@@ -5,6 +5,7 @@ import { PrivacyNoticeModule } from '../privacy-notice';
 import { AdminBootstrapService } from './admin-bootstrap.service';
 import { CredentialsService } from './credentials.service';
 import { MembershipPeriods } from './membership-periods';
+import { MessMembersRepository } from './mess-members.repository';
 import { ProfilesService } from './profiles.service';
 import { UserAdministrationService } from './user-administration.service';
 import { RosterController } from './roster.controller';
@@ -17,6 +18,7 @@ import { UsersService } from './users.service';
   controllers: [UsersController, RosterController],
   providers: [
     UsersRepository,
+    MessMembersRepository,
     UsersService,
     EmailCollisionReport,
     CredentialsService,

@@ -1,6 +1,5 @@
-import { currentMessId } from '../../common/tenancy/mess-scope';
 import { Injectable } from '@nestjs/common';
-import { and, asc, count, desc, eq, ilike, inArray, ne, or, sql, SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, ne, sql, SQL } from 'drizzle-orm';
 import { Database, DbOrTx } from '../../database/database';
 import { inTransaction } from '../../database/transactions';
 import { NewUserRow, Role, UserRow, users, UserStatus, emailCollisions } from './users.schema';
@@ -26,11 +25,6 @@ export interface UserListFilter {
 }
 
 /** The only code that queries `users`. */
-/**
- * Members of the mess the running code acts in. A person is the deployment's (one address, one login); belonging is
- * `mess_id`, so the lists and counts of a mess's members filter by it (records are scoped by row-level security).
- */
-const inThisMess = () => eq(users.messId, currentMessId());
 
 @Injectable()
 export class UsersRepository {
@@ -64,34 +58,6 @@ export class UsersRepository {
     return new Map(rows.map((r) => [r.id, r.fullName]));
   }
 
-  async findStatusesByIds(ids: string[]): Promise<Map<string, UserStatus>> {
-    if (!ids.length) return new Map();
-    const rows = await this.db
-      .select({ id: users.id, status: users.status })
-      .from(users)
-      .where(and(isAnyUuid(users.id, ids), inThisMess()));
-    return new Map(rows.map((r) => [r.id, r.status]));
-  }
-
-  /** Status and whether each member dines, by id, in one query. */
-  async findStandingsByIds(ids: string[]): Promise<Map<string, { status: UserStatus; dines: boolean }>> {
-    if (!ids.length) return new Map();
-    const rows = await this.db
-      .select({ id: users.id, status: users.status, dines: users.dines })
-      .from(users)
-      .where(and(isAnyUuid(users.id, ids), inThisMess()));
-    return new Map(rows.map((r) => [r.id, { status: r.status, dines: r.dines }]));
-  }
-
-  /** Approved members who dine: the membership the mess cooks for and bills. */
-  async countDiners(): Promise<number> {
-    const [{ n }] = await this.db
-      .select({ n: count() })
-      .from(users)
-      .where(and(eq(users.status, 'approved'), eq(users.dines, true), inThisMess()));
-    return n;
-  }
-
   /** Every mess's diners at once (the university's view): one grouped read across messes. */
   async dinersPerMess(): Promise<Map<string, number>> {
     const rows = await this.database.acrossMesses((tx) =>
@@ -102,21 +68,6 @@ export class UsersRepository {
         .groupBy(users.messId),
     );
     return new Map(rows.map((r) => [r.messId, r.n]));
-  }
-
-  async dinerIds(): Promise<string[]> {
-    const rows = await this.db
-      .select({ id: users.id })
-      .from(users)
-      .where(and(eq(users.status, 'approved'), eq(users.dines, true), inThisMess()));
-    return rows.map((r) => r.id);
-  }
-
-  async dinersWithCreation(): Promise<{ id: string; createdAt: Date }[]> {
-    return this.db
-      .select({ id: users.id, createdAt: users.createdAt })
-      .from(users)
-      .where(and(eq(users.status, 'approved'), eq(users.dines, true), inThisMess()));
   }
 
   async list(filter: UserListFilter): Promise<{ rows: UserRow[]; total: number }> {
@@ -195,31 +146,6 @@ export class UsersRepository {
     return { member, approvedAdminIds: admins.map((a) => a.id) };
   }
 
-  /** The roster: the request's mess's members, filtered, by name; with the count of all that match. */
-  async roster(filter: RosterFilter): Promise<{ rows: UserRow[]; total: number }> {
-    // Erased members (extension 2.3) are on no roster.
-    const conditions: SQL[] = [inThisMess(), ne(users.status, 'erased')];
-    if (filter.status) conditions.push(eq(users.status, filter.status));
-    if (filter.role) conditions.push(eq(users.role, filter.role));
-    if (filter.dines !== undefined) conditions.push(eq(users.dines, filter.dines));
-    if (filter.search) {
-      const pattern = `%${filter.search.replace(/[\\%_]/g, '\\$&')}%`;
-      conditions.push(or(ilike(users.fullName, pattern), ilike(users.room, pattern))!);
-    }
-    const where = and(...conditions);
-    const [rows, [{ total }]] = await Promise.all([
-      this.db
-        .select()
-        .from(users)
-        .where(where)
-        .orderBy(asc(users.fullName), asc(users.id))
-        .limit(filter.limit)
-        .offset(filter.offset),
-      this.db.select({ total: count() }).from(users).where(where),
-    ]);
-    return { rows, total };
-  }
-
   /** In the caller's transaction, locks these members' rows (in id order: two batches queue, never deadlock). */
   async lockMany(tx: DbOrTx, ids: string[]): Promise<UserRow[]> {
     return tx.select().from(users).where(isAnyUuid(users.id, ids)).orderBy(asc(users.id)).for('update');
@@ -284,24 +210,6 @@ export class UsersRepository {
       .set({ messId, updatedAt: new Date() })
       .where(isAnyUuid(users.id, ids))
       .returning();
-  }
-
-  /** Approved members, all of them or those with one of `roles`, oldest first. */
-  async listApproved(roles?: Role[]): Promise<UserRow[]> {
-    const approved = and(eq(users.status, 'approved'), inThisMess());
-    return this.db
-      .select()
-      .from(users)
-      .where(roles ? and(approved, inArray(users.role, roles)) : approved)
-      .orderBy(asc(users.createdAt), asc(users.id));
-  }
-
-  async countByStatus(status: UserStatus): Promise<number> {
-    const [{ n }] = await this.db
-      .select({ n: count() })
-      .from(users)
-      .where(and(eq(users.status, status), inThisMess()));
-    return n;
   }
 
   async countByRoleAndStatus(role: Role, status: UserStatus): Promise<number> {

@@ -1,6 +1,7 @@
 import { normalizeEmail } from '../../common/identity/email';
 import { Injectable } from '@nestjs/common';
 import type { DbOrTx } from '../../database/database';
+import { MessMembersRepository } from './mess-members.repository';
 import { type RosterFilter, UsersRepository } from './users.repository';
 import { Role, UserRow, UserStatus } from './users.schema';
 import './users.errors';
@@ -12,7 +13,11 @@ import './users.errors';
  */
 @Injectable()
 export class UsersService {
-  constructor(private readonly repository: UsersRepository) {}
+  constructor(
+    private readonly repository: UsersRepository,
+    // The members of the request's mess: the one guarded path (mess-members.repository.ts).
+    private readonly members: MessMembersRepository,
+  ) {}
 
   findByEmail(email: string): Promise<UserRow | undefined> {
     return this.repository.findByEmail(normalizeEmail(email));
@@ -20,7 +25,7 @@ export class UsersService {
 
   /** The roster of the request's mess: its members, filtered and paged, by name. */
   roster(filter: RosterFilter): Promise<{ rows: UserRow[]; total: number }> {
-    return this.repository.roster(filter);
+    return this.members.roster(filter);
   }
 
   findById(id: string): Promise<UserRow | undefined> {
@@ -33,7 +38,7 @@ export class UsersService {
 
   /** Approved members (who may receive notifications), optionally only those with one of `roles`. */
   findApprovedByRoles(roles?: Role[]): Promise<UserRow[]> {
-    return this.repository.listApproved(roles);
+    return this.members.listApproved(roles);
   }
 
   /** Full names by id, in one query (for bills and lists that hold ids); `db`: the caller's transaction. */
@@ -43,17 +48,17 @@ export class UsersService {
 
   /** Approval status by id, in one query; unknown ids are absent from the map (attendance checks whom it marks). */
   statusesOf(ids: string[]): Promise<Map<string, UserStatus>> {
-    return this.repository.findStatusesByIds(ids);
+    return this.members.findStatusesByIds(ids);
   }
 
   /** Status and `dines` by id, in one query; unknown ids are absent (attendance checks who may mark what). */
   standingsOf(ids: string[]): Promise<Map<string, { status: UserStatus; dines: boolean }>> {
-    return this.repository.findStandingsByIds(ids);
+    return this.members.findStandingsByIds(ids);
   }
 
   /** Approved members with `dines: true`: totalMembers, the headcount and the attendance rate count only them. */
   countDiners(): Promise<number> {
-    return this.repository.countDiners();
+    return this.members.countDiners();
   }
 
   /** `countDiners` of every mess, by mess id (a mess without diners is absent). */
@@ -63,7 +68,7 @@ export class UsersService {
 
   /** The ids of the approved members who dine. */
   dinerIds(): Promise<string[]> {
-    return this.repository.dinerIds();
+    return this.members.dinerIds();
   }
 
   /** Approved members of every mess now, by mess id (the term lottery's seats); `db`: the caller's transaction. */
@@ -78,12 +83,12 @@ export class UsersService {
 
   /** The approved members who dine, with when their account was made (the first day they can have eaten). */
   dinersWithCreation(): Promise<{ id: string; createdAt: Date }[]> {
-    return this.repository.dinersWithCreation();
+    return this.members.dinersWithCreation();
   }
 
   /** How many members are approved now: the membership that analytics rates attendance against. */
   countApproved(): Promise<number> {
-    return this.repository.countByStatus('approved');
+    return this.members.countByStatus('approved');
   }
 
   async hasApprovedAdmin(): Promise<boolean> {

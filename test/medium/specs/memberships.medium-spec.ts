@@ -3,7 +3,7 @@ import { CreateLeaveDto } from '../../../src/modules/leave/dto/leave.requests';
 import { LeaveService } from '../../../src/modules/leave/leave.service';
 import { LeaveRecords } from '../../../src/modules/leave-calendar';
 import { MembershipsModule, MembershipsService } from '../../../src/modules/memberships';
-import { MessDirectory, MessesRepository, PastMesses } from '../../../src/modules/messes';
+import { MessDirectory, PastMesses } from '../../../src/modules/messes';
 import { UsersService } from '../../../src/modules/users';
 import { type MediumContext, type MediumMember, MESS_B_SETUP, newMedium } from '../medium.factory';
 
@@ -71,7 +71,7 @@ describe('Memberships (medium): moves between two messes', () => {
   });
 
   it('refuses a move into a full mess (409) or an unknown one (404), moving nobody', async () => {
-    await ctx.module.get(MessesRepository).update(ctx.messes.b.id, { capacity: 2 });
+    await ctx.get(MessDirectory).update(ctx.db, ctx.messes.b.id, { capacity: 2 });
     ctx.get(MessDirectory).changed();
     const full = await ctx.refusal(ctx.get(MembershipsService).move(admin.caller, [stayer.id], 'mess-b'));
     expect(full.status).toBe(409);

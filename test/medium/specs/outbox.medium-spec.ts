@@ -3,7 +3,9 @@ import { eq, sql } from 'drizzle-orm';
 import { DomainEventBus } from '../../../src/common/events/domain-event-bus';
 import type { PasswordResetEvent } from '../../../src/common/events/event-map';
 import { inTransaction } from '../../../src/database/transactions';
-import { OutboxRelay, outboxEvents } from '../../../src/modules/outbox';
+import { OutboxRelay } from '../../../src/modules/outbox';
+// The table itself, for the test's own reads (the outbox module exports no table).
+import { outboxEvents } from '../../../src/modules/outbox/outbox.schema';
 import { type MediumContext, type MediumMember, newMedium } from '../medium.factory';
 
 /**

@@ -122,4 +122,15 @@ describe('Users (medium): two messes', () => {
     expect((await ctx.get(UsersService).findById(aAdmin.id))?.role).toBe('admin');
     expect(await ctx.get(UsersService).hasApprovedAdmin()).toBe(true);
   });
+
+  it("a mess's members are read only in a mess: outside one, the guarded path fails instead of reading every mess", async () => {
+    // `ctx.module.get`: the service as such, called in no mess (ctx.get runs each call in the context's mess).
+    const users = ctx.module.get(UsersService);
+    await expect(users.countDiners()).rejects.toThrow();
+    await expect(users.roster({ limit: 50, offset: 0 })).rejects.toThrow();
+    await expect(users.statusesOf([bStudent.id])).rejects.toThrow();
+    // In B, B's member; in A, nobody of B.
+    expect([...(await inB.get(UsersService).statusesOf([bStudent.id])).keys()]).toEqual([bStudent.id]);
+    expect((await ctx.get(UsersService).statusesOf([bStudent.id])).size).toBe(0);
+  });
 });
