@@ -43,6 +43,9 @@ describe('Outbox: kill -9 around the commit loses no promised message', () => {
         NOTIFY_WORKER_POLL_SECONDS: '1',
         // A delivery the kill cut mid-flight is taken again once its job expires (5 min by default; 30 s here).
         NOTIFY_JOB_EXPIRE_SECONDS: '30',
+        // A delivery the kill failed is tried again in seconds, not after the production back-off (30 s doubling).
+        NOTIFY_RETRY_DELAY_SECONDS: '2',
+        NOTIFY_RETRY_DELAY_MAX_SECONDS: '10',
         RATE_LIMIT_PER_MINUTE: '100000',
         LOGIN_RATE_LIMIT_PER_MINUTE: '10000',
         LOGIN_RATE_LIMIT_PER_EMAIL: '10000',
