@@ -150,7 +150,11 @@ export class EmbeddedDatabase extends Database {
   private closed = false;
   private readonly session: EmbeddedSession;
 
-  constructor(private readonly client: PGlite) {
+  /** @param pgdata the data directory on disk; undefined in memory. */
+  constructor(
+    private readonly client: PGlite,
+    readonly pgdata?: string,
+  ) {
     super();
     this.session = new EmbeddedSession(client);
     this.db = drizzlePglite({ client: scopedTurns(client, this.session, 'app') }) as unknown as Db;
@@ -210,5 +214,5 @@ export async function openEmbeddedDatabase(options: DatabaseOptions): Promise<Em
   const dir = resolve(join(options.dataDir, 'pgdata'));
   mkdirSync(dir, { recursive: true });
   logger.log(`Using the embedded database at ${dir}`);
-  return new EmbeddedDatabase(await PGlite.create(dir));
+  return new EmbeddedDatabase(await PGlite.create(dir), dir);
 }

@@ -2,7 +2,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { type BackupManifest, readManifest } from '../../src/database/backup/backup-files';
 import { digestTables } from '../../src/database/backup/table-digests';
 import { ADMIN } from '../support/app';
@@ -222,6 +222,15 @@ describe('npm run backup / npm run restore on the embedded engine, under writers
     );
     expect(listed.status).toBe(200);
     expect(listed.body.pagination.total).toBe(found.expense.size);
+    // With no service on the source directory, the command opens it itself; BACKUP_KEEP=1 keeps that one only.
+    const offline = await runCli('backup.cli.js', [], {
+      DATA_DIR: dataDir,
+      JWT_SECRET: secret,
+      BACKUP_KEEP: '1',
+    });
+    expect({ code: offline.code, output: offline.output }).toEqual({ code: 0, output: expect.any(String) });
+    expect(offline.output).toContain('taken by this process (no service runs on the data directory)');
+    expect(offline.output).toContain(`removed (BACKUP_KEEP=1): ${basename(path)}`);
     console.log(
       `backup under writers: ${writes.length} writes sent, ${acknowledgedBefore.length} acknowledged before the ` +
         `moment, ${sentAfter.length} sent after; ${manifest.bytes} bytes; writers paused ${manifest.pauseMs} ms; ` +

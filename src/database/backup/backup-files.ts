@@ -24,6 +24,10 @@ export interface BackupManifest {
   migrations: number;
   /** How long the service's statements waited while the snapshot was taken. */
   pauseMs: number;
+  /** Its parts: the checkpoint, the copy of the files. */
+  pause: { checkpointMs: number; copyMs: number };
+  /** `pg_current_snapshot()` at the moment (`xmin:xmax:running`): a restore must open at the same. */
+  transactions: string;
   tables: TableDigests;
   /** Filled once a restore of the file into a scratch directory showed every table equal to `tables`. */
   verified?: { at: string; restoreMs: number };

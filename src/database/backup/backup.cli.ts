@@ -1,6 +1,8 @@
 // `npm run backup`: a verified backup of the embedded database into BACKUP_DIR. When the service runs on DATA_DIR it
 // takes the backup (it holds the database; writers go on), asked through its control socket; when none runs, this
 // process opens the directory itself. The server engine's backups are pgBackRest's (docs/operations.md).
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { loadConfig } from '../../config/app-config';
 import { openEmbeddedDatabase } from '../embedded-database';
 import { askService } from './control-socket';
@@ -20,6 +22,12 @@ async function main(): Promise<void> {
     report = asked.result as BackupReport;
     by = 'the running service';
   } else {
+    // Opening a directory without a database would make an empty one, and back that up.
+    const pgdata = resolve(config.dataDir, 'pgdata');
+    if (!existsSync(join(pgdata, 'PG_VERSION')))
+      throw new Error(
+        `no embedded database at ${pgdata} (DATA_DIR=${config.dataDir}), and no service answers there`,
+      );
     const database = await openEmbeddedDatabase({ dataDir: config.dataDir });
     try {
       report = await takeEmbeddedBackup(database, { backupDir: config.backup.dir, keep: config.backup.keep });

@@ -32,22 +32,6 @@ async function everyTable(tx: Tx): Promise<{ name: string; sql: string }[]> {
 }
 
 /**
- * How many rows every table holds, in one transaction: cheap enough (a count per table) to take while the service's
- * statements wait, where the digests below would make them wait ~7 µs per row.
- */
-export async function countTables(client: Pick<PGlite, 'transaction'>): Promise<Record<string, number>> {
-  return client.transaction(async (tx) => {
-    await tx.exec('set local transaction read only');
-    const counts: Record<string, number> = {};
-    for (const table of await everyTable(tx)) {
-      const { rows } = await tx.query<{ n: string }>(`select count(*)::text as n from ${table.sql}`);
-      counts[table.name] = Number(rows[0].n);
-    }
-    return counts;
-  });
-}
-
-/**
  * The digest of every table, read in one transaction (one snapshot). A row is hashed as its text form (two 64-bit
  * hashes, `hashtextextended` with two seeds), and the hashes are summed: independent of the rows' order, so no table
  * is sorted, one scan each. The text form depends on a few session settings, fixed here so that a database and its
