@@ -1,6 +1,6 @@
 import { PGlite } from '@electric-sql/pglite';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { type BackupManifest, readManifest } from '../../src/database/backup/backup-files';
@@ -140,7 +140,7 @@ describe('npm run backup / npm run restore on the embedded engine, under writers
       writes.filter((w) => w.kind === kind && w.acknowledged !== undefined && w.sent > after).length;
     const waitFor = async (what: string, enough: () => boolean) => {
       for (const started = Date.now(); !enough(); await new Promise((r) => setTimeout(r, 50)))
-        if (Date.now() - started > 120_000) throw new Error(`waited 120 s for ${what}`);
+        if (Date.now() - started > 180_000) throw new Error(`waited 180 s for ${what}`);
     };
     await waitFor('writes before the backup', () =>
       (['expense', 'payment', 'attendance'] as const).every((k) => acknowledgedOf(k) >= 10),
@@ -192,8 +192,13 @@ describe('npm run backup / npm run restore on the embedded engine, under writers
     // the migrations, which had nothing to apply, and the service has not touched it yet).
     expect(found.digests).toEqual(manifest.tables);
 
-    const sourceAtEnd = await readDatabase(dataDir, async (pg) =>
-      Number((await pg.query<{ n: number }>('select count(*)::int as n from expenses')).rows[0].n),
+    // The source itself, read after its service stopped: what the same checker says of a copy that is not the moment.
+    const sourceAtEnd = await readDatabase(
+      dataDir,
+      async (pg) =>
+        new Set(
+          (await pg.query<{ k: string }>('select description as k from expenses')).rows.map((r) => r.k),
+        ),
     );
     const acknowledgedBefore = writes.filter((w) => w.acknowledged !== undefined && w.acknowledged < moment);
     const sentAfter = writes.filter((w) => w.sent > moment);
@@ -208,10 +213,33 @@ describe('npm run backup / npm run restore on the embedded engine, under writers
       expect(acknowledgedBefore.filter((w) => w.kind === kind).length).toBeGreaterThanOrEqual(10);
       expect(sentAfter.filter((w) => w.kind === kind && w.acknowledged).length).toBeGreaterThanOrEqual(5);
     }
-    expect(sourceAtEnd).toBeGreaterThan(found.expense.size);
+    // Negative control: the checker sees rows from after the moment when they are there (the source at its end).
+    expect(sentAfter.filter((w) => w.kind === 'expense' && sourceAtEnd.has(w.key)).length).toBeGreaterThan(0);
+
+    // Negative control of the restore's own comparison: a manifest whose digest of one table is not the file's.
+    const tamperedDir = mkdtempSync(join(tmpdir(), 'mess-tampered-'));
+    try {
+      const tampered = join(tamperedDir, basename(path));
+      copyFileSync(path, tampered);
+      const digests = { ...manifest.tables };
+      digests['public.expenses'] = { ...digests['public.expenses'], sha256: '0'.repeat(64) };
+      writeFileSync(`${tampered}.json`, JSON.stringify({ ...manifest, tables: digests }));
+      const refused = await runCli('restore.cli.js', [tampered, '--data-dir', join(tamperedDir, 'data')], {
+        JWT_SECRET: secret,
+      });
+      expect(refused.code).toBe(1);
+      expect(refused.output).toContain('1 table(s) differ from the backup');
+      expect(refused.output).toContain('public.expenses');
+    } finally {
+      rmSync(tamperedDir, { recursive: true, force: true });
+    }
 
     // The restored directory starts, and serves what it holds.
-    restored = await ServiceProcess.start({ DATA_DIR: restoredDir, JWT_SECRET: secret }, 'restored service');
+    // With BACKUP_DAILY_AT at a time already passed today and no backup yet, its first tick takes the daily one.
+    restored = await ServiceProcess.start(
+      { DATA_DIR: restoredDir, JWT_SECRET: secret, BACKUP_DAILY_AT: '00:00' },
+      'restored service',
+    );
     const token = await restored.login(treasurer.email, treasurer.password);
     const listed = await restored.request(
       'GET',
@@ -222,6 +250,15 @@ describe('npm run backup / npm run restore on the embedded engine, under writers
     );
     expect(listed.status).toBe(200);
     expect(listed.body.pagination.total).toBe(found.expense.size);
+    const dailyDir = join(restoredDir, 'backups');
+    await waitFor(
+      'the daily backup',
+      () => existsSync(dailyDir) && readdirSync(dailyDir).some((f) => f.endsWith('.json')),
+    );
+    const [daily] = readdirSync(dailyDir).filter((f) => f.endsWith('.tar.gz'));
+    expect(readdirSync(dailyDir).sort()).toEqual([daily, `${daily}.json`]);
+    expect((await readManifest(join(dailyDir, daily))).verified).toBeDefined();
+
     // With no service on the source directory, the command opens it itself; BACKUP_KEEP=1 keeps that one only.
     const offline = await runCli('backup.cli.js', [], {
       DATA_DIR: dataDir,

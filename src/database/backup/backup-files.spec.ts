@@ -1,6 +1,6 @@
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import {
   BackupChecksumError,
   type BackupManifest,
@@ -8,6 +8,7 @@ import {
   checkedManifest,
   listBackups,
   manifestPath,
+  removeLeftovers,
   removeOldBackups,
   sha256OfFile,
 } from './backup-files';
@@ -64,6 +65,21 @@ describe('backup files', () => {
       [2, 3].map((day) => backupFileName(new Date(Date.UTC(2026, 10, day, 3, 30)))).sort(),
     );
     expect((await listBackups(dir)).map((f) => f.slice(-30))).toHaveLength(3);
+  });
+
+  it('removes what a cut-short backup left once it is old, and nothing else', async () => {
+    const file = await backup(1);
+    mkdirSync(join(dir, '.snapshot-abc', 'pgdata'), { recursive: true });
+    mkdirSync(join(dir, '.verify-def'));
+    writeFileSync(join(dir, 'mess-backup-x.tar.gz.partial'), '');
+    const now = Date.now();
+    expect(await removeLeftovers(dir, 3600_000, now)).toEqual([]);
+    expect((await removeLeftovers(dir, 3600_000, now + 2 * 3600_000)).sort()).toEqual([
+      '.snapshot-abc',
+      '.verify-def',
+      'mess-backup-x.tar.gz.partial',
+    ]);
+    expect(readdirSync(dir).sort()).toEqual([basename(file), `${basename(file)}.json`]);
   });
 
   it('refuses a file whose sha256 is not its manifest’s, and one without a manifest', async () => {

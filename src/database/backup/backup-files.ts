@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, existsSync } from 'node:fs';
-import { readdir, readFile, rm } from 'node:fs/promises';
+import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { TableDigests } from './table-digests';
 
@@ -65,6 +65,25 @@ export async function removeOldBackups(dir: string, keep: number): Promise<strin
       await rm(manifestPath(file), { force: true });
       removed.push(basename(file));
     }
+  }
+  return removed;
+}
+
+/** Scratch folders and partial files a backup leaves while it runs (`.snapshot-…`, `.verify-…`, `….partial`). */
+const LEFTOVER = /^\.(snapshot|verify)-|\.partial$/;
+
+/**
+ * Removes what a backup cut short (a crash, a kill) left in `dir`, once older than `olderThanMs`: a scratch copy is
+ * as large as the data, and nothing else would ever remove it. Younger ones may belong to a backup still running.
+ */
+export async function removeLeftovers(dir: string, olderThanMs: number, now = Date.now()): Promise<string[]> {
+  const removed: string[] = [];
+  for (const name of existsSync(dir) ? await readdir(dir) : []) {
+    if (!LEFTOVER.test(name)) continue;
+    const path = join(dir, name);
+    if (now - (await stat(path)).mtimeMs < olderThanMs) continue;
+    await rm(path, { recursive: true, force: true });
+    removed.push(name);
   }
   return removed;
 }

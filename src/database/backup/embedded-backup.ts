@@ -12,6 +12,7 @@ import {
   backupFileName,
   checkedManifest,
   manifestPath,
+  removeLeftovers,
   removeOldBackups,
   sha256OfFile,
 } from './backup-files';
@@ -27,6 +28,9 @@ export interface BackupReport {
   /** From the start of the pause to the verified file: snapshot, compression, checksum, test restore. */
   totalMs: number;
 }
+
+/** A backup takes minutes at most; a scratch folder older than this was left by one that was cut short. */
+const LEFTOVER_AGE_MS = 6 * 3600_000;
 
 /** The table the migrations' record lives in: how many ran tells a backup's schema version. */
 const MIGRATIONS_TABLE = 'drizzle.__drizzle_migrations';
@@ -130,7 +134,10 @@ export async function takeEmbeddedBackup(
       verified: { at: new Date().toISOString(), restoreMs: Math.round(performance.now() - verifyStarted) },
     };
     await writeManifest(path, manifest);
-    const removed = await removeOldBackups(backupDir, options.keep);
+    const removed = [
+      ...(await removeOldBackups(backupDir, options.keep)),
+      ...(await removeLeftovers(backupDir, LEFTOVER_AGE_MS)),
+    ];
     return { path, manifest, removed, totalMs: Math.round(performance.now() - started) };
   } catch (error) {
     await rm(path, { force: true });
