@@ -1,10 +1,10 @@
-import { PGlite } from '@electric-sql/pglite';
-import { constants, createReadStream, createWriteStream, existsSync, readdirSync } from 'node:fs';
+import type { PGlite } from '@electric-sql/pglite';
+import { constants, createWriteStream, existsSync, readdirSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, join, relative, resolve, sep } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { createGunzip, createGzip } from 'node:zlib';
+import { createGzip } from 'node:zlib';
 import type { EmbeddedDatabase } from '../embedded-database';
 import { openEmbeddedDatabase } from '../embedded-database';
 import {
@@ -17,8 +17,9 @@ import {
   sha256OfFile,
 } from './backup-files';
 import { DataDirectoryHeldError, controlSocketPath, serviceRunsOn } from './control-socket';
-import { differingTables, digestTables, type TableDigests } from './table-digests';
-import { tarDirectory, untarInto } from './tar';
+import { differingTables, type TableDigests } from './table-digests';
+import { type Restored, restoreInto, restoreOffThread } from './restored-copy';
+import { tarDirectory } from './tar';
 
 export interface BackupReport {
   path: string;
@@ -114,7 +115,7 @@ export async function takeEmbeddedBackup(
     const check = await mkdtemp(join(backupDir, '.verify-'));
     let restored: Restored;
     try {
-      restored = await restoreInto(path, join(check, 'pgdata'));
+      restored = await restoreOffThread(path, join(check, 'pgdata'));
     } finally {
       await rm(check, { recursive: true, force: true });
     }
@@ -181,31 +182,6 @@ async function writeManifest(path: string, manifest: BackupManifest): Promise<vo
   const target = manifestPath(path);
   await writeFile(`${target}.partial`, `${JSON.stringify(manifest, null, 2)}\n`);
   await rename(`${target}.partial`, target);
-}
-
-/**
- * Unpacks the backup `file` into the empty directory `pgdata`, opens it (PostgreSQL replays the log from the
- * checkpoint, as after a crash), and returns the digest of every table as restored, before anything (a migration,
- * the service) has touched it.
- */
-interface Restored {
-  tables: TableDigests;
-  /** `pg_current_snapshot()` as the restored copy opens: the moment's, when it is the moment. */
-  transactions: string;
-}
-
-async function restoreInto(file: string, pgdata: string): Promise<Restored> {
-  const unzip = createGunzip();
-  const source = createReadStream(file);
-  source.once('error', (error) => unzip.destroy(error));
-  await untarInto(source.pipe(unzip), pgdata);
-  const restored = await PGlite.create(pgdata);
-  try {
-    const { rows } = await restored.query<{ t: string }>('select pg_current_snapshot()::text as t');
-    return { transactions: rows[0].t, tables: await digestTables(restored) };
-  } finally {
-    await restored.close();
-  }
 }
 
 /** A restored copy differs from its backup's moment. */
