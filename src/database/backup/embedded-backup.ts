@@ -1,7 +1,7 @@
 import type { PGlite } from '@electric-sql/pglite';
 import { constants, createWriteStream, existsSync, readdirSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { basename, join, relative, resolve, sep } from 'node:path';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
@@ -41,8 +41,8 @@ const MIGRATIONS_TABLE = 'drizzle.__drizzle_migrations';
  * CLI when none runs), into `backupDir`:
  *
  * 1. While the engine's one session is held (every statement of the service waits; measured as `pauseMs`): a
- *    checkpoint, the transactions' snapshot (its next transaction id), and a copy of the data directory's files into a scratch folder under
- *    `backupDir` (the kernel copies; nothing passes through this process's memory). Of the write-ahead log only the
+ *    checkpoint, the transactions' snapshot (its next transaction id), and a copy of the data directory's files into a scratch folder beside
+ *    it, on its disk (the kernel copies; nothing passes through this process's memory). Of the write-ahead log only the
  *    segments from the checkpoint on are copied: the older ones are recycled files a restore never reads. Nothing
  *    writes meanwhile, so the copy is the moment.
  * 2. After the session is released (writers go on): the copy is archived (tar), gzipped to `<name>.partial`,
@@ -68,7 +68,9 @@ export async function takeEmbeddedBackup(
   if (!pgdata) throw new Error('the embedded database is in memory (DATA_DIR=memory://): nothing to back up');
   const backupDir = resolve(options.backupDir);
   await mkdir(backupDir, { recursive: true });
-  const scratch = await mkdtemp(join(backupDir, '.snapshot-'));
+  // Beside pgdata/, on its disk: the copy the writers wait for is then a copy within one file system (or a clone),
+  // however slow the disk BACKUP_DIR is on.
+  const scratch = await mkdtemp(join(dirname(pgdata), '.snapshot-'));
   const copy = join(scratch, 'pgdata');
   let snapshot: {
     moment: Date;
@@ -138,6 +140,7 @@ export async function takeEmbeddedBackup(
     const removed = [
       ...(await removeOldBackups(backupDir, options.keep)),
       ...(await removeLeftovers(backupDir, LEFTOVER_AGE_MS)),
+      ...(await removeLeftovers(dirname(pgdata), LEFTOVER_AGE_MS)),
     ];
     return { path, manifest, removed, totalMs: Math.round(performance.now() - started) };
   } catch (error) {
