@@ -15,6 +15,7 @@ import { RequestValidationPipe } from './common/http/request-validation.pipe';
 import { AppConfig } from './config/app-config';
 import { CoreModule } from './config/core.module';
 import { DatabaseModule } from './database/database.module';
+import { EmbeddedBackupsModule } from './database/backup/embedded-backups';
 import { AccountsModule } from './modules/accounts';
 import { AuditModule } from './modules/audit';
 import { AnalyticsModule } from './modules/analytics';
@@ -52,6 +53,7 @@ export class AppModule {
           pinoHttp: loggerOptions(config.logLevel),
         }),
         DatabaseModule,
+        EmbeddedBackupsModule,
         OutboxModule,
         CacheInvalidationModule,
         ThrottlerModule.forRoot(throttlerOptions(config, rateLimitStorage(config, outages))),

@@ -93,6 +93,24 @@ describe('loadConfig', () => {
     expect(loadConfig({ NODE_ENV: 'test', DATA_DIR: 'memory://' }).logLevel).toBe('silent');
   });
 
+  it('reads the backup settings: under DATA_DIR, 7 kept, daily at 03:30 (off under test), validated', () => {
+    const secret = 'a-secret-long-enough-for-hs256-0123456789';
+    expect(loadConfig({ DATA_DIR: '/srv/mess', JWT_SECRET: secret }).backup).toEqual({
+      dir: '/srv/mess/backups',
+      keep: 7,
+      dailyAt: '03:30',
+    });
+    expect(loadConfig({ NODE_ENV: 'test', DATA_DIR: 'memory://' }).backup.dailyAt).toBeNull();
+    expect(
+      loadConfig({ DATA_DIR: 'memory://', BACKUP_DIR: '/mnt/usb', BACKUP_KEEP: '30', BACKUP_DAILY_AT: 'off' })
+        .backup,
+    ).toEqual({ dir: '/mnt/usb', keep: 30, dailyAt: null });
+    expect(problemsOf({ DATA_DIR: 'memory://', BACKUP_KEEP: '0', BACKUP_DAILY_AT: '3:30' })).toEqual([
+      'BACKUP_KEEP must be an integer from 1 to 1000 (got "0")',
+      'BACKUP_DAILY_AT must be a time HH:MM (mess time zone) or off (got "3:30")',
+    ]);
+  });
+
   it('reads TRUST_PROXY as off, a number of proxies, or their addresses; refuses true', () => {
     const trust = (value?: string) => loadConfig({ TRUST_PROXY: value, DATA_DIR: 'memory://' }).trustProxy;
     expect(trust(undefined)).toBe(false);

@@ -84,6 +84,12 @@ export abstract class AppConfig {
    * starts from it instead of running initdb and every migration again.
    */
   declare readonly embeddedTemplate?: Blob;
+  /**
+   * The embedded engine's backups (docs/operations.md): BACKUP_DIR (default `<DATA_DIR>/backups`), the newest
+   * BACKUP_KEEP kept, and BACKUP_DAILY_AT, the mess-time `HH:MM` of the service's daily one (null: none). The
+   * server engine takes none itself (pgBackRest does).
+   */
+  declare readonly backup: BackupSettings;
   declare readonly jwtSecret: string;
   /** Signs the counter's meal passes: PASS_SECRET, or a key derived from the JWT secret under its own label. */
   declare readonly passSecret: string;
@@ -147,6 +153,12 @@ export abstract class AppConfig {
   declare readonly payments: PaymentGatewaySettings;
 }
 
+export interface BackupSettings {
+  dir: string;
+  keep: number;
+  dailyAt: string | null;
+}
+
 export interface PaymentGatewaySettings {
   keyId?: string;
   keySecret?: string;
@@ -197,13 +209,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   if (directUrl && !/^postgres(ql)?:\/\//.test(directUrl)) {
     problems.push('DATABASE_DIRECT_URL must start with postgres:// or postgresql://');
   }
-  if (directUrl && !databaseUrl) problems.push('DATABASE_DIRECT_URL needs DATABASE_URL (the pooled URL) beside it');
+  if (directUrl && !databaseUrl)
+    problems.push('DATABASE_DIRECT_URL needs DATABASE_URL (the pooled URL) beside it');
   const migrationUrl = str('DATABASE_MIGRATION_URL');
   if (migrationUrl && !/^postgres(ql)?:\/\//.test(migrationUrl)) {
     problems.push('DATABASE_MIGRATION_URL must start with postgres:// or postgresql://');
   }
   if (migrationUrl && !databaseUrl) {
-    problems.push('DATABASE_MIGRATION_URL needs DATABASE_URL (the service\'s own login) beside it');
+    problems.push("DATABASE_MIGRATION_URL needs DATABASE_URL (the service's own login) beside it");
   }
   const poolMode = str('DATABASE_POOL_MODE') ?? 'session';
   if (poolMode !== 'session' && poolMode !== 'transaction') {
@@ -268,6 +281,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     migrationUrl,
     poolMode: poolMode as 'session' | 'transaction',
     dataDir,
+    backup: readBackupSettings(env, dataDir, nodeEnv, int, problems),
     jwtSecret: jwtSecret ?? '',
     passSecret: passSecret ?? '',
     corsOrigins: (str('CORS_ORIGINS') ?? '')
@@ -327,6 +341,25 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       .digest('base64url');
   }
   return config;
+}
+
+/** BACKUP_*: where the embedded engine's backups go, how many stay, and when the daily one runs. */
+function readBackupSettings(
+  env: NodeJS.ProcessEnv,
+  dataDir: string,
+  nodeEnv: NodeEnv,
+  int: (name: string, fallback: number, min: number, max: number) => number,
+  problems: string[],
+): BackupSettings {
+  const dir = env.BACKUP_DIR?.trim() || join(dataDir, 'backups');
+  const keep = int('BACKUP_KEEP', 7, 1, 1000);
+  const at = (env.BACKUP_DAILY_AT?.trim() || (nodeEnv === 'test' ? 'off' : '03:30')).toLowerCase();
+  if (at === 'off') return { dir, keep, dailyAt: null };
+  if (!/^([01]\d|2[0-3]):[0-5]\d$/.test(at)) {
+    problems.push(`BACKUP_DAILY_AT must be a time HH:MM (mess time zone) or off (got "${at}")`);
+    return { dir, keep, dailyAt: null };
+  }
+  return { dir, keep, dailyAt: at };
 }
 
 /** PAY_*: all three secrets or none (a half-configured gateway would take orders it could never confirm). */

@@ -144,13 +144,17 @@ class EmbeddedSession {
   }
 }
 
-class EmbeddedDatabase extends Database {
+export class EmbeddedDatabase extends Database {
   readonly kind = 'embedded' as const;
   readonly db: Db;
   private closed = false;
   private readonly session: EmbeddedSession;
 
-  constructor(private readonly client: PGlite) {
+  /** @param pgdata the data directory on disk; undefined in memory. */
+  constructor(
+    private readonly client: PGlite,
+    readonly pgdata?: string,
+  ) {
     super();
     this.session = new EmbeddedSession(client);
     this.db = drizzlePglite({ client: scopedTurns(client, this.session, 'app') }) as unknown as Db;
@@ -178,6 +182,19 @@ class EmbeddedDatabase extends Database {
     this.session.sealed = true;
   }
 
+  /**
+   * Runs `work` on the engine itself, as the connecting user (a superuser: every mess's rows), while nothing else
+   * does: the service's statements and the job queue's wait until it ends. The one consistent view of the whole
+   * database the embedded engine can give while the service runs (a backup); keep `work` short.
+   */
+  holdSession<T>(work: (client: PGlite) => Promise<T>): Promise<T> {
+    refuseInsideOwnTransaction(this.session);
+    return this.session.lock.run(async () => {
+      await this.session.arrive('owner');
+      return work(this.client);
+    });
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
@@ -186,7 +203,7 @@ class EmbeddedDatabase extends Database {
 }
 
 /** PGlite in this process: in memory, or kept under `<dataDir>/pgdata`. */
-export async function openEmbeddedDatabase(options: DatabaseOptions): Promise<Database> {
+export async function openEmbeddedDatabase(options: DatabaseOptions): Promise<EmbeddedDatabase> {
   const logger = new Logger('Database');
   if (options.dataDir === IN_MEMORY) {
     logger.log('Using the embedded database in memory (nothing is kept after exit)');
@@ -197,5 +214,5 @@ export async function openEmbeddedDatabase(options: DatabaseOptions): Promise<Da
   const dir = resolve(join(options.dataDir, 'pgdata'));
   mkdirSync(dir, { recursive: true });
   logger.log(`Using the embedded database at ${dir}`);
-  return new EmbeddedDatabase(await PGlite.create(dir));
+  return new EmbeddedDatabase(await PGlite.create(dir), dir);
 }
