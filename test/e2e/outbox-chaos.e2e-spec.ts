@@ -22,7 +22,8 @@ const FAR_MEAL = {
 
 /**
  * Issue 45, must-show 2: a chaos test for every message-promising event type. One real service process (server
- * engine) with the real SMTP server; ROUNDS rounds (20 by default, OUTBOX_CHAOS_ROUNDS) cycle through the types:
+ * engine) with the real SMTP server; ROUNDS rounds (20 by default, OUTBOX_CHAOS_ROUNDS; about 5 minutes, most of it
+ * the four reminder rounds' minutes and the settling) cycle through the types:
  *
  * - receipt: the treasurer records a payment for each of 8 members at once (`POST /accounts/:id/payments`);
  * - leave: 8 pending leaves approved or rejected by the manager at once;
@@ -31,9 +32,10 @@ const FAR_MEAL = {
  * - reminder: a meal is added that starts within the reminder lead; the kill comes around the minute tick that
  *   decides its reminders (the round waits for the minute; the other types' rounds run meanwhile).
  *
- * Each round the process is killed with SIGKILL at a random point (0–600 ms after the load starts, skewed early: before, at or
- * after the commits, while the relay hands the events on, while mails are sent) and started again on the same
- * database. The rounds do not wait for delivery: a round's kill also cuts the relay and the delivery of the rounds
+ * Each round the process is killed with SIGKILL at a random point (0–900 ms after the load starts, a third of them
+ * in the first 100 ms: before, at or after the commits, while the relay hands the events on, while mails are sent;
+ * the first round of each type 0–300 ms after the load's answers, so each type certainly promises something; a
+ * reminder round 1.5 s before to 3 s after the tick) and started again on the same database. The rounds do not wait for delivery: a round's kill also cuts the relay and the delivery of the rounds
  * before it (a claimed outbox row lapses after 30 s and is taken by the 30 s sweep; a delivery job active at the
  * kill expires after NOTIFY_JOB_EXPIRE_SECONDS, here 30, and pg-boss's minute supervision hands it on again), so
  * the settling is polled once, after the last round, until every promise is met or 4 minutes have passed.
@@ -154,6 +156,7 @@ if (!server)
       to: Date;
       /** The load's answers: status → count (0: no answer, the process died under the request). */
       answers?: string;
+      afterAnswers?: boolean;
       windowId?: string;
       meal?: string;
     }[] = [];
@@ -162,11 +165,16 @@ if (!server)
     let lastReminderMinute = -1;
 
     /**
-     * Kills at `delay` ms from now while `load` runs, waits for its answers, starts again on the same database;
-     * returns the answers' statuses counted ("201×5 0×3").
+     * Kills at `delay` ms from now while `load` runs (`afterAnswers`: `delay` ms after its last answer), waits for
+     * its answers, starts again on the same database; returns the answers' statuses counted ("201×5 0×3").
      */
-    const killDuring = async (load: () => Promise<{ status: number }>[], delay: number) => {
+    const killDuring = async (
+      load: () => Promise<{ status: number }>[],
+      delay: number,
+      afterAnswers = false,
+    ) => {
       const answers = load().map((p) => p.then((r) => r.status).catch(() => 0));
+      if (afterAnswers) await Promise.all(answers);
       await sleep(delay);
       expect((await service.kill('SIGKILL')).signal).toBe('SIGKILL');
       const statuses = await Promise.all(answers);
@@ -185,9 +193,19 @@ if (!server)
       const n = typeRound.get(kind) ?? 0;
       typeRound.set(kind, n + 1);
       const round: (typeof rounds)[number] = { kind, delay: -1, from: new Date(), to: new Date() };
-      // A third early in the load (0–100 ms: mostly before the commits), the rest 100–900 ms (at and after them,
-      // while the relay hands the events on and the mails are sent).
-      const delay = Math.floor(Math.random() < 1 / 3 ? 100 * Math.random() : 100 + 800 * Math.random());
+      // The first round of a type is killed 0–300 ms after the load's answers (its changes committed: the test
+      // cannot pass for want of a promise); the others a third early in the load (0–100 ms: mostly before the
+      // commits), the rest 100–900 ms in (at and after them, while the relay hands the events on and the mails are
+      // sent).
+      const afterAnswers = n === 0;
+      const delay = Math.floor(
+        afterAnswers
+          ? 300 * Math.random()
+          : Math.random() < 1 / 3
+            ? 100 * Math.random()
+            : 100 + 800 * Math.random(),
+      );
+      round.afterAnswers = afterAnswers && kind !== 'reminder';
       if (kind === 'receipt') {
         round.from = new Date();
         round.delay = delay;
@@ -200,6 +218,7 @@ if (!server)
               }),
             ),
           delay,
+          afterAnswers,
         );
       } else if (kind === 'leave') {
         const day = new Date(Date.UTC(2031, 0, 1 + 2 * n)).toISOString().slice(0, 10);
@@ -224,6 +243,7 @@ if (!server)
               }),
             ),
           delay,
+          afterAnswers,
         );
       } else if (kind === 'allocation') {
         const today = `${new Date().toISOString().slice(0, 8)}01`;
@@ -258,6 +278,7 @@ if (!server)
         round.answers = await killDuring(
           () => [service.request('POST', `/mess-windows/${id}/close`, { token: admin })],
           delay,
+          afterAnswers,
         );
         // A close that did not commit promised nothing; the window is closed now, without a kill (a promise too).
         const [window] = await rows<{ seed: string | null }>('select seed from mess_windows where id = $1', [
@@ -277,6 +298,7 @@ if (!server)
           () =>
             who.map((m) => service.request('POST', '/auth/password/forgot', { body: { email: m.email } })),
           delay,
+          afterAnswers,
         );
       } else {
         // A meal 20+ minutes ahead (within the 60-minute lead), added before the next minute's tick decides it;
@@ -461,7 +483,7 @@ if (!server)
       const delivered = mine.filter((p) => p.mails > 0).length;
       const resends = mine.reduce((n, p) => n + Math.max(0, p.mails - 1), 0);
       return (
-        `round ${String(i + 1).padStart(2)} ${r.kind.padEnd(10)} kill ${r.kind === 'reminder' ? `${r.delay} ms from the tick` : `${r.delay} ms into the load`}: ` +
+        `round ${String(i + 1).padStart(2)} (+${String(Math.round((r.from.getTime() - started) / 1000)).padStart(3)} s) ${r.kind.padEnd(10)} kill ${r.kind === 'reminder' ? `${r.delay} ms from the tick` : `${r.delay} ms ${r.afterAnswers ? 'after the answers' : 'into the load'}`}: ` +
         `${r.answers ? `answers ${r.answers}; ` : ''}committed ${mine.length}${kinds ? ` (${kinds})` : ''}, ` +
         `delivered ${delivered}, resends ${resends}`
       );
