@@ -18,6 +18,11 @@ export interface EventPayloads {
   'attendance.marked': AttendanceEvent;
   /** After the per-mark events of one bulk request: the whole batch of one meal slot, for listeners that summarise. */
   'attendance.marked-in-bulk': AttendanceBulkEvent;
+  /**
+   * Marks of one meal slot were made or changed after its meal ended (DISCREPANCY_ALERT): written in the marks'
+   * transaction, only for such marks (an ordinary mark writes no outbox row).
+   */
+  'attendance.discrepancy': AttendanceDiscrepancyEvent;
   /** A menu was published for a meal slot. */
   'meal.published': MealEvent;
   /** A published menu was changed. */
@@ -73,6 +78,7 @@ export const DURABLE_EVENTS = [
   'account.payment-recorded',
   'account.payments-recorded',
   'leave.decided',
+  'attendance.discrepancy',
   'auth.password-reset-requested',
   'mess-window.allocated',
 ] as const satisfies readonly EventName[];
@@ -108,6 +114,11 @@ export interface AttendanceEvent {
   markedAt?: string;
   /** Part of a bulk request; the same marks follow as one AttendanceMarkedInBulk event. */
   inBulk?: boolean;
+  /**
+   * Written after its meal ended (decided in the write's transaction, with its audit): its DISCREPANCY_ALERT is the
+   * durable 'attendance.discrepancy' written with it, not this event's.
+   */
+  afterMeal?: boolean;
 }
 
 export interface AttendanceBulkEvent {
@@ -117,6 +128,14 @@ export interface AttendanceBulkEvent {
   /** When the batch was written (ISO), the same for all its marks. */
   markedAt: string;
   marks: AttendanceEvent[];
+}
+
+/**
+ * The marks of one write (one mark, or a bulk request's) made or changed after their meal ended, as the
+ * 'attendance.marked' events of the write carry them: one DISCREPANCY_ALERT per manager, keyed as that alert is.
+ */
+export interface AttendanceDiscrepancyEvent extends AttendanceBulkEvent {
+  reason: 'after-meal';
 }
 
 export interface MealEvent {

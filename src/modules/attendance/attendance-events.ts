@@ -1,6 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { DomainEventBus } from '../../common/events/domain-event-bus';
-import { AttendanceBulkEvent, AttendanceEvent } from '../../common/events/event-map';
+import {
+  AttendanceBulkEvent,
+  AttendanceDiscrepancyEvent,
+  AttendanceEvent,
+} from '../../common/events/event-map';
 import { monthOf } from '../../common/time/dates';
 import type { WrittenMark } from './attendance.repository';
 import { changesStatus, otherStatus } from './marking-rules';
@@ -28,6 +32,7 @@ export function markedEvents(written: WrittenMark[], actorId: string, inBulk = f
     month: monthOf(mark.date),
     markedAt: mark.markedAt.toISOString(),
     ...(inBulk ? { inBulk: true } : {}),
+    ...(mark.afterMeal ? { afterMeal: true } : {}),
   }));
 }
 
@@ -43,6 +48,20 @@ export const markedInBulkEvent = (
   markedAt: slot.markedAt.toISOString(),
   marks,
 });
+
+/**
+ * The 'attendance.discrepancy' payload of marks of one slot written after their meal ended, by `actorId` at
+ * `markedAt` (one mark's, or a bulk request's): the marks that changed a status, as their 'attendance.marked' events
+ * say; none when no mark did.
+ */
+export function discrepancyEvent(
+  written: WrittenMark[],
+  actorId: string,
+  slot: BulkSlot,
+): AttendanceDiscrepancyEvent | undefined {
+  const marks = markedEvents(written, actorId);
+  return marks.length ? { ...markedInBulkEvent(slot, actorId, marks), reason: 'after-meal' } : undefined;
+}
 
 /** Publishes written marks after commit; a failing listener never fails the request. */
 @Injectable()

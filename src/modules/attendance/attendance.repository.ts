@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { and, asc, count, desc, eq, getTableColumns, gt, gte, lte, sql, SQL } from 'drizzle-orm';
 import { Database, DbOrTx } from '../../database/database';
+import { inTransaction } from '../../database/transactions';
 import { memberNames } from '../users';
 import { attendance, AttendanceRow, AttendanceStatus, MarkSource } from './attendance.schema';
 import { isAnyUuid, textArray } from '../../database/sql-arrays';
@@ -35,7 +36,11 @@ export interface SlotMark {
  * A row the upsert wrote: `created` true for a new mark, false for a changed one (its status, or only its source: the
  * mess re-stating a member's own mark makes it the kitchen's record).
  */
-export type WrittenMark = AttendanceRow & { created: boolean };
+export type WrittenMark = AttendanceRow & {
+  created: boolean;
+  /** Written after its meal ended (SlotWriter: audited, and its discrepancy written to the outbox, with it). */
+  afterMeal?: boolean;
+};
 
 /**
  * Which stored marks an upsert may overwrite. `member`: a member's own mark changes only marks the member made (a
@@ -68,8 +73,12 @@ export class AttendanceRepository {
     return this.database.db;
   }
 
+  /**
+   * `work` in a transaction (`inTransaction`: retried on a deadlock, and the durable events written in it wake the
+   * outbox relay at its commit).
+   */
   transaction<T>(work: (tx: DbOrTx) => Promise<T>): Promise<T> {
-    return this.db.transaction(work);
+    return inTransaction(this.db, work);
   }
 
   async findById(id: string): Promise<AttendanceRow | undefined> {

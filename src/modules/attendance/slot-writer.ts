@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ApiError } from '../../common/errors/api-error';
+import { DomainEventBus } from '../../common/events/domain-event-bus';
 import { Clock } from '../../common/time/clock';
 import { mealSpan } from '../../common/time/dates';
 import { AppConfig } from '../../config/app-config';
@@ -7,6 +8,7 @@ import type { DbOrTx } from '../../database/database';
 import { AuditTrail } from '../audit-trail';
 import { LeaveCalendar } from '../leave-calendar';
 import type { MealTime } from '../mess-config';
+import { discrepancyEvent } from './attendance-events';
 import { AttendanceRepository, MarkWriter, SlotMark, WrittenMark } from './attendance.repository';
 import { AttendanceRow, AttendanceStatus } from './attendance.schema';
 import { ON_LEAVE } from './attendance.errors';
@@ -17,7 +19,7 @@ export type FieldOfMember = (userId: string) => string;
 
 /**
  * The one way marks are written: the marks of one meal slot under the members' leave locks, with the audit of marks
- * made after the meal, in one transaction.
+ * made after the meal and their durable DISCREPANCY_ALERT event ('attendance.discrepancy'), in one transaction.
  */
 @Injectable()
 export class SlotWriter {
@@ -27,13 +29,15 @@ export class SlotWriter {
     private readonly audit: AuditTrail,
     private readonly clock: Clock,
     private readonly config: AppConfig,
+    private readonly events: DomainEventBus,
   ) {}
 
   /**
    * Writes marks of one meal slot in `db`: the leave locks of the members marked present (shared), the refusal of
    * the write if an approved leave of any covers the meal, and the upsert, in one statement (which returns each
    * written row with the status it held before, to tell a changed status from a taken-over one); then, for marks
-   * made after the meal, their audit. Without `db`, marks before the meal's end are that one statement alone (its own
+   * made after the meal, their audit and their 'attendance.discrepancy' event (the outbox: one row for the write,
+   * none for a mark before the meal's end), and the written marks flagged `afterMeal`. Without `db`, marks before the meal's end are that one statement alone (its own
    * transaction: one round trip, the counter's scan and a member's own mark), later ones a transaction of their own.
    * Marks that wrote nothing are not returned.
    */
@@ -51,8 +55,11 @@ export class SlotWriter {
     const work = async (tx?: DbOrTx): Promise<WrittenMark[]> => {
       const result = await this.repository.upsertMarks(marks, tx, writer, onLeave);
       if (result.onLeave.length) throw this.onLeaveRefusal(marks, new Set(result.onLeave), fieldOf);
-      if (afterMeal && tx) await this.recordAfterMeal(tx, result.written);
-      return result.written;
+      if (!afterMeal || !tx) return result.written;
+      const written = result.written.map((mark) => ({ ...mark, afterMeal: true }));
+      await this.recordAfterMeal(tx, written);
+      await this.publishDiscrepancy(tx, written, marks[0]);
+      return written;
     };
     if (db) return work(db);
     return afterMeal ? this.repository.transaction(work) : work();
@@ -110,6 +117,20 @@ export class SlotWriter {
             .sort((x, y) => x.field.localeCompare(y.field, 'en', { numeric: true }))
         : undefined,
     );
+  }
+
+  /**
+   * DISCREPANCY_ALERT is promised for marks made or changed after their meal ended: their event is written in the
+   * write's transaction, by the writer of `mark` at its markedAt (the same for all marks of one write: a bulk
+   * request's batch), and delivered from the outbox after the commit.
+   */
+  private async publishDiscrepancy(tx: DbOrTx, written: WrittenMark[], mark: SlotMark): Promise<void> {
+    const event = discrepancyEvent(written, mark.markedBy, {
+      date: mark.date,
+      mealType: mark.mealType,
+      markedAt: mark.markedAt,
+    });
+    if (event) await this.events.publishWithin(tx, 'attendance.discrepancy', event);
   }
 
   /**

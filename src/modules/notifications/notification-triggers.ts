@@ -5,6 +5,7 @@ import { Outages } from '../../common/outages/outages';
 import { OnCommitted, OnDomainEvent } from '../../common/events/domain-event-bus';
 import {
   type AttendanceBulkEvent,
+  type AttendanceDiscrepancyEvent,
   type AttendanceEvent,
   type ExpenseEvent,
   type MealEvent,
@@ -63,8 +64,8 @@ export class NotificationTriggers {
   }
 
   /**
-   * Resolves when every listener started so far has finished, the outbox's (expenses, menus) and the in-process ones
-   * (marks): tests wait on it before draining the queue.
+   * Resolves when every listener started so far has finished, the outbox's (expenses, menus, marks after the meal)
+   * and the in-process ones (marks before it): tests wait on it before draining the queue.
    */
   async idle(): Promise<void> {
     await this.relay.idle();
@@ -110,15 +111,27 @@ export class NotificationTriggers {
     this.menuSeen.delete(`${currentMessId()}:${event.date}:${event.mealType}`);
   }
 
+  /**
+   * Marks written after their meal ended (durable: written in the marks' transaction, so a crash after their commit
+   * loses no alert). The alert is keyed on the marks' version, so a second delivery queues nothing.
+   */
+  @OnDomainEvent('attendance.discrepancy')
+  async onAttendanceDiscrepancy(event: AttendanceDiscrepancyEvent): Promise<void> {
+    await this.slotDiscrepancies(event, { afterMeal: true });
+  }
+
+  // In-process, after commit (the hot path: an outbox row per mark is too much): a mark before its meal's end, for
+  // the 'no-menu' alert. A mark written after the end (`afterMeal`) is the durable event's above.
   @OnDomainEvent('attendance.marked')
   onAttendanceMarked(event: AttendanceEvent): void {
     // a bulk request's marks are handled once, together, from AttendanceMarkedInBulk
-    if (event.inBulk) return;
+    if (event.inBulk || event.afterMeal) return;
     this.pending.track('attendance marked', () => this.discrepancy(event));
   }
 
   @OnDomainEvent('attendance.marked-in-bulk')
   onAttendanceMarkedInBulk(event: AttendanceBulkEvent): void {
+    if (event.marks.some((mark) => mark.afterMeal)) return;
     this.pending.track('attendance marked in bulk', () => this.slotDiscrepancies(event));
   }
 
@@ -220,15 +233,16 @@ export class NotificationTriggers {
    * after its meal ended, or members are marked present for a meal that has begun without a published menu. One
    * alert per manager for a whole bulk request, summarising its marks; settings, menu, managers and names are read
    * once. Keyed on the mark's (or the batch's) version, so every later change is reported and none twice; a meal
-   * in progress without a menu on its slot, so it is reported once.
+   * in progress without a menu on its slot, so it is reported once. `decided.afterMeal`: the marks were written
+   * after the meal ended (the durable event's, decided at the write); otherwise it is told by the clock now.
    */
-  async slotDiscrepancies(batch: AttendanceBulkEvent): Promise<number> {
+  async slotDiscrepancies(batch: AttendanceBulkEvent, decided?: { afterMeal: boolean }): Promise<number> {
     const { mealTimes } = await this.messConfig.settings();
     const meal = mealTimes.find((m) => m.name === batch.mealType);
     if (!meal || !batch.marks.length) return 0;
     const now = this.clock.now();
     const tz = this.config.messTimezone;
-    const afterMeal = zonedInstant(batch.date, meal.endTime, tz) <= now;
+    const afterMeal = decided?.afterMeal ?? zonedInstant(batch.date, meal.endTime, tz) <= now;
     const begun = zonedInstant(batch.date, meal.startTime, tz) <= now;
     // Per mess: each has its own menus and its own discrepancies.
     const slot = `${currentMessId()}:${batch.date}:${batch.mealType}`;

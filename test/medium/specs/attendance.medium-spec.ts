@@ -1,7 +1,13 @@
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
+import { inTransaction } from '../../../src/database/transactions';
 import { AttendanceModule, AttendanceQueries, AttendanceService } from '../../../src/modules/attendance';
 import { attendance } from '../../../src/modules/attendance/attendance.schema';
 import { BulkMarkingService } from '../../../src/modules/attendance/bulk-marking.service';
+import { SlotWriter } from '../../../src/modules/attendance/slot-writer';
+import { MessConfigService } from '../../../src/modules/mess-config';
+import { OutboxRelay } from '../../../src/modules/outbox';
+// The table itself, for the test's own reads (the outbox module exports no table).
+import { outboxEvents } from '../../../src/modules/outbox/outbox.schema';
 import {
   BulkAttendanceDto,
   ListAttendanceQuery,
@@ -81,6 +87,8 @@ describe('Attendance (medium)', () => {
           actorId: member.id,
           month: '2025-05',
           markedAt: expect.any(String),
+          // 2025 is long past: the mark was written after its meal (its alert is the durable event's)
+          afterMeal: true,
           messId: ctx.messId,
         },
         expect.objectContaining({ status: 'absent', previousStatus: 'present', actorId: member.id }),
@@ -122,6 +130,102 @@ describe('Attendance (medium)', () => {
       );
       expect(refused.status).toBe(400);
       expect(events()).toHaveLength(1);
+    });
+  });
+
+  describe("the durable DISCREPANCY_ALERT event ('attendance.discrepancy')", () => {
+    /** The mess's 'attendance.discrepancy' outbox rows naming this mark, read on `db` (a transaction's, or not). */
+    const discrepancyRows = (attendanceId: string, db = ctx.db) =>
+      ctx.inMess(ctx.messId, () =>
+        db
+          .select()
+          .from(outboxEvents)
+          .where(
+            sql`${outboxEvents.name} = 'attendance.discrepancy' and ${outboxEvents.payload}->'marks' @> ${JSON.stringify([{ attendanceId }])}::jsonb`,
+          ),
+      );
+    const breakfast = async () =>
+      (await ctx.get(MessConfigService).settings()).mealTimes.find((m) => m.name === 'Breakfast');
+
+    it('is written in the transaction of a mark made after the meal, and goes with it when it rolls back', async () => {
+      const member = await ctx.newMember();
+      const meal = await breakfast();
+      const slotMark = {
+        userId: member.id,
+        date: '2025-06-01',
+        mealType: 'Breakfast',
+        status: 'present' as const,
+        source: 'mess' as const,
+        markedBy: manager.id,
+        markedAt: new Date(),
+      };
+      // inside the mark's transaction, before its commit: the mark and its event, together
+      const rolledBack = await ctx
+        .inMess(ctx.messId, () =>
+          inTransaction(ctx.db, async (tx) => {
+            const [written] = await ctx.get(SlotWriter).write([slotMark], meal, 'mess', tx);
+            expect(written.afterMeal).toBe(true);
+            const [row] = await discrepancyRows(written.id, tx);
+            expect(row.payload).toMatchObject({
+              messId: ctx.messId,
+              date: '2025-06-01',
+              mealType: 'Breakfast',
+              actorId: manager.id,
+              markedAt: slotMark.markedAt.toISOString(),
+              reason: 'after-meal',
+              marks: [
+                { attendanceId: written.id, userId: member.id, status: 'present', actorId: manager.id },
+              ],
+            });
+            throw Object.assign(new Error('the change failed'), { id: written.id });
+          }),
+        )
+        .catch((error: { id: string }) => error.id);
+      // rolled back: neither the mark nor its event
+      expect(
+        await ctx.inMess(ctx.messId, () =>
+          ctx.db.select().from(attendance).where(eq(attendance.id, rolledBack)),
+        ),
+      ).toEqual([]);
+      expect(await discrepancyRows(rolledBack)).toEqual([]);
+
+      // committed (the service's own transaction): one row, handed on by the relay
+      const { row } = await mark(manager, {
+        date: '2025-06-01',
+        mealType: 'Breakfast',
+        userId: member.id,
+        status: 'present',
+      });
+      await ctx.get(OutboxRelay).idle();
+      expect(await discrepancyRows(row.id)).toEqual([
+        expect.objectContaining({
+          messId: ctx.messId,
+          name: 'attendance.discrepancy',
+          doneAt: expect.any(Date),
+        }),
+      ]);
+    });
+
+    it('is one row for a bulk request after the meal, and none for a mark before the meal ends', async () => {
+      const [a, b, c] = [await ctx.newMember(), await ctx.newMember(), await ctx.newMember()];
+      const bulk = await markMany(manager, {
+        date: '2025-06-02',
+        mealType: 'Dinner',
+        marks: [
+          { userId: a.id, status: 'present' },
+          { userId: b.id, status: 'absent' },
+        ],
+      });
+      const [first] = await discrepancyRows(bulk.rows[0].id);
+      // the same row (the relay may be handing it on meanwhile)
+      expect((await discrepancyRows(bulk.rows[1].id)).map((row) => row.id)).toEqual([first.id]);
+      expect((first.payload as { marks: unknown[] }).marks).toHaveLength(2);
+
+      // an ordinary mark (a meal not yet ended: next year's) writes no outbox row
+      const nextYear = `${new Date().getUTCFullYear() + 1}-06-01`;
+      const ordinary = await mark(c, { date: nextYear, mealType: 'Breakfast', status: 'present' });
+      expect(ordinary.row).not.toHaveProperty('afterMeal');
+      expect(await discrepancyRows(ordinary.row.id)).toEqual([]);
     });
   });
 
