@@ -319,20 +319,42 @@ class DeadlineClient extends Client {
   }
 
   override query(...args: unknown[]): never {
+    const begins = isBegin(args[0]);
     if (this.scoped) args[0] = inItsTransaction(args[0], this.scoped);
     const result = (super.query as (...a: unknown[]) => unknown)(...args);
     if (result && typeof (result as Promise<unknown>).then === 'function') {
       (result as Promise<unknown>).catch((error: unknown) => {
         if (dropsTheConnection(error)) destroyConnection(this);
+        if (begins) this.giveBackAfterFailedBegin(error);
       });
     }
     return result as never;
+  }
+
+  /**
+   * Drizzle's transaction takes its client from the pool and sends `begin` before its try/finally, so a `begin` that
+   * fails (the connection lost in a failover as it left the pool) never releases it: after a few such faults no
+   * request would get a connection again. Given back here as broken, the pool drops it and opens another.
+   */
+  private giveBackAfterFailedBegin(error: unknown): void {
+    const release = (this as unknown as { release?: (error?: Error) => void }).release;
+    try {
+      release?.call(this, error instanceof Error ? error : new Error(String(error)));
+    } catch {
+      // Not checked out of a pool, or already given back: nothing held.
+    }
   }
 }
 
 type MessClient = PoolClient & { scoped?: PoolMode };
 
 const BEGIN = /^\s*begin\b/i;
+
+/** Whether a statement (text or config) opens a transaction. */
+function isBegin(query: unknown): boolean {
+  const text = typeof query === 'string' ? query : (query as { text?: unknown } | null)?.text;
+  return typeof text === 'string' && BEGIN.test(text);
+}
 
 /**
  * A statement of the service's on a checked-out client (a transaction's): a `begin` followed by the settings of the
