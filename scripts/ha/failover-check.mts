@@ -16,7 +16,8 @@
  * standby held back, so a failover loses commits | deleted: a row removed by hand before the final read),
  * HA_REPORT (the report's path, without extension), HA_DIR (/tmp/mess-ha).
  */
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import pg from 'pg';
@@ -63,6 +64,11 @@ interface Fault {
 const t0 = Date.now();
 const since = (t: number) => Math.round((t - t0) / 100) / 10;
 const log = (...args: unknown[]) => console.log(`[${since(Date.now()).toFixed(1)} s]`, ...args);
+
+/** cluster.sh without stopping the writers (the event loop goes on). */
+async function shAsync(args: string[]): Promise<string> {
+  return (await promisify(execFile)('bash', [CLUSTER, ...args], { encoding: 'utf8' })).stdout.trim();
+}
 
 function sh(args: string[], env: NodeJS.ProcessEnv = {}): string {
   return execFileSync('bash', [CLUSTER, ...args], { env: { ...process.env, ...env }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
@@ -135,7 +141,7 @@ async function inject(kind: FaultKind): Promise<{ target: string; heal?: () => P
               break;
             }
           }
-          sh(['etcd-start', String(member)]);
+          await shAsync(['etcd-start', String(member)]);
         },
       };
     }
@@ -346,7 +352,7 @@ async function main() {
     const waitStart = Date.now();
     // A fault hits a healed cluster: a leader, a synchronous standby, every member running.
     try {
-      sh(['healthy', '60']);
+      await shAsync(['healthy', '60']);
     } catch {
       log('the cluster is not healthy 60 s on; faulting it anyway');
     }

@@ -40,7 +40,9 @@ describe('A server that stops taking writes (a switch of primary)', () => {
   }, 120_000);
   afterAll(async () => {
     if (owner) {
-      await owner.query(`alter database "${database}" reset default_transaction_read_only`).catch(() => undefined);
+      await owner
+        .query(`alter database "${database}" reset default_transaction_read_only`)
+        .catch(() => undefined);
       await owner.end();
     }
     await t?.close();
@@ -71,14 +73,18 @@ describe('A server that stops taking writes (a switch of primary)', () => {
       // The terminated connections (57P01 or a dropped socket) and the new, read-only ones (25006): all 503.
       const refused = [];
       for (let round = 0; round < 4; round += 1)
-        refused.push(...(await Promise.all(Array.from({ length: 6 }, (_, n) => expense(100 + round * 6 + n)))));
+        refused.push(
+          ...(await Promise.all(Array.from({ length: 6 }, (_, n) => expense(100 + round * 6 + n)))),
+        );
       expect(refused.map((r) => r.status)).toEqual(Array(refused.length).fill(503));
       for (const r of refused) {
         expect(r.body.error).toBe('Database unavailable');
         expect(r.headers['retry-after']).toBe('2');
       }
       // Reads are still answered, and no refused write was recorded.
-      const listed = await t!.get('/expenses?startDate=2025-03-01&endDate=2025-03-31&limit=100', { token: admin });
+      const listed = await t!.get('/expenses?startDate=2025-03-01&endDate=2025-03-31&limit=100', {
+        token: admin,
+      });
       expect(listed.status).toBe(200);
       expect(listed.body.expenses).toHaveLength(6);
 
@@ -87,7 +93,9 @@ describe('A server that stops taking writes (a switch of primary)', () => {
       const deadline = Date.now() + 5_000;
       let statuses: number[] = [];
       for (let n = 200; Date.now() < deadline; n += 6) {
-        statuses = (await Promise.all(Array.from({ length: 6 }, (_, k) => expense(n + k)))).map((r) => r.status);
+        statuses = (await Promise.all(Array.from({ length: 6 }, (_, k) => expense(n + k)))).map(
+          (r) => r.status,
+        );
         if (statuses.every((s) => s === 201)) break;
         expect(statuses.every((s) => s === 201 || s === 503)).toBe(true);
         await new Promise((r) => setTimeout(r, 200));
