@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A failover set-up on one machine, from Debian's packages (apt-get install patroni etcd-server etcd-client haproxy
+# A failover set-up on one machine, from Debian's packages (apt-get install patroni python3-etcd etcd-server haproxy
 # pgbouncer; PostgreSQL 15 at /usr/lib/postgresql/15/bin):
 #   three etcd members        127.0.0.1:23791-23793 (peers 23801-23803)
 #   three PostgreSQL 15       127.0.0.1:5441-5443 under Patroni (REST 127.0.0.1:8441-8443), synchronous_mode and
@@ -31,6 +31,11 @@ RETRY_TIMEOUT=${HA_RETRY_TIMEOUT:-5}
 ASYNC=${HA_ASYNC:-0}
 
 etcd_hosts=127.0.0.1:23791,127.0.0.1:23792,127.0.0.1:23793
+# Patroni talks to etcd's v2 API (python3-etcd), not v3: Debian's Patroni 3.0.2 renews an expired leader lease in
+# etcd3 by writing the leader key from its cached view, unconditionally (dcs/etcd3.py, _update_leader). The failover
+# check saw it: a leader whose Patroni was stopped past the TTL woke up, wrote itself back as leader over the standby
+# that had just been promoted, and both were primaries for 4 s. Over v2 the renewal is a compare-and-swap on the
+# leader's own name (prevValue), so a leader that lost its key demotes.
 
 as_postgres() {
   if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
@@ -60,7 +65,7 @@ start_etcd_member() {
     --listen-client-urls "http://127.0.0.1:2379$i" --advertise-client-urls "http://127.0.0.1:2379$i" \
     --listen-peer-urls "http://127.0.0.1:2380$i" --initial-advertise-peer-urls "http://127.0.0.1:2380$i" \
     --initial-cluster "$cluster" --initial-cluster-state "$state" --initial-cluster-token mess-ha \
-    --heartbeat-interval 200 --election-timeout 2000 --quota-backend-bytes 268435456 \
+    --heartbeat-interval 200 --election-timeout 2000 --quota-backend-bytes 268435456 --enable-v2=true \
     >>"$HA_DIR/etcd$i/etcd.log" 2>&1 &
   echo $! >"$HA_DIR/etcd$i/pid"
 }
@@ -78,7 +83,7 @@ log:
 restapi:
   listen: 127.0.0.1:844$i
   connect_address: 127.0.0.1:844$i
-etcd3:
+etcd:
   hosts: $etcd_hosts
 bootstrap:
   dcs:

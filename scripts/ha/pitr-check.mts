@@ -157,7 +157,8 @@ async function main(): Promise<Record<string, unknown>> {
       env: { PATH: process.env.PATH, TZ: 'UTC', DATABASE_URL: url, LOG_LEVEL: 'warn' },
     }),
   );
-  log(seed.value.trim().split('\n')[0]);
+  const seeded = seed.value.split('\n').find((line) => line.startsWith('Seeded')) ?? '';
+  log(seeded);
   const size = await (async () => {
     const c = new pg.Client({ connectionString: url });
     await c.connect();
@@ -272,7 +273,8 @@ async function main(): Promise<Record<string, unknown>> {
   );
   return {
     passed: passed && controlDetects,
-    seeded: seed.value.trim().split('\n')[0],
+    seeded,
+    seedS: seed.seconds,
     databaseBytes: size,
     writers: WRITERS,
     writes: writes.length,
