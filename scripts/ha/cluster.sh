@@ -210,6 +210,7 @@ leader() {
 # A leader, and (synchronous mode) a synchronous standby streaming.
 wait_healthy() {
   local deadline=$((SECONDS + ${1:-120})) l
+  [ "$(cat "$HA_DIR/mode" 2>/dev/null)" = async ] && ASYNC=1
   while [ $SECONDS -lt $deadline ]; do
     if l=$(leader); then
       if [ "$ASYNC" = 1 ] || [ "$(curl -s --max-time 1 "http://127.0.0.1:844${l#pg}/cluster" |
