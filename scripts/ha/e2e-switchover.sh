@@ -2,7 +2,8 @@
 # The service's own e2e suite against the Patroni cluster of cluster.sh, through HAProxy (issue 46, must-show 4), with
 # a switchover of the primary in the middle (HA_SWITCH_AFTER_S, 90 s after the suite starts, and again every
 # HA_SWITCH_EVERY_S if set). The suite's clients retry a 503 with Retry-After for up to 30 s
-# (TEST_RETRY_UNAVAILABLE), as a client of the service would; anything else that fails, fails the run.
+# (TEST_RETRY_UNAVAILABLE), as a client of the service would; anything else that fails, fails the run. The whole
+# log stays in /tmp/mess-ha-e2e.log.
 #
 #   bash scripts/ha/e2e-switchover.sh [jest path patterns…]   (default: the representative subset below)
 #
@@ -25,7 +26,7 @@ for f in "${files[@]}"; do patterns+=("test/e2e/$f.e2e-spec.ts"); done
 bash scripts/ha/cluster.sh up || exit 1
 switcher=""
 trap 'kill "$switcher" 2>/dev/null; bash scripts/ha/cluster.sh down' EXIT
-log=$(mktemp)
+log=/tmp/mess-ha-e2e.log
 switches=$(mktemp)
 (
   sleep "$switch_after"
@@ -66,10 +67,10 @@ summary=$(grep -E '^(Tests|Test Suites):' "$log")
     echo "Failures:"
     echo
     echo '```'
-    grep -A25 '●' "$log" | head -150
+    grep -A30 '●' "$log" | grep -v '^\s*at ' | head -400
     echo '```'
   fi
 } >"$report"
 cat "$report"
-rm -f "$log" "$switches"
+rm -f "$switches"
 exit $status
