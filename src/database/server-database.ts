@@ -114,7 +114,7 @@ function inItsMess(
     const statement = options.named ? { ...config, name } : config;
     const query = new InMessQuery(statement, messSettingsQuery(options), (error, result) => {
       if (!error) return resolve(result);
-      if (error.message === QUERY_READ_TIMEOUT) destroyConnection(client);
+      if (dropsTheConnection(error)) destroyConnection(client);
       reject(error);
     });
     (client.query as (q: unknown) => unknown)(query);
@@ -283,11 +283,26 @@ class ServerDatabase extends Database {
 const QUERY_READ_TIMEOUT = 'Query read timeout';
 
 /**
+ * SQLSTATEs after which the connection is not worth keeping: 25006, a write refused because the server at its other
+ * end is a standby (the primary was demoted under it in a switchover) or the session began while the database took
+ * no writes; 57P01-57P03, the server shutting down or not yet up. The pool opens a fresh connection instead, which
+ * after a failover reaches the new primary; kept, it would refuse every write of every request it served.
+ */
+const STALE_SERVER_STATES = new Set(['25006', '57P01', '57P02', '57P03']);
+
+/** Whether a query's failure leaves its connection unfit for the next statement (see DeadlineClient). */
+function dropsTheConnection(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  return error.message === QUERY_READ_TIMEOUT || (typeof code === 'string' && STALE_SERVER_STATES.has(code));
+}
+
+/**
  * A pg client whose connection is destroyed as soon as one of its queries misses the client-side deadline
  * (`query_timeout`). node-postgres only fails that query: the connection keeps waiting for its answer, every later
  * query on it (a transaction's ROLLBACK, the next request after the pool handed it out again) waits its own full
  * deadline, and a pool of such clients stays stuck after the network comes back. Destroyed, its pending queries
- * fail at once and the pool replaces it.
+ * fail at once and the pool replaces it. So is a connection whose server turned out to be a standby or going away.
  */
 class DeadlineClient extends Client {
   /**
@@ -304,20 +319,42 @@ class DeadlineClient extends Client {
   }
 
   override query(...args: unknown[]): never {
+    const begins = isBegin(args[0]);
     if (this.scoped) args[0] = inItsTransaction(args[0], this.scoped);
     const result = (super.query as (...a: unknown[]) => unknown)(...args);
     if (result && typeof (result as Promise<unknown>).then === 'function') {
       (result as Promise<unknown>).catch((error: unknown) => {
-        if (error instanceof Error && error.message === QUERY_READ_TIMEOUT) destroyConnection(this);
+        if (dropsTheConnection(error)) destroyConnection(this);
+        if (begins) this.giveBackAfterFailedBegin(error);
       });
     }
     return result as never;
+  }
+
+  /**
+   * Drizzle's transaction takes its client from the pool and sends `begin` before its try/finally, so a `begin` that
+   * fails (the connection lost in a failover as it left the pool) never releases it: after a few such faults no
+   * request would get a connection again. Given back here as broken, the pool drops it and opens another.
+   */
+  private giveBackAfterFailedBegin(error: unknown): void {
+    const release = (this as unknown as { release?: (error?: Error) => void }).release;
+    try {
+      release?.call(this, error instanceof Error ? error : new Error(String(error)));
+    } catch {
+      // Not checked out of a pool, or already given back: nothing held.
+    }
   }
 }
 
 type MessClient = PoolClient & { scoped?: PoolMode };
 
 const BEGIN = /^\s*begin\b/i;
+
+/** Whether a statement (text or config) opens a transaction. */
+function isBegin(query: unknown): boolean {
+  const text = typeof query === 'string' ? query : (query as { text?: unknown } | null)?.text;
+  return typeof text === 'string' && BEGIN.test(text);
+}
 
 /**
  * A statement of the service's on a checked-out client (a transaction's): a `begin` followed by the settings of the

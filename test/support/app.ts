@@ -129,6 +129,22 @@ export class TestApp {
   }
 
   async request<T = any>(method: string, url: string, options: RequestOptions = {}): Promise<Response<T>> {
+    // TEST_RETRY_UNAVAILABLE=<seconds>: a 503 `Database unavailable` with Retry-After is sent again, as a client would,
+    // for that long (the suite run against a Patroni cluster while its primary is switched,
+    // scripts/ha/e2e-switchover.sh). Other 503s (a busy queue) are what their tests are about.
+    const retryFor = Number(process.env.TEST_RETRY_UNAVAILABLE ?? 0) * 1000;
+    for (const deadline = Date.now() + retryFor; ;) {
+      const response = await this.requestOnce<T>(method, url, options);
+      const unavailable =
+        response.status === 503 &&
+        !!response.headers['retry-after'] &&
+        (response.body as { error?: unknown } | undefined)?.error === 'Database unavailable';
+      if (!unavailable || Date.now() > deadline) return response;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+
+  private async requestOnce<T>(method: string, url: string, options: RequestOptions): Promise<Response<T>> {
     const headers: Record<string, string> = { ...options.headers };
     if (options.token) headers.authorization = `Bearer ${options.token}`;
     const response = await this.app.inject({

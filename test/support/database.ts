@@ -36,6 +36,18 @@ export async function freshDatabase(): Promise<TestDatabase> {
 }
 
 export async function adminQuery(url: string, sql: string): Promise<void> {
+  // Against a cluster whose primary is being switched (TEST_RETRY_UNAVAILABLE, see TestApp.request), tried again.
+  const retryFor = Number(process.env.TEST_RETRY_UNAVAILABLE ?? 0) * 1000;
+  for (const deadline = Date.now() + retryFor; ; await new Promise((r) => setTimeout(r, 500))) {
+    try {
+      return await adminQueryOnce(url, sql);
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+    }
+  }
+}
+
+async function adminQueryOnce(url: string, sql: string): Promise<void> {
   const client = new Client({ connectionString: url });
   await client.connect();
   try {

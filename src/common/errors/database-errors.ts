@@ -55,9 +55,11 @@ const NETWORK_CODES = new Set([
 ]);
 /**
  * SQLSTATEs that mean "the database cannot serve now", not "this request is wrong": class 08 (connection
- * exception), 53300 too many connections, 57014 statement timeout / cancel, 57P01-57P03 shutdown or starting up.
+ * exception), 53300 too many connections, 57014 statement timeout / cancel, 57P01-57P03 shutdown or starting up,
+ * 25006 a write refused by a read-only server (a standby: the primary changed under the connection in a failover, or
+ * a restarted primary still in recovery). The statement wrote nothing, so the client may send it again.
  */
-const UNAVAILABLE_STATES = /^(08...|53300|57014|57P0[123])$/;
+const UNAVAILABLE_STATES = /^(08...|25006|53300|57014|57P0[123])$/;
 /**
  * What node-postgres and its pool say when the server is silent or gone (they set no code): the client-side query
  * deadline (query_timeout), a checkout or connection timeout, a connection dropped or destroyed; and PGlite closed.
