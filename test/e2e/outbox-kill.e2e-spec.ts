@@ -234,6 +234,10 @@ describe('Outbox: kill -9 around the commit loses no promised message', () => {
               preferences: (i + j + round) % 2 ? ['annex'] : ['00000000-0000-4000-8000-000000000001'],
             };
             let res = await service.request('PUT', `/mess-windows/${id}/choice`, { token: m.token, body });
+            for (let tries = 0; res.status === 503 && tries < 5; tries += 1) {
+              await sleep(2_000);
+              res = await service.request('PUT', `/mess-windows/${id}/choice`, { token: m.token, body });
+            }
             if (res.status === 401) {
               // A move ends the member's sessions: they log in again.
               m.token = await service.login(m.email, m.password);
@@ -245,7 +249,12 @@ describe('Outbox: kill -9 around the commit loses no promised message', () => {
         expect(saved).toEqual(saved.map(() => 200));
       }
       const started = Date.now();
-      const closed = await service.request('POST', `/mess-windows/${id}/close`, { token: admin });
+      // A 503 (a busy machine: the pool's wait, with Retry-After) changed nothing: the client sends it again.
+      let closed = await service.request('POST', `/mess-windows/${id}/close`, { token: admin });
+      for (let tries = 0; closed.status === 503 && tries < 5; tries += 1) {
+        await sleep(2_000);
+        closed = await service.request('POST', `/mess-windows/${id}/close`, { token: admin });
+      }
       expect(closed.status).toBe(200);
       let delay = -1;
       if (killed) {
