@@ -60,6 +60,7 @@ describe('Logs an operator can trust during a database outage', () => {
     // outage would otherwise cross it only now and then): each must count as the outage, not log an error.
     const jobs = t!.app.get(SchedulerRegistry).getCronJobs();
     expect([...jobs.keys()].sort()).toEqual([
+      'daily-backup',
       'gateway-events',
       'kitchen-forecast',
       'meal-rotation',
