@@ -216,10 +216,12 @@ export abstract class CacheInvalidation
 
   private beat(): void {
     const trusted = this.trusted();
-    // A lapse is said once, and its end: meanwhile the caches that must agree read the database.
+    // A lapse is said once, and its end: meanwhile the caches that must agree read the database. At the info level:
+    // a lapse follows the feed's transport going away, which the outage's own warning already reports (one account
+    // of each outage); the lines tell what the replica does meanwhile.
     if (!trusted && this.confirmedAt > -Infinity && !this.lapsed) {
       this.lapsed = true;
-      this.logger.warn(
+      this.logger.log(
         { lastHeardMs: Math.round(performance.now() - this.confirmedAt) },
         'The invalidation feed went quiet: caches that must agree read the database until it is heard again',
       );
