@@ -130,6 +130,8 @@ export abstract class AppConfig {
     embeddedConcurrency: number;
     embeddedQueueTimeoutMs: number;
     embeddedMaxQueue: number;
+    /** How long a start-up step (migrate, the job queue) tries again while the database cannot serve (0: once). */
+    startRetryMs: number;
   };
   declare readonly readyTimeoutMs: number;
   /** After SIGTERM, the most the process takes to stop: work still running then is abandoned and it exits 1. */
@@ -320,6 +322,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       embeddedConcurrency: int('EMBEDDED_CONCURRENCY', 8, 1, 256),
       embeddedQueueTimeoutMs: int('EMBEDDED_QUEUE_TIMEOUT_MS', 1_000, 50, 60_000),
       embeddedMaxQueue: int('EMBEDDED_MAX_QUEUE', 256, 1, 100_000),
+      startRetryMs: int('DB_START_RETRY_SECONDS', 30, 0, 600) * 1000,
     },
     readyTimeoutMs: int('READY_TIMEOUT_MS', 1_500, 100, 60_000),
     shutdownTimeoutMs: int('SHUTDOWN_TIMEOUT_MS', 30_000, 1_000, 600_000),

@@ -1,5 +1,6 @@
 import { currentMessId, inMess } from '../../common/tenancy/mess-scope';
 import { Outages } from '../../common/outages/outages';
+import { retryWhileUnavailable } from '../../database/start-up-retry';
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { sql } from 'drizzle-orm';
 import { createHash } from 'node:crypto';
@@ -96,6 +97,48 @@ export class NotificationQueue implements OnModuleInit, OnModuleDestroy {
 
   async onModuleInit(): Promise<void> {
     const settings = this.config.notifications.queue;
+    // A switchover in the middle of the set-up ends its connections (57P01): the whole set-up runs again on a fresh
+    // queue, each step of it idempotent, for up to DB_START_RETRY_SECONDS.
+    const boss = await retryWhileUnavailable('Opening the job queue', () => this.openQueue(), {
+      deadlineMs: this.config.db.startRetryMs,
+      logger: this.logger,
+    });
+    this.boss = boss;
+    this.stats.attach(() => this.statusCounts());
+
+    if (settings.workerEnabled) {
+      // One worker fetches batches and delivers each batch's jobs side by side (at most `concurrency` at a time);
+      // while fetches come back full it fetches again at once (burstWhenBatchFull) instead of sleeping the polling
+      // interval. Each job is settled on its own (perJobResults): one failure never fails its batch-mates.
+      await boss.work(
+        DELIVERY_QUEUE,
+        {
+          includeMetadata: true,
+          batchSize: settings.batchSize,
+          burstWhenBatchFull: true,
+          perJobResults: true,
+          pollingIntervalSeconds: settings.pollSeconds,
+          localConcurrency: 1,
+        },
+        async (jobs: JobWithMetadata<DeliveryJob>[]) =>
+          mapBounded(jobs, settings.concurrency, async (job) => {
+            try {
+              await this.process(job);
+              return { id: job.id, status: 'completed' as const };
+            } catch (error) {
+              return { id: job.id, status: 'failed' as const, output: { message: (error as Error).message } };
+            }
+          }),
+      );
+      this.logger.log(
+        `Delivery worker started (batches of ${settings.batchSize}, ${settings.concurrency} at a time, polling every ${settings.pollSeconds} s when idle)`,
+      );
+    }
+  }
+
+  /** A started queue with its delivery queue in place, loaded and granted; stopped again when a step fails. */
+  private async openQueue(): Promise<PgBoss> {
+    const settings = this.config.notifications.queue;
     const connection = this.database.connection();
     const common = { schema: QUEUE_SCHEMA, schedule: false, migrate: true } as const;
     let boss: PgBoss;
@@ -124,6 +167,19 @@ export class NotificationQueue implements OnModuleInit, OnModuleDestroy {
     boss.on('error', (error: Error) => {
       this.outages.jobFailed(error, 'the job queue', this.logger, 'Job queue error');
     });
+    try {
+      return await this.setUpQueue(boss, settings, separateOwner);
+    } catch (error) {
+      await boss.stop({ graceful: false, close: true }).catch(() => undefined);
+      throw error;
+    }
+  }
+
+  private async setUpQueue(
+    boss: PgBoss,
+    settings: AppConfig['notifications']['queue'],
+    separateOwner: boolean,
+  ): Promise<PgBoss> {
     try {
       await boss.start();
     } catch (error) {
@@ -157,37 +213,7 @@ export class NotificationQueue implements OnModuleInit, OnModuleDestroy {
     // 0017): that role writes the queue's tables; the queue's owner (the connecting user) grants it, here where
     // the queue's schema is known to exist. A separate owner granted it with the migrations.
     if (!separateOwner) await boss.getDb().executeSql(jobQueueGrants());
-    this.boss = boss;
-    this.stats.attach(() => this.statusCounts());
-
-    if (settings.workerEnabled) {
-      // One worker fetches batches and delivers each batch's jobs side by side (at most `concurrency` at a time);
-      // while fetches come back full it fetches again at once (burstWhenBatchFull) instead of sleeping the polling
-      // interval. Each job is settled on its own (perJobResults): one failure never fails its batch-mates.
-      await boss.work(
-        DELIVERY_QUEUE,
-        {
-          includeMetadata: true,
-          batchSize: settings.batchSize,
-          burstWhenBatchFull: true,
-          perJobResults: true,
-          pollingIntervalSeconds: settings.pollSeconds,
-          localConcurrency: 1,
-        },
-        async (jobs: JobWithMetadata<DeliveryJob>[]) =>
-          mapBounded(jobs, settings.concurrency, async (job) => {
-            try {
-              await this.process(job);
-              return { id: job.id, status: 'completed' as const };
-            } catch (error) {
-              return { id: job.id, status: 'failed' as const, output: { message: (error as Error).message } };
-            }
-          }),
-      );
-      this.logger.log(
-        `Delivery worker started (batches of ${settings.batchSize}, ${settings.concurrency} at a time, polling every ${settings.pollSeconds} s when idle)`,
-      );
-    }
+    return boss;
   }
 
   async onModuleDestroy(): Promise<void> {

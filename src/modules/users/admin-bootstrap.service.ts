@@ -1,6 +1,7 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { AppConfig } from '../../config/app-config';
+import { retryWhileUnavailable } from '../../database/start-up-retry';
 import { CredentialsService } from './credentials.service';
 import { UsersService } from './users.service';
 
@@ -22,6 +23,11 @@ export class AdminBootstrapService implements OnApplicationBootstrap {
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
+    const retry = { deadlineMs: this.config.db.startRetryMs, logger: this.logger };
+    await retryWhileUnavailable('Looking for the first admin', () => this.ensureFirstAdmin(), retry);
+  }
+
+  private async ensureFirstAdmin(): Promise<void> {
     if (await this.users.hasApprovedAdmin()) return;
     const { email, password } = this.config.admin;
     if (email && password) {

@@ -1,4 +1,6 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { AppConfig } from '../../config/app-config';
+import { retryWhileUnavailable } from '../../database/start-up-retry';
 import { UsersRepository } from './users.repository';
 
 /**
@@ -10,10 +12,16 @@ import { UsersRepository } from './users.repository';
 export class EmailCollisionReport implements OnApplicationBootstrap {
   private readonly logger = new Logger('Accounts');
 
-  constructor(private readonly users: UsersRepository) {}
+  constructor(
+    private readonly users: UsersRepository,
+    private readonly config: AppConfig,
+  ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    const collisions = await this.users.emailCollisions();
+    const collisions = await retryWhileUnavailable('Reading email collisions', () => this.users.emailCollisions(), {
+      deadlineMs: this.config.db.startRetryMs,
+      logger: this.logger,
+    });
     if (!collisions.length) return;
     this.logger.warn(
       { collisions },
