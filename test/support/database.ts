@@ -49,6 +49,8 @@ export async function adminQuery(url: string, sql: string): Promise<void> {
 
 async function adminQueryOnce(url: string, sql: string): Promise<void> {
   const client = new Client({ connectionString: url });
+  // A server that ends the connection between statements (a switchover) fails the query; the event is heard here.
+  client.on('error', () => undefined);
   await client.connect();
   try {
     await client.query(sql);

@@ -10,6 +10,7 @@ export async function asOwner(database: Database, statement: string): Promise<{ 
   const connection = database.connection();
   if (connection.kind === 'embedded') return connection.client.query(statement);
   const client = new Client({ connectionString: connection.url });
+  client.on('error', () => undefined);
   await client.connect();
   try {
     return await client.query(statement);

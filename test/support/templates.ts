@@ -112,6 +112,7 @@ const TEMPLATE_LOCK_KEY = 7_061_994;
 export async function serverTemplate(baseUrl: string): Promise<string> {
   const name = `mess_template_${migrationsHash()}`;
   const admin = new Client({ connectionString: baseUrl });
+  admin.on('error', () => undefined);
   await admin.connect();
   try {
     await admin.query('select pg_advisory_lock($1)', [TEMPLATE_LOCK_KEY]);
@@ -123,6 +124,7 @@ export async function serverTemplate(baseUrl: string): Promise<string> {
     const url = new URL(baseUrl);
     url.pathname = `/${name}`;
     const client = new Client({ connectionString: url.toString() });
+    client.on('error', () => undefined);
     await client.connect();
     try {
       await migratePg(drizzlePg({ client }), { migrationsFolder: MIGRATIONS_FOLDER });
