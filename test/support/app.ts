@@ -1,3 +1,4 @@
+import { isDatabaseUnavailable } from '../../src/common/errors/database-errors';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { eq } from 'drizzle-orm';
 import { createApp } from '../../src/app';
@@ -183,6 +184,7 @@ export class TestApp {
    */
   adminToken(): Promise<string> {
     this.cachedAdminToken ??= this.admin().then((admin) => memberToken(this.jwtSecret, admin));
+    this.cachedAdminToken.catch(() => (this.cachedAdminToken = undefined));
     return this.cachedAdminToken;
   }
 
@@ -197,7 +199,7 @@ export class TestApp {
     role: MemberRole = 'student',
     overrides: Partial<MemberOverrides> = {},
   ): Promise<{ id: string; token: string; email: string; password: string; fullName: string }> {
-    const member = await insertApprovedMember(this.app.get(Database).db, role, overrides);
+    const member = await whileUnavailable(() => insertApprovedMember(this.app.get(Database).db, role, overrides));
     const event: MemberEvent = {
       userId: member.id,
       change: 'approved',
@@ -215,12 +217,16 @@ export class TestApp {
 
   /** The bootstrap admin's id and token version, read once per app. */
   private admin(): Promise<{ id: string; tokenVersion: number }> {
-    this.cachedAdmin ??= this.app
-      .get(Database)
-      .db.select({ id: users.id, tokenVersion: users.tokenVersion })
-      .from(users)
-      .where(eq(users.email, ADMIN.email))
-      .then(([row]) => row);
+    this.cachedAdmin ??= whileUnavailable(() =>
+      this.app
+        .get(Database)
+        .db.select({ id: users.id, tokenVersion: users.tokenVersion })
+        .from(users)
+        .where(eq(users.email, ADMIN.email))
+        .then(([row]) => row),
+    );
+    // A failure is not kept: the next call reads again.
+    this.cachedAdmin.catch(() => (this.cachedAdmin = undefined));
     return this.cachedAdmin;
   }
 
@@ -232,5 +238,21 @@ export class TestApp {
   async close(): Promise<void> {
     await this.app.close();
     await this.database.drop();
+  }
+}
+
+/**
+ * A fixture's own statement (a member inserted, the admin read) sent again while the database cannot serve, for
+ * TEST_RETRY_UNAVAILABLE seconds, as request() sends a 503 again: the suite run against a Patroni cluster whose
+ * primary is switched (scripts/ha/e2e-switchover.sh). Without the setting, tried once.
+ */
+export async function whileUnavailable<T>(work: () => Promise<T>): Promise<T> {
+  const retryFor = Number(process.env.TEST_RETRY_UNAVAILABLE ?? 0) * 1000;
+  for (const deadline = Date.now() + retryFor; ; await new Promise((r) => setTimeout(r, 500))) {
+    try {
+      return await work();
+    } catch (error) {
+      if (!isDatabaseUnavailable(error) || Date.now() > deadline) throw error;
+    }
   }
 }
