@@ -5,7 +5,7 @@
 # (TEST_RETRY_UNAVAILABLE), as a client of the service would; anything else that fails, fails the run. The whole
 # log stays in /tmp/mess-ha-e2e.log.
 #
-#   bash scripts/ha/e2e-switchover.sh [jest path patterns…]   (default: the representative subset below)
+#   bash scripts/ha/e2e-switchover.sh [e2e file names… | all]   (default: the representative subset below)
 #
 # Each test file gets its own database on the cluster (TEST_DATABASE_URL, created from a migrated template). Run as
 # root; brings the cluster up and down itself. The report goes to docs/reports/e2e-switchover.md (HA_E2E_REPORT).
@@ -21,7 +21,12 @@ if [ ${#files[@]} -eq 0 ]; then
     feedback extras messes-isolation analytics counter)
 fi
 patterns=()
-for f in "${files[@]}"; do patterns+=("test/e2e/$f.e2e-spec.ts"); done
+if [ "${files[*]}" = all ]; then
+  # The whole e2e suite.
+  patterns=(--selectProjects e2e)
+else
+  for f in "${files[@]}"; do patterns+=("test/e2e/$f.e2e-spec.ts"); done
+fi
 
 bash scripts/ha/cluster.sh up || exit 1
 switcher=""

@@ -1,7 +1,7 @@
-import { isDatabaseUnavailable } from '../../src/common/errors/database-errors';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { eq } from 'drizzle-orm';
 import { createApp } from '../../src/app';
+import { sendWhileUnavailable, whileUnavailable } from './unavailable';
 import { DomainEventBus } from '../../src/common/events/domain-event-bus';
 import type { MemberEvent } from '../../src/common/events/event-map';
 import { IN_MEMORY, loadConfig } from '../../src/config/app-config';
@@ -130,19 +130,8 @@ export class TestApp {
   }
 
   async request<T = any>(method: string, url: string, options: RequestOptions = {}): Promise<Response<T>> {
-    // TEST_RETRY_UNAVAILABLE=<seconds>: a 503 `Database unavailable` with Retry-After is sent again, as a client would,
-    // for that long (the suite run against a Patroni cluster while its primary is switched,
-    // scripts/ha/e2e-switchover.sh). Other 503s (a busy queue) are what their tests are about.
-    const retryFor = Number(process.env.TEST_RETRY_UNAVAILABLE ?? 0) * 1000;
-    for (const deadline = Date.now() + retryFor; ;) {
-      const response = await this.requestOnce<T>(method, url, options);
-      const unavailable =
-        response.status === 503 &&
-        !!response.headers['retry-after'] &&
-        (response.body as { error?: unknown } | undefined)?.error === 'Database unavailable';
-      if (!unavailable || Date.now() > deadline) return response;
-      await new Promise((r) => setTimeout(r, 500));
-    }
+    // Sent again while the database is briefly away, under TEST_RETRY_UNAVAILABLE (test/support/unavailable.ts).
+    return sendWhileUnavailable(() => this.requestOnce<T>(method, url, options));
   }
 
   private async requestOnce<T>(method: string, url: string, options: RequestOptions): Promise<Response<T>> {
@@ -238,21 +227,5 @@ export class TestApp {
   async close(): Promise<void> {
     await this.app.close();
     await this.database.drop();
-  }
-}
-
-/**
- * A fixture's own statement (a member inserted, the admin read) sent again while the database cannot serve, for
- * TEST_RETRY_UNAVAILABLE seconds, as request() sends a 503 again: the suite run against a Patroni cluster whose
- * primary is switched (scripts/ha/e2e-switchover.sh). Without the setting, tried once.
- */
-export async function whileUnavailable<T>(work: () => Promise<T>): Promise<T> {
-  const retryFor = Number(process.env.TEST_RETRY_UNAVAILABLE ?? 0) * 1000;
-  for (const deadline = Date.now() + retryFor; ; await new Promise((r) => setTimeout(r, 500))) {
-    try {
-      return await work();
-    } catch (error) {
-      if (!isDatabaseUnavailable(error) || Date.now() > deadline) throw error;
-    }
   }
 }

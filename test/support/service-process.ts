@@ -1,3 +1,4 @@
+import { sendWhileUnavailable } from './unavailable';
 import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -156,16 +157,20 @@ export class ServiceProcess {
     const headers: Record<string, string> = { ...options.headers };
     if (options.token) headers.authorization = `Bearer ${options.token}`;
     if (options.body !== undefined) headers['content-type'] = 'application/json';
-    const res = await fetch(`${this.base}${path}`, {
-      method,
-      headers,
-      body: options.body === undefined ? undefined : JSON.stringify(options.body),
-      signal: AbortSignal.timeout(30_000),
+    // Sent again while the database is briefly away, under TEST_RETRY_UNAVAILABLE (test/support/unavailable.ts).
+    const { status, body } = await sendWhileUnavailable(async () => {
+      const res = await fetch(`${this.base}${path}`, {
+        method,
+        headers,
+        body: options.body === undefined ? undefined : JSON.stringify(options.body),
+        signal: AbortSignal.timeout(30_000),
+      });
+      const text = await res.text();
+      let parsed: unknown = text;
+      if ((res.headers.get('content-type') ?? '').includes('json') && text) parsed = JSON.parse(text);
+      return { status: res.status, headers: res.headers, body: parsed };
     });
-    const text = await res.text();
-    let body: unknown = text;
-    if ((res.headers.get('content-type') ?? '').includes('json') && text) body = JSON.parse(text);
-    return { status: res.status, body: body as T };
+    return { status, body: body as T };
   }
 
   async login(email: string, password: string, headers?: Record<string, string>): Promise<string> {
