@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { and, eq } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import { translateDatabaseError } from '../../../src/common/errors/database-errors';
 import { AuditTrail } from '../../../src/modules/audit-trail';
 import { MembershipsService } from '../../../src/modules/memberships';
@@ -29,7 +29,8 @@ const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
  * The tests run in order, on one clock:
  *   window 1, "2030 odd semester", C and A, term already begun: closed by the admin, moved at once;
  *   window 2, "2030 even semester", A, B and C, term from 1 May: allocated by the scheduler, moved on a late tick;
- *   window 3, "2030 summer", A and B: cancelled.
+ *   window 3, "2030 summer", A and B: cancelled (then opened again, and allocated empty by a later tick);
+ *   window 4, "2031 odd semester", A and C: two closes racing, then lines `full` and `left` at the term.
  */
 describe('Terms (medium): windows across messes', () => {
   let ctx: MediumContext;
@@ -93,12 +94,9 @@ describe('Terms (medium): windows across messes', () => {
   /** The allocation's durable events written in a mess (its members' results). */
   const allocatedEvents = (in_: MediumContext, id: string) =>
     in_.inMess(in_.messId, async () =>
-      (
-        await in_.db
-          .select()
-          .from(outboxEvents)
-          .where(and(eq(outboxEvents.name, 'mess-window.allocated')))
-      ).filter((row) => (row.payload as { windowId: string }).windowId === id),
+      (await in_.db.select().from(outboxEvents).where(eq(outboxEvents.name, 'mess-window.allocated'))).filter(
+        (row) => (row.payload as { windowId: string }).windowId === id,
+      ),
     );
   const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
@@ -515,5 +513,64 @@ describe('Terms (medium): windows across messes', () => {
       },
     ]);
     expect(await data.choices(a4.id)).toEqual([]);
+  });
+  it('runs one lottery when two closes race; at the term, a mess filled since leaves its line `full`, a member gone `left`', async () => {
+    // C for 4 now (a2 and a3 in it: 2 seats), so both choosers of C are placed whatever the draw
+    const directory = ctx.module.get(MessDirectory);
+    await directory.update(ctx.db, messC, { capacity: 4 });
+    directory.changed();
+    const w4 = await windows().create(admin.caller, {
+      term: '2031 odd semester',
+      opensAt: new Date('2030-05-04T05:00:00Z'),
+      closesAt: new Date('2030-05-10T00:00:00Z'),
+      effectiveFrom: '2030-07-01',
+      messIds: [ctx.messes.a.id, messC],
+    });
+    await choose(c1, w4.id, ['mess-c']);
+    await choose(a1, w4.id, ['mess-c', 'main']);
+
+    // the admin's close and the scheduler's at once (as two replicas would): one lottery, one seed
+    at('2030-05-10T00:00:00Z');
+    const [first, second] = await Promise.all([
+      allocations().allocate(w4.id, admin.id),
+      allocations().allocate(w4.id, null),
+    ]);
+    const ran = [first, second].filter((w) => w !== undefined);
+    expect(ran).toHaveLength(1);
+    expect((await windows().get(w4.id)).seed).toBe(ran[0]!.seed);
+    const { lines, summary } = await allocations().allocation(w4.id);
+    expect(lines.map((l) => [l.userId, l.toMessId, l.rank]).sort()).toEqual(
+      [
+        [a1.id, messC, 1],
+        [c1.id, messC, 1],
+      ].sort(),
+    );
+    expect(summary.byMess).toEqual([
+      { messId: ctx.messes.a.id, seats: null, placed: 0 },
+      { messId: messC, seats: 2, placed: 2 },
+    ]);
+    expect((await auditActions(ctx, w4.id)).map(([action]) => action)).toEqual(['created', 'closed']);
+    expect((await auditActions(inC, w4.id)).map(([action]) => action)).toEqual(['created', 'closed']);
+
+    // before the term: C back to 2 members at most (it has 2), and a1 is no longer approved
+    await directory.update(ctx.db, messC, { capacity: 2 });
+    directory.changed();
+    await ctx.inMess(ctx.messId, () =>
+      ctx.db.update(users).set({ status: 'rejected' }).where(eq(users.id, a1.id)),
+    );
+    at('2030-07-01T00:00:00Z');
+    // this tick also allocates the reopened "2030 summer" (closed on 6 May, nobody chose): no lines, no moves
+    expect(await allocations().runDue()).toEqual({ allocated: 1, moved: 0 });
+    const summer = (await windows().list('applied')).filter((w) => w.term === '2030 summer');
+    expect(summer).toHaveLength(1);
+    expect((await allocations().allocation(summer[0].id)).summary).toMatchObject({ members: 0, placed: 0 });
+    const outcomes = new Map((await allocations().allocation(w4.id)).lines.map((l) => [l.userId, l.outcome]));
+    expect([outcomes.get(c1.id), outcomes.get(a1.id)]).toEqual(['full', 'left']);
+    expect(windowStatus(await windows().get(w4.id), ctx.clock.now())).toBe('applied');
+    expect(await messesOf(c1, a1)).toEqual([
+      ['Chitra One', ctx.messes.a.id],
+      ['Asha One', ctx.messes.a.id],
+    ]);
+    expect(await rosterIds(inC)).toEqual([a2.id, a3.id].sort());
   });
 });
