@@ -49,6 +49,7 @@ end $$`;
     const url = new URL(base);
     if (inDatabase) url.pathname = `/${name}`;
     const client = new Client({ connectionString: url.toString() });
+    client.on('error', () => undefined);
     await client.connect();
     try {
       return (await client.query(sql)).rows as T[];
@@ -181,6 +182,7 @@ end $$`;
     const inDatabase = new URL(base);
     inDatabase.pathname = `/${name}`;
     const client = new Client({ connectionString: inDatabase.toString() });
+    client.on('error', () => undefined);
     await client.connect();
     const migrated: unknown = (await client.query(`select to_regclass('drizzle.__drizzle_migrations') as t`)).rows[0].t;
     await client.end();

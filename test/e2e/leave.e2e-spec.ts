@@ -384,6 +384,7 @@ describe('Leave (extension 2.1)', () => {
       // The embedded engine runs one transaction at a time: a mark cannot be waiting while an approval is open.
       if (!t.databaseUrl) return;
       const approval = new Client({ connectionString: t.databaseUrl });
+      approval.on('error', () => undefined);
       await approval.connect();
       try {
         // An approval as the leave module makes one: the member's leave lock (exclusive), then the approved leave,

@@ -153,11 +153,14 @@ describe('Outbox: a term window closed with many choosers tells each once', () =
       // run again, whole.
       const x = choosers[0];
       const client = new Client({ connectionString: t.databaseUrl });
+      client.on('error', () => undefined);
       await client.connect();
       const holder = new Client({ connectionString: t.databaseUrl });
+      holder.on('error', () => undefined);
       await holder.connect();
       // Watched from a connection outside any transaction: pg_stat_activity is one snapshot per transaction.
       const watcher = new Client({ connectionString: t.databaseUrl });
+      watcher.on('error', () => undefined);
       await watcher.connect();
       const pidOf = async (c: Client) =>
         (await c.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0].pid;

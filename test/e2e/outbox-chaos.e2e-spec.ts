@@ -100,6 +100,7 @@ if (!server)
     );
     // The test reads the committed changes on the direct connection (not through a pooler).
     sql = new Client({ connectionString: database.directUrl ?? database.url });
+    sql.on('error', () => undefined);
     await sql.connect();
     admin = await service.login(ADMIN.email, ADMIN.password);
     // One meal half a day away (UTC, the mess's time zone): the leaves cover it, no tick reminds it. The reminder

@@ -282,6 +282,7 @@ describe('Outbox: kill -9 around the commit loses no promised message', () => {
       if (told < choosers.length && database.url) {
         // Where the notices of those not told are: the outbox's row, the notifications and their delivery jobs.
         const sql = new Client({ connectionString: database.directUrl ?? database.url });
+        sql.on('error', () => undefined);
         await sql.connect();
         const untold = choosers.filter((m) => mailsOf(m).length === 0).map((m) => m.id);
         const states = await sql.query(
@@ -313,6 +314,7 @@ describe('Outbox: kill -9 around the commit loses no promised message', () => {
       const id = await openWindow('killed term locked');
       const paymentsBefore = await payments();
       const lock = new Client({ connectionString: database.url });
+      lock.on('error', () => undefined);
       await lock.connect();
       try {
         // Every notification insert waits: the relay has claimed the events when the process dies.

@@ -36,6 +36,7 @@ describe('A server that stops taking writes (a switch of primary)', () => {
     const url = new URL(t.databaseUrl!);
     database = decodeURIComponent(url.pathname.slice(1));
     owner = new Client({ connectionString: process.env.TEST_DATABASE_URL });
+    owner.on('error', () => undefined);
     await owner.connect();
   }, 120_000);
   afterAll(async () => {

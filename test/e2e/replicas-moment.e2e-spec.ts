@@ -75,6 +75,7 @@ async function inParallel<T, R>(
       one = await ServiceProcess.start(settings, 'replica 1');
       two = await ServiceProcess.start(settings, 'replica 2');
       sql = new Client({ connectionString: database.directUrl ?? database.url });
+      sql.on('error', () => undefined);
       await sql.connect();
       admin = await one.login(ADMIN.email, ADMIN.password);
       expect(

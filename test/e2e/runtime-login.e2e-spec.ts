@@ -172,6 +172,7 @@ const OTHER_MESS_ID = '00000000-0000-4000-8000-00000000b0b0';
     const url = new URL(base);
     url.pathname = `/${logins.name}`;
     const client = new Client({ connectionString: url.toString() });
+    client.on('error', () => undefined);
     await client.connect();
     try {
       return (await client.query(sql)).rows as T[];
@@ -236,6 +237,7 @@ const OTHER_MESS_ID = '00000000-0000-4000-8000-00000000b0b0';
     expect(before.entries).toBeGreaterThan(0);
     expect(before.trail).toBeGreaterThan(0);
     const client = new Client({ connectionString: logins.runtimeUrl });
+    client.on('error', () => undefined);
     await client.connect();
     const refusals: Record<string, string | undefined> = {};
     try {
@@ -311,6 +313,7 @@ const OTHER_MESS_ID = '00000000-0000-4000-8000-00000000b0b0';
     ]);
 
     const client = new Client({ connectionString: logins.runtimeUrl });
+    client.on('error', () => undefined);
     await client.connect();
     /** One statement as the runtime login, in its own transaction, rolled back: its SQLSTATE, or 'done'. */
     const attempt = async (statement: string, { role = APP_ROLE, mess = FIRST_MESS_ID } = {}) => {
@@ -434,6 +437,7 @@ const OTHER_MESS_ID = '00000000-0000-4000-8000-00000000b0b0';
 
   it('is a test that can fail: the owner may switch the guard off (the credential the service no longer holds)', async () => {
     const client = new Client({ connectionString: logins.ownerUrl });
+    client.on('error', () => undefined);
     await client.connect();
     try {
       await client.query('begin');
@@ -481,6 +485,7 @@ const OTHER_MESS_ID = '00000000-0000-4000-8000-00000000b0b0';
     const url = new URL(base);
     url.pathname = `/${logins.name}`;
     const client = new Client({ connectionString: url.toString() });
+    client.on('error', () => undefined);
     await client.connect();
     const migrated: unknown = (await client.query(`select to_regclass('drizzle.__drizzle_migrations') as t`))
       .rows[0].t;

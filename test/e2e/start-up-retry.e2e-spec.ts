@@ -75,6 +75,7 @@ describe('Starting while the database cannot serve', () => {
       opened.push(db);
       const name = new URL(db.url!).pathname.slice(1);
       const owner = new Client({ connectionString: process.env.TEST_DATABASE_URL });
+      owner.on('error', () => undefined);
       await owner.connect();
       try {
         await owner.query(`alter database "${name}" set default_transaction_read_only = on`);

@@ -4,6 +4,7 @@ import { NotificationQueue } from '../../src/modules/notifications/notification-
 import { NotificationSchedules } from '../../src/modules/notifications/notification-schedules';
 import { NotificationTriggers } from '../../src/modules/notifications/notification-triggers';
 import type { TestApp } from './app';
+import { whileUnavailable } from './unavailable';
 
 /** Handles on the notifications module of a running TestApp, to settle its work deterministically. */
 export function notificationsOf(t: TestApp) {
@@ -17,7 +18,8 @@ export function notificationsOf(t: TestApp) {
     /** Waits for event listeners to finish queueing, then delivers everything that is due. */
     async settle(): Promise<number> {
       await triggers.idle();
-      return queue.drain();
+      // A drain cut by a switchover (TEST_RETRY_UNAVAILABLE) drains again: what it had delivered stays delivered.
+      return whileUnavailable(() => queue.drain());
     },
   };
 }

@@ -1,3 +1,4 @@
+import { whileUnavailable } from './unavailable';
 import { Client } from 'pg';
 import type { Database } from '../../src/database/database';
 
@@ -9,12 +10,15 @@ import type { Database } from '../../src/database/database';
 export async function asOwner(database: Database, statement: string): Promise<{ rows: unknown[] }> {
   const connection = database.connection();
   if (connection.kind === 'embedded') return connection.client.query(statement);
-  const client = new Client({ connectionString: connection.url });
-  client.on('error', () => undefined);
-  await client.connect();
-  try {
-    return await client.query(statement);
-  } finally {
-    await client.end();
-  }
+  // On a connection of its own, sent again while the database is briefly away (TEST_RETRY_UNAVAILABLE).
+  return whileUnavailable(async () => {
+    const client = new Client({ connectionString: connection.url });
+    client.on('error', () => undefined);
+    await client.connect();
+    try {
+      return await client.query(statement);
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  });
 }
