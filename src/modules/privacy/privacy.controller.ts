@@ -97,8 +97,9 @@ export class PrivacyController {
       'refused; `fullName` becomes `Former member <first 6 characters of the _id>`; email (free for a new ' +
       'registration), phone, college id, room, identity-provider subject, notification preferences, feedback ' +
       'comments, leave reasons and claim notes are removed, every audit snapshot value of theirs becomes null, and ' +
-      'their name becomes the pseudonym (their email and phone removed) in every text the service stored, ' +
-      "others' notifications, decision notes and descriptions included. They leave the daily rate's rolls after " +
+      'their name becomes the pseudonym (their email and phone removed) in every text the service stored in the ' +
+      "messes they belonged to, others' notifications, decision notes and descriptions included (a mess they never " +
+      "belonged to is not touched: its history is sealed from them). They leave the daily rate's rolls after " +
       'the day of the erasure. ' +
       'Marks, ratings, leave dates, extras, account entries and claims stay, so every bill, statement and total is ' +
       'unchanged. A pending request of theirs becomes `done`. They are then listed only by `GET /users?status=erased`.',

@@ -378,3 +378,53 @@ describe('Privacy (medium): export and erasure across two messes', () => {
     });
   });
 });
+
+/**
+ * A member who only ever belonged to A, named in a comment written in B: their erasure changes nothing in B. What it
+ * rewrites is sealed to the messes the person belonged to (migration 0040: the database refuses the trail's and the
+ * ledger's erasure in any other), and the route's description says so.
+ */
+describe('Privacy (medium): erasure stays in the messes the member belonged to', () => {
+  let ctx: MediumContext;
+
+  beforeAll(async () => {
+    ctx = await newMedium({
+      imports: [ThrottlerModule.forRoot([{ ttl: 60_000, limit: 100 }]), PrivacyModule],
+      now: new Date('2030-01-15T04:00:00Z'),
+    });
+  });
+  afterAll(() => ctx?.close());
+
+  it("replaces their name in A's text and leaves B's, where they never were, as written", async () => {
+    const inB = ctx.as(ctx.messes.b);
+    const admin = await ctx.newMember('admin', { fullName: 'Anu Admin' });
+    const onlyInA = await ctx.newMember('student', { fullName: 'Gitanjali Quorrel-Vance', phone: '9123400077' });
+    const peerInA = await ctx.newMember('student', { fullName: 'Pia Peer' });
+    const writer = await inB.newMember('student', { fullName: 'Bela Writer' });
+    const text = 'Met Gitanjali Quorrel-Vance here, call 9123400077';
+    const inAText = await ctx.newFeedback({
+      userId: peerInA.id,
+      date: '2030-01-14',
+      mealType: 'Dinner',
+      rating: 4,
+      comment: text,
+    });
+    const inBText = await inB.newFeedback({
+      userId: writer.id,
+      date: '2030-01-14',
+      mealType: 'Supper',
+      rating: 4,
+      comment: text,
+    });
+    const comment = (at: MediumContext, id: string) =>
+      at.inMess(at.messId, async () => {
+        const [row] = await ctx.db.select({ comment: feedback.comment }).from(feedback).where(eq(feedback.id, id));
+        return row?.comment;
+      });
+
+    await ctx.get(ErasureService).erase(admin.caller, onlyInA.id);
+
+    expect(await comment(ctx, inAText.id)).toBe(`Met ${pseudonymOf(onlyInA.id)} here, call `);
+    expect(await comment(inB, inBText.id)).toBe(text);
+  });
+});
