@@ -92,6 +92,8 @@ describe.each([
 
 describe('what a forecast may use', () => {
   const mess = simulateMess({ seed: 3, members: 60, start: '2025-06-02', historyWeeks: 6, testWeeks: 1 });
+  /** The days after the history, where the forecasts are checked. */
+  const testDays = () => mess.days.filter((d) => d >= mess.testStart);
   const records = {
     mealTypes: mess.mealTypes,
     members: mess.members,
@@ -102,7 +104,8 @@ describe('what a forecast may use', () => {
 
   it("never changes a past day's forecast (made as of the evening before) when marks of that day are added", () => {
     const random = seededRandom(9);
-    for (const date of mess.days.filter((d) => d >= mess.testStart)) {
+    expect(testDays().length).toBeGreaterThan(0);
+    for (const date of testDays()) {
       const today = addDays(date, 3);
       const before = new KitchenForecaster(records).forecastDate(date, today);
       // Marks of the day itself: some changed, some new, some made absent; and marks of later days.
@@ -139,7 +142,8 @@ describe('what a forecast may use', () => {
       marks: records.marks.filter((m) => m.status === 'absent'),
       presence: { from, rows: [...byMemberMeal.values()] },
     };
-    for (const date of mess.days.filter((d) => d >= mess.testStart)) {
+    expect(testDays().length).toBeGreaterThan(0);
+    for (const date of testDays()) {
       const today = addDays(date, 1);
       expect(new KitchenForecaster(compact).forecastDate(date, today)).toEqual(
         new KitchenForecaster(records).forecastDate(date, today),
@@ -148,7 +152,8 @@ describe('what a forecast may use', () => {
   });
 
   it("forecasts today and later the same from the model kept for today and the dates' own records", () => {
-    for (const today of mess.days.filter((d) => d >= mess.testStart)) {
+    expect(testDays().length).toBeGreaterThan(0);
+    for (const today of testDays()) {
       const full = new KitchenForecaster(records);
       // Stored as JSON; the members read back in another order.
       const model = JSON.parse(JSON.stringify(full.fittedAt(today))) as FittedModel;
@@ -170,7 +175,8 @@ describe('what a forecast may use', () => {
   });
 
   it('forecasts from a kept model adapted to a member who joined today what a fit with them does', () => {
-    for (const today of mess.days.filter((d) => d >= mess.testStart)) {
+    expect(testDays().length).toBeGreaterThan(0);
+    for (const today of testDays()) {
       const model = JSON.parse(JSON.stringify(new KitchenForecaster(records).fittedAt(today))) as FittedModel;
       const joiner = { id: '00000000-0000-4000-8000-0000000000ff', since: today };
       const withJoiner = { ...records, members: [joiner, ...records.members] };
@@ -202,6 +208,7 @@ describe('what a forecast may use', () => {
       leaveSlots: records.leaveSlots.filter((l) => l.date >= today),
       menus: records.menus.filter((m) => m.date >= today),
     });
+    let compared = 0;
     for (const [model, members] of [
       [yesterdays, records.members],
       [new KitchenForecaster(records).fittedAt(today), stayed],
@@ -211,9 +218,14 @@ describe('what a forecast may use', () => {
       for (let date = today; date <= addDays(today, 6); date = addDays(date, 1)) {
         const a = kept.forecastDate(date, today).map((f) => f.expected);
         const b = full.forecastDate(date, today).map((f) => f.expected);
+        expect(a.length).toBeGreaterThan(0);
+        expect(a).toHaveLength(b.length);
         a.forEach((x, i) => expect(Math.abs(x - b[i])).toBeLessThanOrEqual(2));
+        compared += 1;
       }
     }
+    // Both models, each over the week.
+    expect(compared).toBe(14);
   });
 
   it("counts today's declarations and never forecasts more than the members not on leave", () => {
