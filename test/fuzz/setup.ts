@@ -1,5 +1,4 @@
 import { createHmac, randomUUID } from 'node:crypto';
-import { sendWhileUnavailable } from '../support/unavailable';
 import type { FuzzRequest, FuzzResponse, Role, Transport } from './fuzzer';
 
 export interface Credentials {
@@ -9,16 +8,7 @@ export interface Credentials {
 
 type Call = (method: string, url: string, body?: unknown, token?: string) => Promise<FuzzResponse>;
 
-/**
- * The set-up's own requests, sent again while the database is briefly away under TEST_RETRY_UNAVAILABLE
- * (test/support/unavailable.ts); the fuzzed requests themselves are never retried.
- */
 export function caller(transport: Transport): Call {
-  const once = onceCaller(transport);
-  return (method, url, body, token) => sendWhileUnavailable(() => once(method, url, body, token));
-}
-
-function onceCaller(transport: Transport): Call {
   return (method, url, body, token) =>
     transport({
       index: -1,
