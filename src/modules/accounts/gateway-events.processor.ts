@@ -2,7 +2,7 @@ import { Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { Cron, CronExpression } from '@nestjs/schedule';
 import { DomainEventBus } from '../../common/events/domain-event-bus';
 import { Outages } from '../../common/outages/outages';
-import { inMess } from '../../common/tenancy/mess-scope';
+import { inEveryMess } from '../../common/tenancy/every-mess';
 import { localParts } from '../../common/time/dates';
 import { AppConfig } from '../../config/app-config';
 import type { DbOrTx } from '../../database/database';
@@ -148,7 +148,18 @@ export class GatewayEventsProcessor implements OnModuleDestroy {
       list.push({ event, order, payment: this.paymentOf(event, order) });
       byMess.set(order.messId, list);
     }
-    for (const [messId, pending] of byMess) await inMess(messId, () => this.recordInMess(pending));
+    // A mess whose events could not be recorded keeps them claimed until the lease ends (the sweep takes them
+    // again); the other messes' payments are recorded meanwhile.
+    await inEveryMess(
+      byMess.keys(),
+      'the gateway inbox',
+      (messId) => this.recordInMess(byMess.get(messId)!),
+      {
+        outages: this.outages,
+        logger: this.logger,
+        message: 'Recording gateway payments failed in a mess; the sweep retries when the lease ends',
+      },
+    );
   }
 
   /** One transaction for the mess's events; when one of them was recorded already by another way, one at a time. */

@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Cron, CronExpression } from '@nestjs/schedule';
 import { Outages } from '../../common/outages/outages';
-import { inMess } from '../../common/tenancy/mess-scope';
+import { inEveryMess } from '../../common/tenancy/every-mess';
 import { Clock } from '../../common/time/clock';
 import { addDays } from '../../common/time/dates';
 import { MessDirectory } from '../messes';
@@ -39,17 +39,22 @@ export class ForecastSchedule {
     }
   }
 
-  /** Forecasts and stores tomorrow's meals in every mess; returns how many messes. */
+  /**
+   * Forecasts and stores tomorrow's meals in every mess; returns how many messes were forecast (a mess whose
+   * forecast failed is reported and skipped until the next hour).
+   */
   async forecastTomorrow(): Promise<number> {
     const tomorrow = addDays(this.records.today(this.clock.now()), 1);
-    const messIds = [...(await this.directory.labels()).keys()];
-    for (const messId of messIds) {
-      // Fitted again each hour (the kept model is replaced), then tomorrow forecast from it.
-      await inMess(messId, async () => {
+    const forecast = await inEveryMess(
+      (await this.directory.labels()).keys(),
+      "tomorrow's kitchen forecast",
+      async () => {
+        // Fitted again each hour (the kept model is replaced), then tomorrow forecast from it.
         await this.forecasts.refit();
         await this.forecasts.forecast({ from: tomorrow, to: tomorrow });
-      });
-    }
-    return messIds.length;
+      },
+      { outages: this.outages, logger: this.logger, message: 'Forecasting tomorrow failed in a mess' },
+    );
+    return forecast.size;
   }
 }

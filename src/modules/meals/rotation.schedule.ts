@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Cron, CronExpression } from '@nestjs/schedule';
 import { Outages } from '../../common/outages/outages';
-import { inMess } from '../../common/tenancy/mess-scope';
+import { inEveryMess } from '../../common/tenancy/every-mess';
 import { Clock } from '../../common/time/clock';
 import { RotationService } from './rotation.service';
 
@@ -35,14 +35,21 @@ export class RotationSchedule {
     }
   }
 
-  /** Publishes every mess's window at `now`; returns how many menus were published, added over the messes. */
+  /**
+   * Publishes every mess's window at `now`; returns how many menus were published, added over the messes (a mess
+   * whose publishing failed is reported and tried again at the next tick).
+   */
   async publishDue(now: Date = this.clock.now()): Promise<number> {
-    let published = 0;
-    for (const messId of await this.rotation.messesWithRotation()) {
-      const n = await inMess(messId, () => this.rotation.publishWindow(now));
-      if (n) this.logger.log({ messId, published: n }, 'Weekly menu published');
-      published += n;
-    }
-    return published;
+    const published = await inEveryMess(
+      await this.rotation.messesWithRotation(),
+      'the weekly menu schedule',
+      async (messId) => {
+        const n = await this.rotation.publishWindow(now);
+        if (n) this.logger.log({ messId, published: n }, 'Weekly menu published');
+        return n;
+      },
+      { outages: this.outages, logger: this.logger, message: 'Publishing the weekly menu failed in a mess' },
+    );
+    return [...published.values()].reduce((sum, n) => sum + n, 0);
   }
 }

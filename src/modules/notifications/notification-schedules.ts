@@ -1,4 +1,5 @@
-import { currentMessId, inMess } from '../../common/tenancy/mess-scope';
+import { inEveryMess } from '../../common/tenancy/every-mess';
+import { currentMessId } from '../../common/tenancy/mess-scope';
 import { MessDirectory } from '../messes';
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { Cron, CronExpression } from '@nestjs/schedule';
@@ -91,8 +92,13 @@ export class NotificationSchedules {
   async runDue(now: Date = this.clock.now()): Promise<Partial<Record<NotificationType, number>>> {
     const total: Partial<Record<NotificationType, number>> = {};
     // The directory's cached list of messes: this runs every minute.
-    for (const messId of (await this.directory.labels()).keys()) {
-      const queued = await inMess(messId, () => this.runDueInMess(now));
+    const queuedByMess = await inEveryMess(
+      (await this.directory.labels()).keys(),
+      'the notification schedules',
+      () => this.runDueInMess(now),
+      { outages: this.outages, logger: this.logger, message: 'Scheduled notifications failed in a mess' },
+    );
+    for (const queued of queuedByMess.values()) {
       for (const [type, n] of Object.entries(queued) as [NotificationType, number][]) {
         total[type] = (total[type] ?? 0) + n;
       }
@@ -103,8 +109,13 @@ export class NotificationSchedules {
   /** Gives the notifications whose delivery job was lost a new one (or fails them), in each mess in turn. */
   async reconcileDelivery(now: Date = this.clock.now()): Promise<{ requeued: number; failed: number }> {
     const total = { requeued: 0, failed: 0 };
-    for (const messId of (await this.directory.labels()).keys()) {
-      const { requeued, failed } = await inMess(messId, () => this.notifications.reconcileDelivery(now));
+    const byMess = await inEveryMess(
+      (await this.directory.labels()).keys(),
+      'delivery reconciliation',
+      () => this.notifications.reconcileDelivery(now),
+      { outages: this.outages, logger: this.logger, message: 'Delivery reconciliation failed in a mess' },
+    );
+    for (const { requeued, failed } of byMess.values()) {
       total.requeued += requeued;
       total.failed += failed;
     }

@@ -3,6 +3,7 @@ import { Cron, CronExpression } from '@nestjs/schedule';
 import { sql } from 'drizzle-orm';
 import { DomainEventBus, type OutboxStore } from '../../common/events/domain-event-bus';
 import { Outages } from '../../common/outages/outages';
+import { inEveryMess } from '../../common/tenancy/every-mess';
 import { inMess, MESS_SETTING } from '../../common/tenancy/mess-scope';
 import { Database, type DbOrTx } from '../../database/database';
 import { rowsOf } from '../../database/sql-rows';
@@ -123,12 +124,14 @@ export class OutboxRelay implements OutboxStore, OnApplicationBootstrap, OnModul
 
   /**
    * Every mess: removes the rows done more than a week ago and drains the rest. At start-up on the embedded engine
-   * (one process per data directory) the claims left by a process that died are released first.
+   * (one process per data directory) the claims left by a process that died are released first. A mess whose
+   * clean-up failed is reported and left to the next sweep; the others go on.
    */
   async sweep(startUp: boolean): Promise<void> {
-    const messIds = [...(await this.directory.labels()).keys()];
-    for (const messId of messIds) {
-      await inMess(messId, async () => {
+    await inEveryMess(
+      (await this.directory.labels()).keys(),
+      'the outbox relay',
+      async (messId) => {
         if (startUp && this.database.kind === 'embedded') {
           await this.database.db.execute(
             sql`update outbox_events set claimed_until = null where done_at is null and claimed_until is not null`,
@@ -137,9 +140,10 @@ export class OutboxRelay implements OutboxStore, OnApplicationBootstrap, OnModul
         await this.database.db.execute(
           sql`delete from outbox_events where done_at < now() - interval '7 days'`,
         );
-      });
-      this.wake(messId);
-    }
+        this.wake(messId);
+      },
+      { outages: this.outages, logger: this.logger, message: 'Outbox sweep failed in a mess' },
+    );
   }
 
   /** Resolves when every drain started so far (and any it started) has finished (tests wait on it). */
