@@ -23,12 +23,12 @@ fi
 patterns=()
 if [ "${files[*]}" = all ]; then
   # The whole e2e suite but the files whose subject is a fault of their own: they cut, pause or make read-only the
-  # database (database-outage, outage-logs, read-only-server, start-up-retry), kill service processes
-  # (outbox-kill, outbox-chaos, kill-durability, replicas, replicas-moment, process-shutdown) or count answers within a
-  # time (campus-login) and assert the 503 that this run's clients send again; a switchover in their middle is a
-  # second fault they do not expect.
+  # database (database-outage, outage-logs, read-only-server, start-up-retry), kill service processes (outbox-kill,
+  # outbox-chaos, kill-durability, replicas, replicas-moment, process-shutdown) or count answers within a time
+  # (campus-login; full-mess, a 409 within a second), and assert the 503 that this run's clients send again; a
+  # switchover in their middle is a second fault they do not expect.
   patterns=(--selectProjects e2e --testPathIgnorePatterns
-    '/(database-outage|outage-logs|read-only-server|start-up-retry|outbox-kill|outbox-chaos|kill-durability|replicas|replicas-moment|process-shutdown|campus-login)\.e2e-spec\.ts$')
+    '/(database-outage|outage-logs|read-only-server|start-up-retry|outbox-kill|outbox-chaos|kill-durability|replicas|replicas-moment|process-shutdown|campus-login|full-mess)\.e2e-spec\.ts$')
 else
   for f in "${files[@]}"; do patterns+=("test/e2e/$f.e2e-spec.ts"); done
 fi
