@@ -34,7 +34,7 @@ export interface DatabaseOptions {
    * `databaseUrl`'s login owns nothing (decision 0012). A direct connection, never a pooler in transaction mode.
    */
   migrationUrl?: string;
-  /** How statements get their mess: `transaction` behind a pooler in transaction mode (server-database.ts). */
+  /** How statements get their mess: `transaction` behind a pooler in transaction mode (server-pool.ts). */
   poolMode?: 'session' | 'transaction';
   dataDir: string;
   poolMax?: number;

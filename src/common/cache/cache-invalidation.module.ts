@@ -2,13 +2,10 @@ import { Global, Module } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config';
 import { Database } from '../../database/database';
 import { Outages } from '../outages/outages';
-import {
-  CacheInvalidation,
-  LocalCacheInvalidation,
-  PostgresCacheInvalidation,
-  RedisCacheInvalidation,
-  redisChannel,
-} from './cache-invalidation';
+import { CacheInvalidation } from './cache-invalidation';
+import { LocalCacheInvalidation } from './local-cache-invalidation';
+import { PostgresCacheInvalidation } from './postgres-cache-invalidation';
+import { RedisCacheInvalidation, redisChannel } from './redis-cache-invalidation';
 
 /** One invalidation transport per process, for every cache that must agree across replicas. */
 @Global()

@@ -1,13 +1,6 @@
 import { BeforeApplicationShutdown, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
-import { sql } from 'drizzle-orm';
-import type Redis from 'ioredis';
-import type * as IoRedis from 'ioredis';
-import { createHash, randomUUID } from 'node:crypto';
-import { Client } from 'pg';
-import type { Db } from '../../database/database';
-import { isDatabaseUnavailable } from '../errors/database-errors';
-import { failureReason, Outages } from '../outages/outages';
-import { optionalPackage } from '../runtime/optional-package';
+import { randomUUID } from 'node:crypto';
+import { failureReason } from '../outages/outages';
 
 /** What went stale: some keys of a topic (the analytics cache's months), or all of it. */
 export type Invalidated = string[] | 'all';
@@ -30,7 +23,7 @@ interface Message {
 }
 
 /** How long a lost subscription waits before connecting again. */
-const RECONNECT_MS = 1_000;
+export const RECONNECT_MS = 1_000;
 /**
  * The largest message sent (PostgreSQL refuses a NOTIFY payload of 8,000 bytes or more: a batch move of 205
  * members once failed so): longer key lists travel in several messages.
@@ -330,162 +323,4 @@ export function messages(head: Message, keys: Invalidated): Message[] {
   }
   parts.push({ ...head, keys: part });
   return parts;
-}
-
-/** The embedded engine is one process: nobody else to tell. */
-export class LocalCacheInvalidation extends CacheInvalidation {
-  readonly transport = 'none' as const;
-  protected async send(): Promise<void> {}
-}
-
-/**
- * The channel is named after the database, so two deployments (or two test runs) sharing one Redis do not flush
- * each other's caches: replicas of one service share one database.
- */
-export function redisChannel(databaseUrl: string | undefined): string {
-  const name = databaseUrl ? new URL(databaseUrl).pathname.slice(1) || 'postgres' : 'embedded';
-  return `mess:cache-invalidation:${createHash('sha256').update(name).digest('hex').slice(0, 16)}`;
-}
-
-export class RedisCacheInvalidation extends CacheInvalidation {
-  readonly transport = 'redis' as const;
-  private readonly publisher: Redis;
-  private readonly subscriber: Redis;
-  private subscribedOnce = false;
-
-  constructor(
-    url: string,
-    private readonly channel: string,
-    private readonly outages = new Outages(),
-  ) {
-    super();
-    const options = { maxRetriesPerRequest: 1, lazyConnect: true, retryStrategy: () => RECONNECT_MS };
-    const { Redis } = optionalPackage<typeof IoRedis>('ioredis');
-    this.publisher = new Redis(url, { ...options, enableOfflineQueue: false });
-    this.subscriber = new Redis(url, options);
-    for (const client of [this.publisher, this.subscriber]) {
-      client.on('error', (error: Error) =>
-        this.outages.down('Redis', failureReason(error), 'cache invalidation'),
-      );
-      client.on('ready', () => this.outages.up('Redis'));
-    }
-    this.subscriber.on('message', (_channel: string, payload: string) => this.receive(payload));
-    // ioredis subscribes again by itself after a reconnect; what was published meanwhile is lost.
-    this.subscriber.on('ready', () => {
-      if (this.subscribedOnce) this.missedSome();
-    });
-  }
-
-  override async onModuleInit(): Promise<void> {
-    try {
-      await Promise.all([this.publisher.connect(), this.subscriber.connect()]);
-      await this.subscriber.subscribe(this.channel);
-      this.subscribedOnce = true;
-    } catch (error) {
-      // Keeps trying in the background; meanwhile the caches' time limits apply (and no lease is held).
-      this.subscribedOnce = true;
-      this.outages.down('Redis', failureReason(error), 'cache invalidation');
-    }
-    this.startBeating();
-  }
-
-  protected async send(payload: string): Promise<void> {
-    await this.publisher.publish(this.channel, payload);
-  }
-
-  protected override sendFailed(error: unknown): void {
-    this.outages.down('Redis', failureReason(error), 'cache invalidation');
-  }
-
-  override async onApplicationShutdown(): Promise<void> {
-    await Promise.all([this.publisher.quit(), this.subscriber.quit()].map((p) => p.catch(() => undefined)));
-  }
-}
-
-/** LISTEN on a connection of its own (outside the pool), NOTIFY through the pool. */
-export class PostgresCacheInvalidation extends CacheInvalidation {
-  static readonly CHANNEL = 'mess_cache_invalidation';
-  readonly transport = 'postgres' as const;
-  private listener?: Client;
-  private stopped = false;
-  private retry?: NodeJS.Timeout;
-
-  constructor(
-    private readonly url: string,
-    private readonly db: Db,
-    private readonly outages = new Outages(),
-  ) {
-    super();
-  }
-
-  override async onModuleInit(): Promise<void> {
-    await this.listen(false);
-    this.startBeating();
-  }
-
-  private async listen(afterGap: boolean): Promise<void> {
-    if (this.stopped) return;
-    const client = new Client({ connectionString: this.url, application_name: 'mess-cache-invalidation' });
-    const lost = () => {
-      if (this.listener !== client) return;
-      this.listener = undefined;
-      client.end().catch(() => undefined);
-      this.scheduleRetry();
-    };
-    client.on('error', (error: Error) => {
-      this.outages.down('database', failureReason(error), 'cache invalidation');
-      lost();
-    });
-    client.on('end', lost);
-    client.on('notification', (message) => {
-      if (message.payload) this.receive(message.payload);
-    });
-    try {
-      this.listener = client;
-      await client.connect();
-      await client.query(`listen ${PostgresCacheInvalidation.CHANNEL}`);
-      this.outages.up('database');
-      if (afterGap) this.missedSome();
-    } catch (error) {
-      this.outages.down('database', failureReason(error), 'cache invalidation');
-      lost();
-    }
-  }
-
-  private scheduleRetry(): void {
-    if (this.stopped || this.retry) return;
-    this.retry = setTimeout(() => {
-      this.retry = undefined;
-      void this.listen(true);
-    }, RECONNECT_MS);
-    this.retry.unref();
-  }
-
-  protected async send(payload: string): Promise<void> {
-    await this.db.execute(sql`select pg_notify(${PostgresCacheInvalidation.CHANNEL}, ${payload})`);
-  }
-
-  /**
-   * On the listening connection itself, not through the pool: a heartbeat then never queues behind the requests'
-   * statements at a busy moment (which would lapse the lease), and hearing it back proves that very connection.
-   */
-  protected override async sendBeat(payload: string): Promise<void> {
-    const listener = this.listener;
-    if (!listener) throw new Error('not listening');
-    await listener.query('select pg_notify($1, $2)', [PostgresCacheInvalidation.CHANNEL, payload]);
-  }
-
-  protected override sendFailed(error: unknown, topic: string): void {
-    if (isDatabaseUnavailable(error))
-      this.outages.down('database', failureReason(error), 'cache invalidation');
-    else super.sendFailed(error, topic);
-  }
-
-  override async onApplicationShutdown(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.retry);
-    const listener = this.listener;
-    this.listener = undefined;
-    await listener?.end().catch(() => undefined);
-  }
 }
