@@ -14,10 +14,12 @@ const POLICY = { minDays: 1, applyBeforeHours: 0, maxDaysPerMonth: 31, requiresA
 const hhmm = (minutes: number) =>
   `${String(Math.floor(minutes / 60) % 24).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;
 const minuteOfDay = () => new Date().getUTCHours() * 60 + new Date().getUTCMinutes();
+// Half a day away, and over before midnight (a meal may not run past it): from 11:00 to 12:00 UTC it starts at 22:59.
+const FAR_START = Math.min((minuteOfDay() + 720) % 1440, 1440 - 61);
 const FAR_MEAL = {
   name: 'Far',
-  startTime: hhmm((minuteOfDay() + 720) % 1440),
-  endTime: hhmm((minuteOfDay() + 780) % 1440),
+  startTime: hhmm(FAR_START),
+  endTime: hhmm(FAR_START + 60),
 };
 
 /**
@@ -304,11 +306,11 @@ if (!server)
       } else {
         // A meal 20+ minutes ahead (within the 60-minute lead), added before the next minute's tick decides it;
         // the earlier rounds' meals stay, so a tick killed before its commit is caught up by the next one.
-        const start = (minuteOfDay() + 20 + 2 * meals.length) % 1440;
+        const start = Math.min((minuteOfDay() + 20 + 2 * meals.length) % 1440, 1438);
         const meal = {
           name: `Chaos meal ${rounds.length}`,
           startTime: hhmm(start),
-          endTime: hhmm((start + 1) % 1440),
+          endTime: hhmm(start + 1),
         };
         meals.push(meal);
         round.meal = meal.name;
